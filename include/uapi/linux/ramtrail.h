@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ramtrail on-RAM format, version 1.
+ *
+ * This header is the only definition of the persistent region layout. The
+ * kernel module writes it, the module's recovery code and the userspace
+ * tools read it. All fields are little-endian.
+ *
+ * The region:
+ *
+ *   region_offset 0
+ *   +----------------------------------+
+ *   | struct ramtrail_region_header    |  RAMTRAIL_HEADER_SIZE (4 KiB)
+ *   |   ... struct ramtrail_cpu_info[] |  one per zone, inside the header page(s)
+ *   +----------------------------------+  modtab_offset
+ *   | struct ramtrail_module_entry[]   |  loaded modules, for relocation
+ *   +----------------------------------+  dmesg_offset
+ *   | dmesg record 0 | dmesg record 1 ..|  dmesg_count x dmesg_size
+ *   +----------------------------------+  saved_offset
+ *   | saved (merged) trace of an       |  survives until erased
+ *   | earlier boot                     |
+ *   +----------------------------------+  zone_offset
+ *   | zone 0: block 0 | block 1 | ...  |  nr_blocks x 2^block_shift bytes
+ *   | zone 1: block 0 | block 1 | ...  |  one zone per possible CPU
+ *   | ...                              |
+ *   +----------------------------------+  region_size
+ *
+ * A zone is a ring of blocks. A writer's position is a 64-bit byte count
+ * that never wraps: block number g = pos >> block_shift lives at block
+ * index g % nr_blocks and belongs to lap g / nr_blocks.
+ *
+ * A block is a sequence of 64-bit words. Every word describes itself:
+ *
+ *   63                    32 31                      6 5   4 3    0
+ *   +-----------------------+-------------------------+-----+------+
+ *   |        payload        |   ts: counter bits 25:0 | lap | type |
+ *   +-----------------------+-------------------------+-----+------+
+ *
+ * and is stored with one single-copy-atomic 64-bit store. "lap" holds the
+ * low two bits of the lap of the block the word was written for. A reader
+ * that knows which lap a block belongs to accepts a word only if its lap
+ * matches, so a slot that was reserved but never written still carries an
+ * older lap and is rejected on its own, without any commit pointer.
+ *
+ * A record is a head word followed by zero or more RAMTRAIL_W_CONT words.
+ * Every word of a record carries the same 26 timestamp bits, which binds
+ * the continuation words to their head. A record is valid only when all
+ * of its words are valid.
+ *
+ *   RAMTRAIL_W_BLOCK        3 words  payload: seq[31:0]; CONT seq[63:32];
+ *                                    CONT counter[57:26]. Only at word 0.
+ *   RAMTRAIL_W_PAD          1 word   payload 0; fills a block's tail.
+ *   RAMTRAIL_W_TSEXT        1 word   payload counter[57:26]: full time of
+ *                                    the record that follows.
+ *   RAMTRAIL_W_FUNC         1 word   payload: ip - text_base.
+ *   RAMTRAIL_W_FUNC_PARENT  2 words  ip - text_base; CONT parent - text_base.
+ *   RAMTRAIL_W_EVENT        1+n      payload: id[15:0] len[23:16] 0[31:24];
+ *                                    n = DIV_ROUND_UP(len, 4) CONT words of
+ *                                    data, 4 bytes each, little-endian.
+ *
+ * Timestamps are raw counter values (the TSC on x86) truncated to 58 bits.
+ * Each record stores bits 25:0; the reader rebuilds the rest from the last
+ * full value it saw (block header or TSEXT) and the writer guarantees that
+ * no record is 2^26 or more ticks after the last committed record before
+ * it without a TSEXT. Documentation/ramtrail/format.rst has the details.
+ */
+#ifndef _UAPI_LINUX_RAMTRAIL_H
+#define _UAPI_LINUX_RAMTRAIL_H
+
+#include <linux/types.h>
+
+#define RAMTRAIL_MAGIC			0x4c494152544d4152ULL /* "RAMTRAIL" */
+#define RAMTRAIL_VERSION		1
+#define RAMTRAIL_HEADER_SIZE		4096
+#define RAMTRAIL_MAX_CPUS		192
+
+/* Word layout. */
+#define RAMTRAIL_TYPE_BITS		4
+#define RAMTRAIL_LAP_SHIFT		4
+#define RAMTRAIL_LAP_BITS		2
+#define RAMTRAIL_LAP_MASK		((1U << RAMTRAIL_LAP_BITS) - 1)
+#define RAMTRAIL_TS_SHIFT		6
+#define RAMTRAIL_TS_BITS		26
+#define RAMTRAIL_TS_SPAN		(1ULL << RAMTRAIL_TS_BITS)
+#define RAMTRAIL_TS_MASK		(RAMTRAIL_TS_SPAN - 1)
+#define RAMTRAIL_PAYLOAD_SHIFT		32
+/* Counter values are kept to 58 bits: 26 in every word, 32 in a TSEXT. */
+#define RAMTRAIL_CLOCK_BITS		58
+#define RAMTRAIL_CLOCK_MASK		((1ULL << RAMTRAIL_CLOCK_BITS) - 1)
+
+enum ramtrail_word_type {
+	RAMTRAIL_W_EMPTY	= 0,	/* never written */
+	RAMTRAIL_W_BLOCK	= 1,
+	RAMTRAIL_W_PAD		= 2,
+	RAMTRAIL_W_TSEXT	= 3,
+	RAMTRAIL_W_FUNC		= 4,
+	RAMTRAIL_W_FUNC_PARENT	= 5,
+	RAMTRAIL_W_EVENT	= 6,
+	RAMTRAIL_W_CONT		= 7,
+	RAMTRAIL_W_NR_TYPES	= 8,	/* 8..15: invalid in version 1 */
+};
+
+#define RAMTRAIL_BLOCK_WORDS_HDR	3
+#define RAMTRAIL_EVENT_MAX_LEN		255
+#define RAMTRAIL_EVENT_ID(p)		((p) & 0xffff)
+#define RAMTRAIL_EVENT_LEN(p)		(((p) >> 16) & 0xff)
+#define RAMTRAIL_EVENT_HEAD(id, len)	((__u32)(id) | ((__u32)(len) << 16))
+
+/* Geometry of version 1. The header records it; readers check it. */
+#define RAMTRAIL_BLOCK_SHIFT		12
+#define RAMTRAIL_BLOCK_SIZE		(1U << RAMTRAIL_BLOCK_SHIFT)
+#define RAMTRAIL_MIN_BLOCKS		2
+
+enum ramtrail_state {
+	RAMTRAIL_STATE_EMPTY		= 0,
+	RAMTRAIL_STATE_FORMATTING	= 1,	/* zones are being cleared */
+	RAMTRAIL_STATE_RECORDING	= 2,
+	RAMTRAIL_STATE_FROZEN		= 3,	/* oops/panic: zones hold the tail */
+	RAMTRAIL_STATE_STOPPED		= 4,	/* clean stop (module unload) */
+};
+
+enum ramtrail_freeze_reason {
+	RAMTRAIL_FREEZE_NONE		= 0,
+	RAMTRAIL_FREEZE_PANIC		= 1,
+	RAMTRAIL_FREEZE_OOPS		= 2,
+	RAMTRAIL_FREEZE_API		= 3,	/* ramtrail_freeze() caller */
+	RAMTRAIL_FREEZE_USER		= 4,	/* written by an administrator */
+};
+
+/* ramtrail_region_header.flags */
+#define RAMTRAIL_F_CLOCK_RELIABLE	(1U << 0) /* counter synchronised across CPUs */
+#define RAMTRAIL_F_STOP_WHEN_FULL	(1U << 1) /* else overwrite (flight recorder) */
+
+/**
+ * struct ramtrail_cpu_info - per-zone facts written outside the record path
+ * @freeze_pos: writer position of the zone when recording froze
+ * @dropped: records the zone's writer refused (full, frozen, too large)
+ */
+struct ramtrail_cpu_info {
+	__u64 freeze_pos;
+	__u64 dropped;
+};
+
+/**
+ * struct ramtrail_region_header - first bytes of the region
+ * @magic: RAMTRAIL_MAGIC
+ * @version: RAMTRAIL_VERSION of the writer
+ * @header_size: bytes covered by @checksum, at most RAMTRAIL_HEADER_SIZE
+ * @checksum: CRC32 (IEEE) of the first @header_size bytes, this field as 0
+ * @state: enum ramtrail_state
+ * @nonce: random value chosen when the region was formatted
+ * @boot_id: counts the boots that recorded into this region
+ * @region_size: bytes of the whole region
+ * @flags: RAMTRAIL_F_*
+ * @block_shift: log2 of the block size (RAMTRAIL_BLOCK_SHIFT in version 1)
+ * @nr_cpus: number of zones
+ * @nr_blocks: blocks per zone
+ * @zone_offset: first zone, from the start of the region
+ * @modtab_offset: module table
+ * @modtab_count: entries of the module table
+ * @dmesg_offset: first dmesg record
+ * @dmesg_size: bytes per dmesg record, struct ramtrail_dmesg_header included
+ * @dmesg_count: number of dmesg records
+ * @saved_offset: saved trace area
+ * @saved_size: bytes of the saved trace area
+ * @text_base: ip of a function record = text_base + 32-bit payload
+ * @anchor_addr: address of a fixed kernel function in the writing boot;
+ *	the difference to the reading boot's address is the KASLR delta
+ * @clock_hz: counter frequency
+ * @clock_ref_cycles: counter value at @clock_ref_ns
+ * @clock_ref_ns: CLOCK_MONOTONIC (ns) when the counter read @clock_ref_cycles
+ * @freeze_reason: enum ramtrail_freeze_reason
+ * @freeze_cpu: CPU that froze recording
+ * @freeze_cycles: counter value when recording froze
+ * @release: uname -r of the writing kernel, NUL-terminated
+ * @cpu: per-zone facts, @nr_cpus of them
+ */
+struct ramtrail_region_header {
+	__u64 magic;
+	__u32 version;
+	__u32 header_size;
+	__u32 checksum;
+	__u32 state;
+	__u64 nonce;
+	__u64 boot_id;
+	__u64 region_size;
+	__u32 flags;
+	__u32 block_shift;
+	__u32 nr_cpus;
+	__u32 nr_blocks;
+	__u64 zone_offset;
+	__u64 modtab_offset;
+	__u32 modtab_count;
+	__u32 dmesg_count;
+	__u64 dmesg_offset;
+	__u64 dmesg_size;
+	__u64 saved_offset;
+	__u64 saved_size;
+	__u64 text_base;
+	__u64 anchor_addr;
+	__u64 clock_hz;
+	__u64 clock_ref_cycles;
+	__u64 clock_ref_ns;
+	__u32 freeze_reason;
+	__u32 freeze_cpu;
+	__u64 freeze_cycles;
+	char release[64];
+	__u64 reserved[8];
+	struct ramtrail_cpu_info cpu[RAMTRAIL_MAX_CPUS];
+};
+
+/**
+ * struct ramtrail_module_entry - a module's text, to relocate its ips
+ * @base: start of the module's text in the writing boot (0: unused entry)
+ * @size: bytes of text
+ * @name: module name, NUL-terminated
+ */
+struct ramtrail_module_entry {
+	__u64 base;
+	__u64 size;
+	char name[48];
+};
+
+#define RAMTRAIL_DMESG_MAGIC		0x47534d44 /* "DMSG" */
+
+/**
+ * struct ramtrail_dmesg_header - start of a dmesg record
+ * @magic: RAMTRAIL_DMESG_MAGIC when the record holds data
+ * @len: bytes of data after this header
+ * @boot_id: boot that wrote it
+ * @time_ns: wall-clock time of the dump (ns since the epoch)
+ * @reason: kmsg dump reason
+ * @part: pstore part number
+ * @compressed: data is compressed by pstore
+ * @count: pstore's oops count
+ */
+struct ramtrail_dmesg_header {
+	__u32 magic;
+	__u32 len;
+	__u64 boot_id;
+	__u64 time_ns;
+	__u32 reason;
+	__u32 part;
+	__u32 compressed;
+	__u32 count;
+};
+
+#endif /* _UAPI_LINUX_RAMTRAIL_H */
