@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The record path's slow side: entering a new block (padding the old
+ * block's tail and writing the new block's header), rebuilding a stale block
+ * cache, and refusing records. Shared by the module and tools/.
+ */
+#include "ring.h"
+
+static notrace u64 ramtrail_block_cache(const struct ramtrail_ring *r, u64 g)
+{
+	u32 index;
+	u64 lap = div_u64_rem(g, r->nr_blocks, &index);
+
+	return index | (lap & RAMTRAIL_LAP_MASK) << RAMTRAIL_CB_LAP_SHIFT |
+	       (g & RAMTRAIL_CB_GEN_MASK) << RAMTRAIL_CB_GEN_SHIFT;
+}
+
+static notrace u64 *ramtrail_block_words(const struct ramtrail_ring *r,
+					 u64 blk)
+{
+	return r->zone + (u32)blk * RAMTRAIL_BLOCK_WORDS;
+}
+
+static notrace bool ramtrail_ring_drop(struct ramtrail_ring *r)
+{
+	local_inc(&r->dropped);
+	return false;
+}
+
+/**
+ * ramtrail_ring_write_slow() - ramtrail_ring_write() when the fast path can't
+ * @r: the current CPU's ring
+ * @type: record type
+ * @head: head payload
+ * @cont: continuation payloads
+ * @ncont: number of continuation words
+ *
+ * Reserves like the fast path, with the same ordering points [R1]-[R3], but
+ * may also enter the next block: the reservation then covers the old
+ * block's tail (filled with PAD words), the new block's header and the
+ * record, all timestamped with the one counter read. The header's full
+ * counter value is the record's base, so no TSEXT is needed.
+ *
+ * Return: true if recorded, false if dropped (and counted).
+ */
+notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
+					       unsigned int type, u32 head,
+					       const u32 *cont,
+					       unsigned int ncont)
+{
+	unsigned long pos, next, off;
+	unsigned int i, lap, ext, pad;
+	u64 ts, g, blk, *w;
+
+	if (ncont > RAMTRAIL_MAX_CONT)
+		return ramtrail_ring_drop(r);
+	do {
+		if (READ_ONCE(r->stopped))
+			return ramtrail_ring_drop(r);
+		pos = local_read(&r->pos);
+		ts = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;	/* [R1] */
+		off = pos & RAMTRAIL_BLOCK_MASK;
+		ext = ((ts - READ_ONCE(r->last_ts)) & RAMTRAIL_CLOCK_MASK) >=
+		      RAMTRAIL_TS_SPAN;
+		pad = 0;
+		if (off && off + (1 + ncont + ext) * 8 <= RAMTRAIL_BLOCK_SIZE) {
+			next = pos + (1 + ncont + ext) * 8;
+		} else {
+			pad = off ? (RAMTRAIL_BLOCK_SIZE - off) / 8 : 0;
+			ext = 0;
+			next = pos + pad * 8 +
+			       (RAMTRAIL_BLOCK_WORDS_HDR + 1 + ncont) * 8;
+			if ((r->flags & RAMTRAIL_RING_STOP_WHEN_FULL) &&
+			    (next - 1) >> RAMTRAIL_BLOCK_SHIFT >= r->nr_blocks) {
+				WRITE_ONCE(r->stopped, 1);
+				return ramtrail_ring_drop(r);
+			}
+		}
+	} while (local_cmpxchg(&r->pos, pos, next) != pos);
+
+	ramtrail_test_reserved(r, next - (1 + ncont) * 8, ts, type, head, cont,
+			       ncont);
+	g = pos >> RAMTRAIL_BLOCK_SHIFT;
+	if (pad || !off) {
+		if (pad) {
+			blk = ramtrail_block_cache(r, g);
+			lap = (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
+			w = ramtrail_block_words(r, blk) + off / 8;
+			for (i = 0; i < pad; i++)
+				ramtrail_store(w + i, ramtrail_word(RAMTRAIL_W_PAD,
+								    lap, ts, 0));
+			g++;
+		}
+		blk = ramtrail_block_cache(r, g);
+		lap = (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
+		w = ramtrail_block_words(r, blk);
+		ramtrail_store(w, ramtrail_word(RAMTRAIL_W_BLOCK, lap, ts, g));
+		ramtrail_store(w + 1, ramtrail_word(RAMTRAIL_W_CONT, lap, ts,
+						    g >> 32));
+		ramtrail_store(w + 2, ramtrail_word(RAMTRAIL_W_CONT, lap, ts,
+						    ts >> RAMTRAIL_TS_BITS));
+		w += RAMTRAIL_BLOCK_WORDS_HDR;
+	} else {
+		blk = ramtrail_block_cache(r, g);
+		lap = (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
+		w = ramtrail_block_words(r, blk) + off / 8;
+		if (ext)
+			ramtrail_store(w++, ramtrail_word(RAMTRAIL_W_TSEXT, lap,
+							  ts, ts >> RAMTRAIL_TS_BITS));
+	}
+	/*
+	 * [R3] A nested writer may have moved on already; the generation
+	 * check makes the fast path ignore this value then.
+	 */
+	WRITE_ONCE(r->block, blk);
+	ramtrail_store(w, ramtrail_word(type, lap, ts, head));
+	for (i = 0; i < ncont; i++)
+		ramtrail_store(w + 1 + i, ramtrail_word(RAMTRAIL_W_CONT, lap, ts,
+							cont[i]));
+	barrier();	/* [R2]: words before last_ts */
+	WRITE_ONCE(r->last_ts, ts);
+	return true;
+}
+
+/**
+ * ramtrail_ring_init() - prepare a CPU's writer for a zone of zeroed memory
+ * @r: the ring
+ * @zone: first word of the zone, cleared to zero by the caller
+ * @nr_blocks: blocks in the zone, at least RAMTRAIL_MIN_BLOCKS
+ * @flags: RAMTRAIL_RING_*
+ */
+notrace void ramtrail_ring_init(struct ramtrail_ring *r, u64 *zone,
+				u32 nr_blocks, u32 flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->zone = zone;
+	r->nr_blocks = nr_blocks;
+	r->flags = flags;
+	r->block = ramtrail_block_cache(r, 0);
+}

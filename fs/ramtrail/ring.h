@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The record path: reserve, write and commit one record in a CPU's zone.
+ *
+ * DOC: record states
+ *
+ * A record at position P of zone Z goes through these states:
+ *
+ *   reserved   the writer moved ring->pos from P to P + size with a
+ *              local_cmpxchg; no other context of this CPU can own P..P+size
+ *              in this lap. Memory at P still holds an older lap (or zero).
+ *   written    every word holds the new lap; the record is valid for a
+ *              reader, word by word, without any commit pointer.
+ *   committed  ring->last_ts holds its counter value (or a later one);
+ *              later records may rely on it for their timestamp base.
+ *   overwritten a later lap reserved the block holding P.
+ *
+ * A crash between "reserved" and "written" leaves words of the old lap in
+ * the slot: the reader drops them. A crash in the middle of "written" leaves
+ * a record some of whose words carry the old lap: the reader drops it.
+ *
+ * Ordering points (all on one CPU; interrupts and NMIs observe program
+ * order, so compiler barriers are enough):
+ *
+ *  [R1] The counter is read between loading ring->pos and the local_cmpxchg
+ *       that reserves. If an interrupt reserved in between, the cmpxchg
+ *       fails and the counter is read again, so on each CPU ring order is
+ *       time order.
+ *  [R2] ring->last_ts is stored after the record's words (barrier()), so it
+ *       always names a record that a reader will find valid. A writer that
+ *       is 2^26 ticks or more past last_ts prepends a TSEXT word; relies on
+ *       [R1]: every valid record before it is at least as new as last_ts.
+ *  [R3] ring->block caches the block of ring->pos. It is only trusted when
+ *       its generation bits match pos (checked before the cmpxchg; a stale
+ *       cache sends the writer to the slow path, which rebuilds it).
+ *
+ * Documentation/ramtrail/writer.rst proves these in longer form.
+ */
+#ifndef _RAMTRAIL_RING_H
+#define _RAMTRAIL_RING_H
+
+#include "compat.h"
+#include <linux/ramtrail.h>
+
+#define RAMTRAIL_BLOCK_WORDS	(RAMTRAIL_BLOCK_SIZE / 8)
+#define RAMTRAIL_BLOCK_MASK	(RAMTRAIL_BLOCK_SIZE - 1)
+/* Largest record: an event with the longest payload, after a TSEXT. */
+#define RAMTRAIL_MAX_CONT	DIV_ROUND_UP(RAMTRAIL_EVENT_MAX_LEN, 4)
+
+/*
+ * ring->block: index of the block in the zone (bits 31:0), its lap
+ * (33:32) and the low 30 bits of its block number g (63:34).
+ */
+#define RAMTRAIL_CB_LAP_SHIFT	32
+#define RAMTRAIL_CB_GEN_SHIFT	34
+#define RAMTRAIL_CB_GEN_MASK	((1ULL << 30) - 1)
+
+/* ring->flags */
+#define RAMTRAIL_RING_STOP_WHEN_FULL	0x1
+
+/**
+ * struct ramtrail_ring - a CPU's writer state, in ordinary cached memory
+ * @pos: next byte to reserve; counts bytes written since format, never wraps
+ * @block: cached block of @pos, see RAMTRAIL_CB_*
+ * @last_ts: counter value of a committed record, never newer than the newest
+ * @stopped: nonzero while records are refused (frozen, full, disabled)
+ * @nr_blocks: blocks in the zone
+ * @zone: first word of the zone
+ * @dropped: records refused
+ * @flags: RAMTRAIL_RING_*
+ */
+struct ramtrail_ring {
+	local_t pos;
+	u64 block;
+	u64 last_ts;
+	u32 stopped;
+	u32 nr_blocks;
+	u64 *zone;
+	local_t dropped;
+	u32 flags;
+};
+
+static __always_inline u64 ramtrail_word(unsigned int type, unsigned int lap,
+					 u64 ts, u32 payload)
+{
+	return type | (u64)lap << RAMTRAIL_LAP_SHIFT |
+	       (ts & RAMTRAIL_TS_MASK) << RAMTRAIL_TS_SHIFT |
+	       (u64)payload << RAMTRAIL_PAYLOAD_SHIFT;
+}
+
+/* Each word is one single-copy-atomic store: a reader sees all or none. */
+static __always_inline void ramtrail_store(u64 *w, u64 v)
+{
+	WRITE_ONCE(*w, cpu_to_le64(v));
+}
+
+/*
+ * The crash-consistency test (tools/tests/) learns where each record went
+ * through this hook, called right after a successful reservation. It is
+ * empty in the module.
+ */
+#ifndef ramtrail_test_reserved
+#define ramtrail_test_reserved(r, pos, ts, type, head, cont, ncont) \
+	do { } while (0)
+#endif
+
+bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
+			      u32 head, const u32 *cont, unsigned int ncont);
+
+/**
+ * ramtrail_ring_write() - record one head word and @ncont CONT words
+ * @r: the current CPU's ring; the caller keeps preemption off
+ * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT
+ * @head: payload of the head word
+ * @cont: payloads of the continuation words
+ * @ncont: number of continuation words, at most RAMTRAIL_MAX_CONT
+ *
+ * Lock-free and reentrant: any interrupt or NMI on this CPU may call it
+ * while an outer call is at any instruction.
+ *
+ * Return: true if recorded, false if dropped (and counted).
+ */
+static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
+						unsigned int type, u32 head,
+						const u32 *cont,
+						unsigned int ncont)
+{
+	unsigned long pos, size;
+	unsigned int i, lap;
+	u64 ts, blk, *w;
+	bool ext;
+
+	do {
+		pos = local_read(&r->pos);
+		blk = READ_ONCE(r->block);
+		ts = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;	/* [R1] */
+		ext = ((ts - READ_ONCE(r->last_ts)) & RAMTRAIL_CLOCK_MASK) >=
+		      RAMTRAIL_TS_SPAN;
+		size = (1 + ncont + ext) * 8;
+		/* [R3]; offset 0 means the block still needs its header. */
+		if (unlikely(READ_ONCE(r->stopped) ||
+			     (blk >> RAMTRAIL_CB_GEN_SHIFT) !=
+			     ((pos >> RAMTRAIL_BLOCK_SHIFT) & RAMTRAIL_CB_GEN_MASK) ||
+			     (pos & RAMTRAIL_BLOCK_MASK) == 0 ||
+			     (pos & RAMTRAIL_BLOCK_MASK) + size > RAMTRAIL_BLOCK_SIZE))
+			return ramtrail_ring_write_slow(r, type, head, cont,
+							ncont);
+	} while (local_cmpxchg(&r->pos, pos, pos + size) != pos);
+
+	ramtrail_test_reserved(r, pos + ext * 8, ts, type, head, cont, ncont);
+	lap = (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
+	w = r->zone + (u32)blk * RAMTRAIL_BLOCK_WORDS +
+	    (pos & RAMTRAIL_BLOCK_MASK) / 8;
+	if (ext)
+		ramtrail_store(w++, ramtrail_word(RAMTRAIL_W_TSEXT, lap, ts,
+						  ts >> RAMTRAIL_TS_BITS));
+	ramtrail_store(w, ramtrail_word(type, lap, ts, head));
+	for (i = 0; i < ncont; i++)
+		ramtrail_store(w + 1 + i, ramtrail_word(RAMTRAIL_W_CONT, lap,
+							ts, cont[i]));
+	barrier();	/* [R2]: words before last_ts */
+	WRITE_ONCE(r->last_ts, ts);
+	return true;
+}
+
+/**
+ * ramtrail_ring_func() - record a function entry
+ * @r: the current CPU's ring
+ * @ip: offset of the function from the region's text base
+ * @parent: offset of the caller, or 0 to record the function alone (8 bytes)
+ *
+ * Return: true if recorded.
+ */
+static __always_inline bool ramtrail_ring_func(struct ramtrail_ring *r,
+					       u32 ip, u32 parent)
+{
+	if (!parent)
+		return ramtrail_ring_write(r, RAMTRAIL_W_FUNC, ip, NULL, 0);
+	return ramtrail_ring_write(r, RAMTRAIL_W_FUNC_PARENT, ip, &parent, 1);
+}
+
+void ramtrail_ring_init(struct ramtrail_ring *r, u64 *zone, u32 nr_blocks,
+			u32 flags);
+
+#endif /* _RAMTRAIL_RING_H */
