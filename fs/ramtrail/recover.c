@@ -1,0 +1,558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recovery: turn the bytes of a region, whatever they hold, into the
+ * records that writers provably completed, merged by time.
+ *
+ * Nothing read from the region is trusted: the header is checked before any
+ * offset in it is used, every block is checked before any of its records is
+ * returned, and every loop is bounded by the geometry the header declares.
+ *
+ * Which blocks to read. Blocks carry their block number g; the newest block
+ * is the one with the highest g whose header is corroborated by its
+ * predecessor (g - 1 in the previous slot), so no single damaged header can
+ * move the window. The window is then extended past it over blocks whose
+ * header write was lost but whose records are there (an interrupt can fill a
+ * block while the writer that entered it has not written the header yet).
+ * The window covers the nr_blocks block numbers up to the newest.
+ *
+ * Which words to trust. In a block of lap L a word is current (lap bits L),
+ * stale (L - 1: an older lap, or a reservation never written) or empty
+ * (zero). Anything else is a word no writer produces in one boot, and the
+ * whole block is dropped as corrupt. A record is returned only when its head
+ * and all continuation words are current and carry the same timestamp bits.
+ */
+#include "recover.h"
+
+#define RT_WORDS		(RAMTRAIL_BLOCK_SIZE / 8)
+/* Block numbers stay far below this: a position is a 64-bit byte count. */
+#define RT_MAX_BLOCK_NR		(1ULL << (64 - RAMTRAIL_BLOCK_SHIFT))
+
+_Static_assert(sizeof(struct ramtrail_region_header) <= RAMTRAIL_HEADER_SIZE,
+	       "region header larger than its page");
+
+static const char * const ramtrail_errors[RAMTRAIL_E_NR] = {
+	[RAMTRAIL_OK]		= "ok",
+	[RAMTRAIL_E_SHORT]	= "image too small for a region header",
+	[RAMTRAIL_E_MAGIC]	= "no ramtrail region (bad magic)",
+	[RAMTRAIL_E_VERSION]	= "unsupported format version",
+	[RAMTRAIL_E_CHECKSUM]	= "region header checksum mismatch",
+	[RAMTRAIL_E_GEOMETRY]	= "region geometry out of bounds",
+	[RAMTRAIL_E_STATE]	= "region was being formatted",
+};
+
+/**
+ * ramtrail_strerror() - describe an enum ramtrail_error
+ * @err: the error
+ *
+ * Return: a static string.
+ */
+const char *ramtrail_strerror(int err)
+{
+	if (err < 0 || err >= RAMTRAIL_E_NR)
+		return "unknown error";
+	return ramtrail_errors[err];
+}
+
+static bool rt_area_ok(u64 off, u64 size, u64 start, u64 end)
+{
+	return off % 8 == 0 && off >= start && off <= end && size <= end - off;
+}
+
+/**
+ * ramtrail_region_open() - validate a region header
+ * @reg: filled on success
+ * @buf: the region's bytes
+ * @len: bytes readable at @buf
+ *
+ * Checks magic, version, checksum and that every area the header declares
+ * lies inside @len. After success, the zone and merge functions may be used.
+ *
+ * Return: RAMTRAIL_OK or an enum ramtrail_error.
+ */
+int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
+			 u64 len)
+{
+	struct ramtrail_region_header *h = &reg->hdr;
+	u64 zones;
+
+	memset(reg, 0, sizeof(*reg));
+	if (len < RAMTRAIL_HEADER_SIZE)
+		return RAMTRAIL_E_SHORT;
+	memcpy(h, buf, sizeof(*h));
+	if (h->magic != RAMTRAIL_MAGIC)
+		return RAMTRAIL_E_MAGIC;
+	if (h->version != RAMTRAIL_VERSION)
+		return RAMTRAIL_E_VERSION;
+	if (h->header_size != sizeof(*h) ||
+	    h->checksum != ramtrail_header_checksum(h))
+		return RAMTRAIL_E_CHECKSUM;
+	if (h->block_shift != RAMTRAIL_BLOCK_SHIFT ||
+	    h->nr_cpus < 1 || h->nr_cpus > RAMTRAIL_MAX_CPUS ||
+	    h->nr_blocks < RAMTRAIL_MIN_BLOCKS ||
+	    h->region_size > len || h->region_size < RAMTRAIL_HEADER_SIZE)
+		return RAMTRAIL_E_GEOMETRY;
+	zones = (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT;
+	if (h->zone_offset % RAMTRAIL_BLOCK_SIZE ||
+	    !rt_area_ok(h->zone_offset, zones, RAMTRAIL_HEADER_SIZE,
+			h->region_size) ||
+	    h->modtab_count > h->region_size ||
+	    !rt_area_ok(h->modtab_offset, (u64)h->modtab_count *
+			sizeof(struct ramtrail_module_entry),
+			RAMTRAIL_HEADER_SIZE, h->zone_offset) ||
+	    (h->dmesg_count &&
+	     h->dmesg_size > h->region_size / h->dmesg_count) ||
+	    (h->dmesg_count && h->dmesg_size <
+	     sizeof(struct ramtrail_dmesg_header)) ||
+	    !rt_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
+			RAMTRAIL_HEADER_SIZE, h->zone_offset) ||
+	    !rt_area_ok(h->saved_offset, h->saved_size,
+			RAMTRAIL_HEADER_SIZE, h->zone_offset))
+		return RAMTRAIL_E_GEOMETRY;
+	if (h->state == RAMTRAIL_STATE_FORMATTING)
+		return RAMTRAIL_E_STATE;
+	reg->base = buf;
+	reg->len = len;
+	return RAMTRAIL_OK;
+}
+
+static u64 rt_load(const u64 *p)
+{
+	return le64_to_cpu(READ_ONCE(*p));
+}
+
+static unsigned int rt_type(u64 w)
+{
+	return w & ((1U << RAMTRAIL_TYPE_BITS) - 1);
+}
+
+static unsigned int rt_lap(u64 w)
+{
+	return (w >> RAMTRAIL_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
+}
+
+static u64 rt_tsbits(u64 w)
+{
+	return (w >> RAMTRAIL_TS_SHIFT) & RAMTRAIL_TS_MASK;
+}
+
+static u32 rt_payload(u64 w)
+{
+	return w >> RAMTRAIL_PAYLOAD_SHIFT;
+}
+
+/* Words a record occupies, from its head word; 0 for a non-head. */
+static unsigned int rt_record_words(u64 head)
+{
+	switch (rt_type(head)) {
+	case RAMTRAIL_W_BLOCK:
+		return RAMTRAIL_BLOCK_WORDS_HDR;
+	case RAMTRAIL_W_PAD:
+	case RAMTRAIL_W_TSEXT:
+	case RAMTRAIL_W_FUNC:
+		return 1;
+	case RAMTRAIL_W_FUNC_PARENT:
+		return 2;
+	case RAMTRAIL_W_EVENT:
+		return 1 + DIV_ROUND_UP(RAMTRAIL_EVENT_LEN(rt_payload(head)), 4);
+	default:
+		return 0;
+	}
+}
+
+/* Are words 1..n-1 after @w[0] its continuation, all of lap @lap? */
+static bool rt_record_complete(const u64 *w, unsigned int n, unsigned int lap)
+{
+	u64 ts = rt_tsbits(rt_load(w));
+	unsigned int i;
+
+	for (i = 1; i < n; i++) {
+		u64 c = rt_load(w + i);
+
+		if (rt_type(c) != RAMTRAIL_W_CONT || rt_lap(c) != lap ||
+		    rt_tsbits(c) != ts)
+			return false;
+	}
+	return true;
+}
+
+/* A complete block header at @b: its block number and full timestamp. */
+static bool rt_header(const u64 *b, u64 *g, u64 *ts)
+{
+	u64 w = rt_load(b);
+
+	if (rt_type(w) != RAMTRAIL_W_BLOCK ||
+	    !rt_record_complete(b, RAMTRAIL_BLOCK_WORDS_HDR, rt_lap(w)))
+		return false;
+	*g = rt_payload(w) | (u64)rt_payload(rt_load(b + 1)) << 32;
+	*ts = (u64)rt_payload(rt_load(b + 2)) << RAMTRAIL_TS_BITS |
+	      rt_tsbits(w);
+	return true;
+}
+
+static const u64 *rt_block(const struct ramtrail_zone_cursor *c, u64 g,
+			   unsigned int *lap)
+{
+	u32 index;
+	u64 l = div_u64_rem(g, c->nr_blocks, &index);
+
+	*lap = l & RAMTRAIL_LAP_MASK;
+	return c->zone + (u64)index * RT_WORDS;
+}
+
+/* A header that is complete and consistent with the slot it sits in. */
+static bool rt_header_at(const struct ramtrail_zone_cursor *c, u32 index,
+			 u64 *g)
+{
+	const u64 *b = c->zone + (u64)index * RT_WORDS;
+	unsigned int lap;
+	u64 ts;
+
+	if (!rt_header(b, g, &ts) || *g >= RT_MAX_BLOCK_NR)
+		return false;
+	return rt_block(c, *g, &lap) == b && rt_lap(rt_load(b)) == lap;
+}
+
+/*
+ * Check a block believed to be block number @g before reading it.
+ * Return: false if it holds a word no writer of block @g produces;
+ * *current tells whether any word was written for block @g.
+ */
+static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
+			  bool *current)
+{
+	unsigned int lap, i;
+	const u64 *b = rt_block(c, g, &lap);
+
+	*current = false;
+	for (i = 0; i < RT_WORDS; i++) {
+		u64 w = rt_load(b + i), hg, ts;
+		unsigned int type = rt_type(w);
+
+		if (!w)
+			continue;
+		if (type == RAMTRAIL_W_EMPTY || type >= RAMTRAIL_W_NR_TYPES)
+			return false;
+		if (rt_lap(w) == ((lap - 1) & RAMTRAIL_LAP_MASK))
+			continue;
+		if (rt_lap(w) != lap)
+			return false;
+		if (type == RAMTRAIL_W_BLOCK &&
+		    (i || (rt_header(b, &hg, &ts) && hg != g)))
+			return false;
+		if (type == RAMTRAIL_W_EVENT && rt_payload(w) >> 24)
+			return false;
+		*current = true;
+	}
+	return true;
+}
+
+/* Pick the window of block numbers to read. */
+static void rt_zone_window(struct ramtrail_zone_cursor *c)
+{
+	u64 g, prev, top = 0, start = 0;
+	bool found = false, corroborated = false, current;
+	u32 i;
+
+	for (i = 0; i < c->nr_blocks; i++) {
+		bool corr;
+
+		if (!rt_header_at(c, i, &g))
+			continue;
+		corr = !g || (rt_header_at(c, i ? i - 1 : c->nr_blocks - 1,
+					   &prev) && prev == g - 1);
+		if (!found || (corr && !corroborated) ||
+		    (corr == corroborated && g > top)) {
+			top = g;
+			corroborated = corr;
+		}
+		found = true;
+	}
+	if (found)
+		start = top + 1;
+	/* Blocks entered after the newest header, their headers lost. */
+	for (g = start; g < start + c->nr_blocks && g < RT_MAX_BLOCK_NR; g++) {
+		unsigned int lap;
+		const u64 *b = rt_block(c, g, &lap);
+		u64 hg;
+
+		if (!(rt_header_at(c, (b - c->zone) / RT_WORDS, &hg) &&
+		      hg == g) &&
+		    !(rt_block_sane(c, g, &current) && current))
+			break;
+		top = g;
+		found = true;
+	}
+	c->stats.newest_block = found ? top : ~0ULL;
+	c->g_last = top;
+	c->g = top + 1 >= c->nr_blocks ? top + 1 - c->nr_blocks : 0;
+	if (!found)
+		c->g = 1;	/* g > g_last: nothing to read */
+}
+
+/**
+ * ramtrail_zone_open_raw() - start decoding a zone given by address
+ * @c: the cursor
+ * @zone: first word of the zone
+ * @nr_blocks: blocks in the zone (at least RAMTRAIL_MIN_BLOCKS)
+ * @cpu: number reported in the records
+ */
+void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
+			    u32 nr_blocks, u32 cpu)
+{
+	memset(c, 0, sizeof(*c));
+	c->zone = zone;
+	c->nr_blocks = nr_blocks;
+	c->cpu = cpu;
+	rt_zone_window(c);
+}
+
+/**
+ * ramtrail_zone_open() - start decoding one zone of a validated region
+ * @c: the cursor
+ * @reg: region opened with ramtrail_region_open()
+ * @cpu: zone number, below reg->hdr.nr_cpus
+ */
+void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
+			const struct ramtrail_region *reg, u32 cpu)
+{
+	const struct ramtrail_region_header *h = &reg->hdr;
+
+	ramtrail_zone_open_raw(c, (const u64 *)(reg->base + h->zone_offset +
+			       ((u64)cpu * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT)),
+			       h->nr_blocks, cpu);
+}
+
+/* A full timestamp (header or TSEXT): becomes the base of what follows. */
+static void rt_set_base(struct ramtrail_zone_cursor *c, u64 full)
+{
+	u64 d = (full - c->ts) & RAMTRAIL_CLOCK_MASK;
+
+	if (!c->have_base) {
+		c->ts = full;
+		c->have_base = true;
+	} else if (d < RAMTRAIL_CLOCK_MASK / 2) {
+		c->ts += d;	/* forward, across a 58-bit wrap if need be */
+	} else {
+		c->stats.ts_backwards++;
+	}
+}
+
+static bool rt_enter_block(struct ramtrail_zone_cursor *c)
+{
+	const u64 *b = rt_block(c, c->g, &c->lap);
+	bool current;
+	u64 g, ts;
+
+	c->stats.blocks++;
+	if (!rt_block_sane(c, c->g, &current)) {
+		c->stats.corrupt_blocks++;
+		c->have_base = false;
+		return false;
+	}
+	/* rt_block_sane() checked the number of a current header. */
+	if (!rt_header(b, &g, &ts) || rt_lap(rt_load(b)) != c->lap)
+		c->stats.headerless_blocks++;
+	c->word = 0;
+	c->stale = 0;
+	return true;
+}
+
+static void rt_fill(struct ramtrail_zone_cursor *c, const u64 *w,
+		    unsigned int n)
+{
+	struct ramtrail_record *r = &c->rec;
+	u64 head = rt_load(w);
+	unsigned int i;
+
+	r->ts = c->ts;
+	r->pos = (c->g << RAMTRAIL_BLOCK_SHIFT) + (u64)c->word * 8;
+	r->cpu = c->cpu;
+	r->type = rt_type(head);
+	r->ip = 0;
+	r->parent = 0;
+	r->id = 0;
+	r->len = 0;
+	if (r->type == RAMTRAIL_W_EVENT) {
+		r->id = RAMTRAIL_EVENT_ID(rt_payload(head));
+		r->len = RAMTRAIL_EVENT_LEN(rt_payload(head));
+		for (i = 0; i < r->len; i++)
+			r->data[i] = rt_payload(rt_load(w + 1 + i / 4)) >>
+				     (8 * (i % 4));
+	} else {
+		r->ip = rt_payload(head);
+		if (n > 1)
+			r->parent = rt_payload(rt_load(w + 1));
+	}
+}
+
+/**
+ * ramtrail_zone_next() - decode the next valid record of a zone
+ * @c: cursor from ramtrail_zone_open()
+ *
+ * Records come in zone order, which is time order: @c->rec.ts never
+ * decreases. Dropped words and records are counted in @c->stats.
+ *
+ * Return: true with the record in @c->rec, false at the end of the zone.
+ */
+bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
+{
+	unsigned int lap;
+	const u64 *b;
+
+	for (;;) {
+		u64 w;
+		unsigned int n, type;
+
+		if (!c->in_block) {
+			if (c->g > c->g_last)
+				return false;
+			c->in_block = rt_enter_block(c);
+			if (!c->in_block) {
+				c->g++;
+				continue;
+			}
+		}
+		if (c->word >= RT_WORDS) {
+			c->in_block = false;
+			c->g++;
+			continue;
+		}
+		b = rt_block(c, c->g, &lap);
+		w = rt_load(b + c->word);
+		type = rt_type(w);
+		if (!w || rt_lap(w) != c->lap) {
+			c->stale++;
+			c->word++;
+			continue;
+		}
+		n = rt_record_words(w);
+		if (!n || c->word + n > RT_WORDS ||
+		    !rt_record_complete(b + c->word, n, c->lap)) {
+			c->stats.torn++;
+			c->stats.lost_words += c->stale;
+			c->stale = 0;
+			c->word++;
+			continue;
+		}
+		c->stats.lost_words += c->stale;
+		c->stale = 0;
+		switch (type) {
+		case RAMTRAIL_W_BLOCK:
+			rt_set_base(c, (u64)rt_payload(rt_load(b + 2)) <<
+				    RAMTRAIL_TS_BITS | rt_tsbits(w));
+			break;
+		case RAMTRAIL_W_TSEXT:
+			rt_set_base(c, (u64)rt_payload(w) << RAMTRAIL_TS_BITS |
+				    rt_tsbits(w));
+			break;
+		case RAMTRAIL_W_PAD:
+			break;
+		default:
+			if (!c->have_base) {
+				c->stats.no_base++;
+				break;
+			}
+			/* The writer keeps records within 2^26 of the base. */
+			c->ts += (rt_tsbits(w) - c->ts) & RAMTRAIL_TS_MASK;
+			rt_fill(c, b + c->word, n);
+			c->word += n;
+			c->stats.records++;
+			return true;
+		}
+		c->word += n;
+	}
+}
+
+/* Merge order: (ts, cpu, pos). */
+static bool rt_before(const struct ramtrail_merge *m, u32 a, u32 b)
+{
+	const struct ramtrail_record *x = &m->cursor[a].rec;
+	const struct ramtrail_record *y = &m->cursor[b].rec;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu;
+	return x->pos < y->pos;
+}
+
+static void rt_sift_down(struct ramtrail_merge *m, u32 i)
+{
+	for (;;) {
+		u32 l = 2 * i + 1, r = l + 1, min = i, t;
+
+		if (l < m->nr && rt_before(m, m->heap[l], m->heap[min]))
+			min = l;
+		if (r < m->nr && rt_before(m, m->heap[r], m->heap[min]))
+			min = r;
+		if (min == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[min];
+		m->heap[min] = t;
+		i = min;
+	}
+}
+
+/**
+ * ramtrail_merge_init() - open every zone of a region for a merged read
+ * @m: the merge
+ * @reg: region opened with ramtrail_region_open()
+ * @cursor: reg->hdr.nr_cpus cursors
+ * @heap: reg->hdr.nr_cpus slots
+ */
+void ramtrail_merge_init(struct ramtrail_merge *m,
+			 const struct ramtrail_region *reg,
+			 struct ramtrail_zone_cursor *cursor, u32 *heap)
+{
+	u32 cpu, i;
+
+	m->cursor = cursor;
+	m->heap = heap;
+	m->nr = 0;
+	m->advance = false;
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+		ramtrail_zone_open(&cursor[cpu], reg, cpu);
+		if (ramtrail_zone_next(&cursor[cpu]))
+			heap[m->nr++] = cpu;
+	}
+	for (i = m->nr / 2; i-- > 0;)
+		rt_sift_down(m, i);
+}
+
+/**
+ * ramtrail_merge_next() - the next record of all zones in time order
+ * @m: merge from ramtrail_merge_init()
+ *
+ * Return: the record, valid until the next call, or NULL at the end.
+ */
+const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
+{
+	if (m->advance && m->nr) {
+		if (!ramtrail_zone_next(&m->cursor[m->heap[0]]))
+			m->heap[0] = m->heap[--m->nr];
+		rt_sift_down(m, 0);
+	}
+	m->advance = true;
+	return m->nr ? &m->cursor[m->heap[0]].rec : NULL;
+}
+
+/**
+ * ramtrail_ts_to_ns() - convert a record's counter value to CLOCK_MONOTONIC
+ * @hdr: header of the region the record came from
+ * @ts: counter value
+ *
+ * Return: nanoseconds, or @ts itself if the header names no frequency.
+ */
+u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
+{
+	u64 ref = hdr->clock_ref_cycles & RAMTRAIL_CLOCK_MASK;
+
+	if (!hdr->clock_hz)
+		return ts;
+	if (ts >= ref)
+		return hdr->clock_ref_ns +
+		       ramtrail_mul_div(ts - ref, 1000000000ULL, hdr->clock_hz);
+	return hdr->clock_ref_ns -
+	       ramtrail_mul_div(ref - ts, 1000000000ULL, hdr->clock_hz);
+}

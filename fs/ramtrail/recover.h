@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading a region back: validate the header, decode each zone, merge the
+ * zones by time. Shared by the module and tools/; plain C, no allocation:
+ * the caller provides one cursor per zone.
+ */
+#ifndef _RAMTRAIL_RECOVER_H
+#define _RAMTRAIL_RECOVER_H
+
+#include "compat.h"
+#include <linux/ramtrail.h>
+
+enum ramtrail_error {
+	RAMTRAIL_OK		= 0,
+	RAMTRAIL_E_SHORT	= 1,	/* smaller than a header */
+	RAMTRAIL_E_MAGIC	= 2,	/* not a ramtrail region */
+	RAMTRAIL_E_VERSION	= 3,	/* written by another format version */
+	RAMTRAIL_E_CHECKSUM	= 4,	/* header damaged */
+	RAMTRAIL_E_GEOMETRY	= 5,	/* sizes or offsets out of bounds */
+	RAMTRAIL_E_STATE	= 6,	/* zones not valid (format interrupted) */
+	RAMTRAIL_E_NR		= 7,
+};
+
+/**
+ * struct ramtrail_region - a region whose header passed validation
+ * @base: first byte of the region
+ * @len: bytes available at @base (at least hdr.region_size)
+ * @hdr: copy of the header, safe to use without further checks
+ */
+struct ramtrail_region {
+	const u8 *base;
+	u64 len;
+	struct ramtrail_region_header hdr;
+};
+
+/**
+ * struct ramtrail_record - one decoded trace record
+ * @ts: counter value, extended to 64 bits; non-decreasing within a zone
+ * @pos: zone position of the record's head word
+ * @cpu: zone the record came from
+ * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT
+ * @len: bytes of @data (events)
+ * @id: event id (events)
+ * @ip: function offset from the text base (function records)
+ * @parent: caller offset from the text base (RAMTRAIL_W_FUNC_PARENT)
+ * @data: event payload
+ */
+struct ramtrail_record {
+	u64 ts;
+	u64 pos;
+	u32 cpu;
+	u8 type;
+	u8 len;
+	u16 id;
+	u32 ip;
+	u32 parent;
+	u8 data[RAMTRAIL_EVENT_MAX_LEN + 1];
+};
+
+/**
+ * struct ramtrail_zone_stats - what decoding a zone found
+ * @records: valid records returned
+ * @blocks: blocks read (the window between oldest and newest)
+ * @corrupt_blocks: blocks dropped whole: they hold words no writer produces
+ * @headerless_blocks: blocks whose header write was lost (records kept)
+ * @torn: records with a missing or stale continuation word, or orphans
+ * @lost_words: stale words in the written part of a block (in-flight writes)
+ * @no_base: records dropped because no full timestamp preceded them
+ * @ts_backwards: full timestamps older than the record before (clamped)
+ * @newest_block: block number of the newest block, or ~0 if none
+ */
+struct ramtrail_zone_stats {
+	u64 records;
+	u64 blocks;
+	u64 corrupt_blocks;
+	u64 headerless_blocks;
+	u64 torn;
+	u64 lost_words;
+	u64 no_base;
+	u64 ts_backwards;
+	u64 newest_block;
+};
+
+/**
+ * struct ramtrail_zone_cursor - position of a zone decode
+ * @zone: first word of the zone
+ * @nr_blocks: blocks in the zone
+ * @cpu: zone number
+ * @g: block number being read
+ * @g_last: newest block number to read
+ * @word: next word in block @g
+ * @lap: lap bits of block @g
+ * @in_block: block @g was checked and is being read
+ * @have_base: @ts holds a full timestamp
+ * @stale: stale words seen since the last valid word of the block
+ * @ts: running timestamp
+ * @stats: counters
+ * @rec: the record returned by the last ramtrail_zone_next()
+ */
+struct ramtrail_zone_cursor {
+	const u64 *zone;
+	u32 nr_blocks;
+	u32 cpu;
+	u64 g;
+	u64 g_last;
+	u32 word;
+	u32 lap;
+	bool in_block;
+	bool have_base;
+	u32 stale;
+	u64 ts;
+	struct ramtrail_zone_stats stats;
+	struct ramtrail_record rec;
+};
+
+/**
+ * struct ramtrail_merge - k-way merge of all zones by (ts, cpu, pos)
+ * @cursor: one per zone, owned by the caller
+ * @heap: nr_cpus slots, owned by the caller
+ * @nr: cursors still in the heap
+ * @advance: the top cursor must move on before the next pop
+ */
+struct ramtrail_merge {
+	struct ramtrail_zone_cursor *cursor;
+	u32 *heap;
+	u32 nr;
+	bool advance;
+};
+
+const char *ramtrail_strerror(int err);
+int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
+			 u64 len);
+void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
+			const struct ramtrail_region *reg, u32 cpu);
+void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
+			    u32 nr_blocks, u32 cpu);
+bool ramtrail_zone_next(struct ramtrail_zone_cursor *c);
+void ramtrail_merge_init(struct ramtrail_merge *m,
+			 const struct ramtrail_region *reg,
+			 struct ramtrail_zone_cursor *cursor, u32 *heap);
+const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m);
+u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts);
+
+/* region.c: building a region, shared with the writer side. */
+u32 ramtrail_header_checksum(const struct ramtrail_region_header *hdr);
+int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,
+		    u32 nr_cpus, u32 dmesg_count, u64 dmesg_size,
+		    u64 saved_size, u32 modtab_count);
+
+#endif /* _RAMTRAIL_RECOVER_H */
