@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the format, the writer and the decoder, single-threaded with
+ * a clock the test drives. Each test states one behaviour.
+ */
+#include <stdlib.h>
+#include "check.h"
+#include "testlib.h"
+
+static u64 clock_now = 1000, clock_step = 10, reserved_ts;
+
+void test_reserved(struct ramtrail_ring *r, unsigned long pos,
+		   unsigned long long ts, unsigned int type, unsigned int head,
+		   const unsigned int *cont, unsigned int ncont)
+{
+	reserved_ts = ts;
+}
+
+u64 ramtrail_clock(void)
+{
+	clock_now += clock_step;
+	return clock_now;
+}
+
+#define MAXREC	(1 << 20)
+static struct ramtrail_record out[MAXREC];
+static struct ramtrail_zone_stats st;
+
+static struct test_region *fresh(u32 cpus, u32 blocks)
+{
+	clock_now = 1000;
+	clock_step = 10;
+	return test_region_new(cpus, blocks, 0);
+}
+
+/* Words the ring has reserved so far. */
+static u64 ring_bytes(struct test_region *t, u32 cpu)
+{
+	return local_read(&t->ring[cpu].pos);
+}
+
+static void test_zeroed_image_is_not_a_region(void)
+{
+	struct ramtrail_region reg;
+	void *mem = calloc(1, 1 << 16);
+
+	CHECK(ramtrail_region_open(&reg, mem, 1 << 16) == RAMTRAIL_E_MAGIC,
+	      "zeroed image accepted");
+	free(mem);
+}
+
+static void test_fresh_region_has_no_records(void)
+{
+	struct test_region *t = fresh(4, 8);
+
+	CHECK(test_decode(t, out, MAXREC, &st) == 0, "records in fresh region");
+	CHECK(st.blocks == 0 && st.corrupt_blocks == 0, "blocks %llu corrupt %llu",
+	      (unsigned long long)st.blocks,
+	      (unsigned long long)st.corrupt_blocks);
+	test_region_free(t);
+}
+
+static void test_single_cpu_records_come_back_in_order(void)
+{
+	struct test_region *t = fresh(1, 8);
+	static u64 expect[1000];
+	size_t n, i;
+
+	for (i = 0; i < 1000; i++) {
+		ramtrail_ring_func(&t->ring[0], 0x1000 + i, 0);
+		expect[i] = reserved_ts;
+	}
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 1000, "got %zu records", n);
+	for (i = 0; i < n; i++) {
+		CHECK(out[i].ip == 0x1000 + i && out[i].type == RAMTRAIL_W_FUNC,
+		      "record %zu ip %x", i, out[i].ip);
+		CHECK(out[i].ts == expect[i], "record %zu ts %llu", i,
+		      (unsigned long long)out[i].ts);
+	}
+	CHECK(st.torn == 0 && st.lost_words == 0 && st.no_base == 0,
+	      "drops in a clean zone");
+	test_region_free(t);
+}
+
+static void test_many_cpus_merge_by_time(void)
+{
+	struct test_region *t = fresh(16, 4);
+	size_t n, i, per_cpu[16] = { 0 };
+
+	/* The clock is global, so interleaved writes give one total order. */
+	for (i = 0; i < 16 * 300; i++)
+		ramtrail_ring_func(&t->ring[(i * 7) % 16], i, i + 1);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 16 * 300, "got %zu", n);
+	for (i = 0; i < n; i++) {
+		CHECK(out[i].ip == i && out[i].parent == i + 1,
+		      "merged record %zu is ip %u", i, out[i].ip);
+		CHECK(out[i].cpu == (i * 7) % 16, "record %zu cpu %u", i,
+		      out[i].cpu);
+		per_cpu[out[i].cpu]++;
+	}
+	for (i = 0; i < 16; i++)
+		CHECK(per_cpu[i] == 300, "cpu %zu has %zu", i, per_cpu[i]);
+	test_region_free(t);
+}
+
+static void test_wraparound_keeps_the_newest_window(void)
+{
+	struct test_region *t = fresh(1, 4);
+	const u32 total = 200000;
+	size_t n, i;
+
+	for (i = 0; i < total; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	n = test_decode(t, out, MAXREC, &st);
+	/* 4 blocks of 512 words: at least 3 full blocks survive. */
+	CHECK(n >= 3 * (512 - 3) && n <= 4 * (512 - 3), "kept %zu", n);
+	CHECK(out[n - 1].ip == total - 1, "last is %u", out[n - 1].ip);
+	for (i = 1; i < n; i++)
+		CHECK(out[i].ip == out[i - 1].ip + 1, "gap after %u",
+		      out[i - 1].ip);
+	CHECK(ring_bytes(t, 0) > 50 * 4 * RAMTRAIL_BLOCK_SIZE,
+	      "fewer than 50 laps");
+	test_region_free(t);
+}
+
+static void test_function_record_is_8_bytes_16_with_parent(void)
+{
+	struct test_region *t = fresh(2, 64);
+	u64 before;
+	int i;
+
+	ramtrail_ring_func(&t->ring[0], 1, 0);
+	ramtrail_ring_func(&t->ring[1], 1, 2);
+	before = ring_bytes(t, 0);
+	for (i = 0; i < 100; i++)
+		ramtrail_ring_func(&t->ring[0], 1, 0);
+	CHECK(ring_bytes(t, 0) - before == 800, "100 records took %llu bytes",
+	      (unsigned long long)(ring_bytes(t, 0) - before));
+	before = ring_bytes(t, 1);
+	for (i = 0; i < 100; i++)
+		ramtrail_ring_func(&t->ring[1], 1, 2);
+	CHECK(ring_bytes(t, 1) - before == 1600, "100 records took %llu bytes",
+	      (unsigned long long)(ring_bytes(t, 1) - before));
+	test_region_free(t);
+}
+
+static void test_every_record_kind_round_trips(void)
+{
+	struct test_region *t = fresh(1, 64);
+	u32 cont[RAMTRAIL_MAX_CONT];
+	size_t n, i, k = 0;
+	unsigned int len;
+
+	ramtrail_ring_func(&t->ring[0], 0xdeadbeef, 0);
+	ramtrail_ring_func(&t->ring[0], 0x12345678, 0x9abcdef0);
+	for (len = 0; len <= RAMTRAIL_EVENT_MAX_LEN; len++) {
+		u8 data[RAMTRAIL_EVENT_MAX_LEN + 4] = { 0 };
+
+		for (i = 0; i < len; i++)
+			data[i] = (u8)(len * 31 + i);
+		for (i = 0; i < DIV_ROUND_UP(len, 4); i++)
+			cont[i] = data[4 * i] | data[4 * i + 1] << 8 |
+				  data[4 * i + 2] << 16 |
+				  (u32)data[4 * i + 3] << 24;
+		ramtrail_ring_write(&t->ring[0], RAMTRAIL_W_EVENT,
+				    RAMTRAIL_EVENT_HEAD(0xff00 + len, len), cont,
+				    DIV_ROUND_UP(len, 4));
+	}
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 2 + 256, "got %zu", n);
+	CHECK(out[0].type == RAMTRAIL_W_FUNC && out[0].ip == 0xdeadbeef &&
+	      out[0].parent == 0, "func");
+	CHECK(out[1].type == RAMTRAIL_W_FUNC_PARENT && out[1].ip == 0x12345678 &&
+	      out[1].parent == 0x9abcdef0, "func parent");
+	for (i = 2; i < n; i++) {
+		len = i - 2;
+		CHECK(out[i].type == RAMTRAIL_W_EVENT && out[i].len == len &&
+		      out[i].id == 0xff00 + len, "event %u", len);
+		for (k = 0; k < len; k++)
+			if (out[i].data[k] != (u8)(len * 31 + k))
+				break;
+		CHECK(k == len, "event %u byte %zu differs", len, k);
+	}
+	test_region_free(t);
+}
+
+static void test_large_clock_gaps_use_extended_timestamps(void)
+{
+	static const u64 gaps[] = { 1, RAMTRAIL_TS_SPAN - 1, RAMTRAIL_TS_SPAN,
+				    RAMTRAIL_TS_SPAN + 1, 5 * RAMTRAIL_TS_SPAN,
+				    1ULL << 40, 3, 1ULL << 50 };
+	struct test_region *t = fresh(1, 8);
+	u64 expect[64];
+	size_t n, i;
+
+	for (i = 0; i < 64; i++) {
+		clock_step = gaps[i % 8];
+		ramtrail_ring_func(&t->ring[0], i, 0);
+		expect[i] = reserved_ts;
+	}
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 64, "got %zu", n);
+	for (i = 0; i < n; i++)
+		CHECK(out[i].ts == expect[i], "record %zu ts %llx want %llx", i,
+		      (unsigned long long)out[i].ts,
+		      (unsigned long long)expect[i]);
+	test_region_free(t);
+}
+
+static void test_clock_wrap_at_58_bits_stays_monotonic(void)
+{
+	struct test_region *t = fresh(1, 8);
+	static u64 expect[1000];
+	size_t n, i;
+
+	clock_now = RAMTRAIL_CLOCK_MASK - 500 * 1000;
+	clock_step = 1000;
+	for (i = 0; i < 1000; i++) {
+		ramtrail_ring_func(&t->ring[0], i, 0);
+		/* Past the wrap the decoder counts on from 2^58. */
+		expect[i] = reserved_ts < (1ULL << 40) ?
+			    reserved_ts + RAMTRAIL_CLOCK_MASK + 1 : reserved_ts;
+	}
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 1000, "got %zu", n);
+	for (i = 0; i < n; i++)
+		CHECK(out[i].ts == expect[i], "record %zu ts %llx want %llx",
+		      i, (unsigned long long)out[i].ts,
+		      (unsigned long long)expect[i]);
+	CHECK(out[n - 1].ts > RAMTRAIL_CLOCK_MASK, "did not cross the wrap");
+	test_region_free(t);
+}
+
+static void test_backwards_clock_is_clamped_and_counted(void)
+{
+	struct test_region *t = fresh(1, 8);
+	size_t n, i;
+
+	clock_now = 1ULL << 40;
+	ramtrail_ring_func(&t->ring[0], 1, 0);
+	clock_now = 1ULL << 36;		/* e.g. an unstable TSC */
+	ramtrail_ring_func(&t->ring[0], 2, 0);
+	ramtrail_ring_func(&t->ring[0], 3, 0);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 3, "got %zu", n);
+	for (i = 1; i < n; i++)
+		CHECK(out[i].ts >= out[i - 1].ts, "time went back at %zu", i);
+	CHECK(st.ts_backwards == 1, "ts_backwards %llu",
+	      (unsigned long long)st.ts_backwards);
+	test_region_free(t);
+}
+
+/* Find the zone word holding a record's head, by position. */
+static u64 *word_at(struct test_region *t, u32 cpu, u64 pos)
+{
+	u64 block = (pos >> RAMTRAIL_BLOCK_SHIFT) % t->hdr->nr_blocks;
+
+	return test_zone(t, cpu) + block * RAMTRAIL_BLOCK_WORDS +
+	       (pos & RAMTRAIL_BLOCK_MASK) / 8;
+}
+
+static void test_torn_continuation_drops_only_that_record(void)
+{
+	struct test_region *t = fresh(1, 8);
+	u64 *w, pos;
+	size_t n, i;
+
+	for (i = 0; i < 100; i++)
+		ramtrail_ring_func(&t->ring[0], i, i + 1000);
+	n = test_decode(t, out, MAXREC, &st);
+	pos = out[50].pos;
+	/* The parent word still holds what was there before: zero. */
+	w = word_at(t, 0, pos);
+	w[1] = 0;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 99, "got %zu", n);
+	for (i = 0; i < n; i++)
+		CHECK(out[i].ip != 50, "torn record returned");
+	CHECK(st.torn == 1, "torn %llu", (unsigned long long)st.torn);
+	/* A continuation from another record of the same lap is refused too. */
+	w[1] = w[3];
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 99, "record with foreign continuation accepted (%zu)", n);
+	test_region_free(t);
+}
+
+static void test_reserved_never_written_slot_is_skipped(void)
+{
+	struct test_region *t = fresh(1, 8);
+	size_t n, i;
+
+	for (i = 0; i < 10; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	/* A writer reserved two words and the machine died before storing. */
+	local_set(&t->ring[0].pos, local_read(&t->ring[0].pos) + 16);
+	for (i = 10; i < 20; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 20, "got %zu", n);
+	CHECK(st.lost_words == 2, "lost_words %llu",
+	      (unsigned long long)st.lost_words);
+	test_region_free(t);
+}
+
+static void test_stale_words_of_the_previous_lap_are_rejected(void)
+{
+	struct test_region *t = fresh(1, 4);
+	u64 before[RAMTRAIL_BLOCK_WORDS], *zone = test_zone(t, 0);
+	size_t n, i, k;
+
+	/* Fill one lap, keep block 1, then write into it again. */
+	for (i = 0; i < 4 * 509; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	memcpy(before, zone + RAMTRAIL_BLOCK_WORDS, sizeof(before));
+	for (i = 0; i < 4 * 509 + 100; i++)
+		ramtrail_ring_func(&t->ring[0], 100000 + i, 0);
+	/* Roll words 200.. of block 1 back: a lap whose stores were lost. */
+	memcpy(zone + RAMTRAIL_BLOCK_WORDS + 200, before + 200,
+	       sizeof(before) - 200 * 8);
+	n = test_decode(t, out, MAXREC, &st);
+	for (i = 0; i < n; i++)
+		CHECK(out[i].ip >= 100000, "stale record %u returned",
+		      out[i].ip);
+	for (k = 1; k < n; k++)
+		if (out[k].ip != out[k - 1].ip + 1)
+			break;
+	CHECK(k < n, "no gap where block 1 was rolled back");
+	CHECK(st.corrupt_blocks == 0, "rolled-back block called corrupt");
+	test_region_free(t);
+}
+
+static void test_lost_block_header_keeps_the_block_records(void)
+{
+	struct test_region *t = fresh(1, 8);
+	u64 *zone = test_zone(t, 0);
+	size_t n, i;
+
+	for (i = 0; i < 700; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	/* Block 1's header and first record never reached memory. */
+	zone[RAMTRAIL_BLOCK_WORDS] = 0;
+	zone[RAMTRAIL_BLOCK_WORDS + 1] = 0;
+	zone[RAMTRAIL_BLOCK_WORDS + 2] = 0;
+	zone[RAMTRAIL_BLOCK_WORDS + 3] = 0;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 699, "got %zu", n);
+	CHECK(st.headerless_blocks == 1, "headerless %llu",
+	      (unsigned long long)st.headerless_blocks);
+	for (i = 1; i < n; i++)
+		CHECK(out[i].ts > out[i - 1].ts, "order broken at %zu", i);
+	test_region_free(t);
+}
+
+static void test_newest_block_header_lost_after_wrap(void)
+{
+	struct test_region *t = fresh(1, 4);
+	u64 *zone = test_zone(t, 0), pos;
+	size_t n, i;
+
+	for (i = 0; i < 5 * 509 + 10; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	pos = local_read(&t->ring[0].pos);
+	/* The newest block (g = 5, slot 1): header lost, records written. */
+	CHECK(pos >> RAMTRAIL_BLOCK_SHIFT == 5, "at block %llu",
+	      (unsigned long long)(pos >> RAMTRAIL_BLOCK_SHIFT));
+	zone[RAMTRAIL_BLOCK_WORDS] ^= 1ULL << RAMTRAIL_LAP_SHIFT;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n > 0 && out[n - 1].ip == 5 * 509 + 9, "last %u of %zu",
+	      n ? out[n - 1].ip : 0, n);
+	CHECK(st.headerless_blocks == 1, "headerless %llu",
+	      (unsigned long long)st.headerless_blocks);
+	test_region_free(t);
+}
+
+static void test_corrupt_block_is_dropped_whole_and_others_kept(void)
+{
+	struct test_region *t = fresh(1, 8);
+	u64 *zone = test_zone(t, 0);
+	size_t n, i;
+
+	srandom(1);
+	for (i = 0; i < 8 * 509; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	for (i = 0; i < RAMTRAIL_BLOCK_WORDS; i++)
+		zone[3 * RAMTRAIL_BLOCK_WORDS + i] =
+			(u64)random() << 33 ^ random();
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 7 * 509, "got %zu", n);
+	CHECK(st.corrupt_blocks == 1, "corrupt %llu",
+	      (unsigned long long)st.corrupt_blocks);
+	for (i = 0; i < n; i++)
+		CHECK(out[i].ip / 509 != 3, "record of corrupt block returned");
+	test_region_free(t);
+}
+
+static void test_flipped_bit_in_newest_header_loses_one_block(void)
+{
+	struct test_region *t = fresh(1, 8);
+	u64 *zone = test_zone(t, 0);
+	size_t n;
+	u32 i;
+
+	for (i = 0; i < 20 * 509 + 100; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	/* Newest block is g = 20 in slot 4: claim g = 20 + 2^40 there. */
+	zone[4 * RAMTRAIL_BLOCK_WORDS + 1] ^= 1ULL << (32 + 8);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 7 * 509, "got %zu", n);
+	CHECK(st.corrupt_blocks == 1, "corrupt %llu",
+	      (unsigned long long)st.corrupt_blocks);
+	CHECK(n && out[n - 1].ip == 20 * 509 - 1, "last %u", out[n - 1].ip);
+	test_region_free(t);
+}
+
+static void test_stale_block_cache_is_rebuilt(void)
+{
+	struct test_region *t = fresh(1, 4);
+	size_t n, i;
+
+	for (i = 0; i < 600; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	/* An interrupted slow path stored the cache of an older block. */
+	t->ring[0].block = 0;
+	for (i = 600; i < 700; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 700, "got %zu", n);
+	CHECK(n == 700 && out[699].ip == 699 && out[600].ip == 600, "order");
+	test_region_free(t);
+}
+
+static void test_stop_when_full_keeps_the_oldest_and_counts_drops(void)
+{
+	struct test_region *t;
+	size_t n, i;
+
+	clock_now = 1000;
+	t = test_region_new(1, 4, RAMTRAIL_RING_STOP_WHEN_FULL);
+	for (i = 0; i < 5000; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 4 * 509, "got %zu", n);
+	CHECK(out[0].ip == 0 && out[n - 1].ip == n - 1, "not the oldest");
+	CHECK((size_t)local_read(&t->ring[0].dropped) == 5000 - n,
+	      "dropped %ld", local_read(&t->ring[0].dropped));
+	test_region_free(t);
+}
+
+static void test_stopped_ring_drops_and_counts(void)
+{
+	struct test_region *t = fresh(1, 4);
+
+	ramtrail_ring_func(&t->ring[0], 1, 0);
+	t->ring[0].stopped = 1;
+	CHECK(!ramtrail_ring_func(&t->ring[0], 2, 0), "write while stopped");
+	CHECK(local_read(&t->ring[0].dropped) == 1, "drop not counted");
+	CHECK(test_decode(t, out, MAXREC, &st) == 1, "record after stop");
+	test_region_free(t);
+}
+
+static void test_header_checks(void)
+{
+	struct test_region *t = fresh(2, 4);
+	struct ramtrail_region reg;
+	u64 zone_offset = t->hdr->zone_offset;
+
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_OK, "ok");
+	CHECK(ramtrail_region_open(&reg, t->mem, 100) == RAMTRAIL_E_SHORT,
+	      "short");
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size - 1) ==
+	      RAMTRAIL_E_GEOMETRY, "truncated image");
+	t->hdr->version = 2;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_E_VERSION,
+	      "future version");
+	t->hdr->version = 1;
+	t->hdr->nr_cpus = 3;
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
+	      RAMTRAIL_E_CHECKSUM, "field changed without checksum");
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
+	      RAMTRAIL_E_GEOMETRY, "zones past the end");
+	t->hdr->nr_cpus = 2;
+	t->hdr->zone_offset = ~0ULL - 4095;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
+	      RAMTRAIL_E_GEOMETRY, "offset overflow");
+	t->hdr->zone_offset = zone_offset;
+	t->hdr->dmesg_count = 0x80000000U;
+	t->hdr->dmesg_size = 0x200000000ULL;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
+	      RAMTRAIL_E_GEOMETRY, "dmesg size overflow");
+	t->hdr->dmesg_count = 1;
+	t->hdr->dmesg_size = 1024;
+	t->hdr->state = RAMTRAIL_STATE_FORMATTING;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_E_STATE,
+	      "interrupted format");
+	test_region_free(t);
+}
+
+static void test_layout_refuses_regions_too_small_for_zones(void)
+{
+	struct ramtrail_region_header h;
+
+	CHECK(ramtrail_layout(&h, 64 << 20, 4, 4, 16384, 1 << 20, 512) ==
+	      RAMTRAIL_OK, "64M for 4 cpus");
+	CHECK(h.zone_offset + (u64)4 * h.nr_blocks * RAMTRAIL_BLOCK_SIZE <=
+	      64 << 20, "zones overflow the region");
+	CHECK(ramtrail_layout(&h, 8 * 4096, 4, 0, 0, 0, 0) ==
+	      RAMTRAIL_E_GEOMETRY, "one block per cpu accepted");
+	CHECK(ramtrail_layout(&h, 64 << 20, 0, 0, 0, 0, 0) ==
+	      RAMTRAIL_E_GEOMETRY, "zero cpus accepted");
+	CHECK(ramtrail_layout(&h, 64 << 20, 1, 1, 12, 0, 0) ==
+	      RAMTRAIL_E_GEOMETRY, "unaligned dmesg size accepted");
+}
+
+static void test_ts_to_ns_uses_the_saved_clock(void)
+{
+	struct ramtrail_region_header h = { 0 };
+
+	h.clock_hz = 2000000000ULL;
+	h.clock_ref_cycles = 4000;
+	h.clock_ref_ns = 1000000;
+	CHECK(ramtrail_ts_to_ns(&h, 4000) == 1000000, "at ref");
+	CHECK(ramtrail_ts_to_ns(&h, 6000) == 1001000, "after ref");
+	CHECK(ramtrail_ts_to_ns(&h, 2000) == 999000, "before ref");
+}
+
+int main(void)
+{
+	printf("ramtrail format/writer/decoder unit tests\n");
+	RUN(test_zeroed_image_is_not_a_region);
+	RUN(test_fresh_region_has_no_records);
+	RUN(test_single_cpu_records_come_back_in_order);
+	RUN(test_many_cpus_merge_by_time);
+	RUN(test_wraparound_keeps_the_newest_window);
+	RUN(test_function_record_is_8_bytes_16_with_parent);
+	RUN(test_every_record_kind_round_trips);
+	RUN(test_large_clock_gaps_use_extended_timestamps);
+	RUN(test_clock_wrap_at_58_bits_stays_monotonic);
+	RUN(test_backwards_clock_is_clamped_and_counted);
+	RUN(test_torn_continuation_drops_only_that_record);
+	RUN(test_reserved_never_written_slot_is_skipped);
+	RUN(test_stale_words_of_the_previous_lap_are_rejected);
+	RUN(test_lost_block_header_keeps_the_block_records);
+	RUN(test_newest_block_header_lost_after_wrap);
+	RUN(test_corrupt_block_is_dropped_whole_and_others_kept);
+	RUN(test_flipped_bit_in_newest_header_loses_one_block);
+	RUN(test_stale_block_cache_is_rebuilt);
+	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);
+	RUN(test_stopped_ring_drops_and_counts);
+	RUN(test_header_checks);
+	RUN(test_layout_refuses_regions_too_small_for_zones);
+	RUN(test_ts_to_ns_uses_the_saved_clock);
+	return check_summary();
+}

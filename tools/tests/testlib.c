@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include "testlib.h"
+
+struct test_region *test_region_new(u32 nr_cpus, u32 blocks, u32 ring_flags)
+{
+	struct ramtrail_region_header h;
+	struct test_region *t = calloc(1, sizeof(*t));
+	u64 size = 3 * RAMTRAIL_HEADER_SIZE +
+		   (u64)nr_cpus * blocks * RAMTRAIL_BLOCK_SIZE;
+	u32 cpu;
+
+	if (!t || ramtrail_layout(&h, size, nr_cpus, 1, 1024, 0, 16)) {
+		fprintf(stderr, "test_region_new: bad geometry\n");
+		exit(2);
+	}
+	t->size = size;
+	t->mem = aligned_alloc(RAMTRAIL_BLOCK_SIZE, size);
+	if (!t->mem)
+		exit(2);
+	memset(t->mem, 0, size);
+	h.state = RAMTRAIL_STATE_RECORDING;
+	h.nonce = 0x1234abcd5678ef90ULL;
+	h.boot_id = 1;
+	h.text_base = TEST_TEXT_BASE;
+	h.clock_hz = 1000000000ULL;
+	if (ring_flags & RAMTRAIL_RING_STOP_WHEN_FULL)
+		h.flags |= RAMTRAIL_F_STOP_WHEN_FULL;
+	t->hdr = (struct ramtrail_region_header *)t->mem;
+	*t->hdr = h;
+	test_region_seal(t);
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		ramtrail_ring_init(&t->ring[cpu], test_zone(t, cpu),
+				   t->hdr->nr_blocks, ring_flags);
+	return t;
+}
+
+void test_region_free(struct test_region *t)
+{
+	free(t->mem);
+	free(t);
+}
+
+void test_region_seal(struct test_region *t)
+{
+	t->hdr->checksum = ramtrail_header_checksum(t->hdr);
+}
+
+u64 *test_zone(struct test_region *t, u32 cpu)
+{
+	return (u64 *)(t->mem + t->hdr->zone_offset +
+		       ((u64)cpu * t->hdr->nr_blocks << RAMTRAIL_BLOCK_SHIFT));
+}
+
+size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
+		   size_t max, struct ramtrail_zone_stats *sum)
+{
+	struct ramtrail_zone_cursor *cur;
+	const struct ramtrail_record *r;
+	struct ramtrail_region reg;
+	struct ramtrail_merge m;
+	u32 heap[RAMTRAIL_MAX_CPUS], cpu;
+	size_t n = 0;
+
+	if (sum)
+		memset(sum, 0, sizeof(*sum));
+	if (ramtrail_region_open(&reg, t->mem, t->size))
+		return 0;
+	cur = calloc(reg.hdr.nr_cpus, sizeof(*cur));
+	ramtrail_merge_init(&m, &reg, cur, heap);
+	while ((r = ramtrail_merge_next(&m))) {
+		if (n < max)
+			out[n] = *r;
+		n++;
+	}
+	for (cpu = 0; sum && cpu < reg.hdr.nr_cpus; cpu++) {
+		struct ramtrail_zone_stats *s = &cur[cpu].stats;
+
+		sum->records += s->records;
+		sum->blocks += s->blocks;
+		sum->corrupt_blocks += s->corrupt_blocks;
+		sum->headerless_blocks += s->headerless_blocks;
+		sum->torn += s->torn;
+		sum->lost_words += s->lost_words;
+		sum->no_base += s->no_base;
+		sum->ts_backwards += s->ts_backwards;
+	}
+	free(cur);
+	return n;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Building regions in memory with the real writer, for tests and fuzz seeds. */
+#ifndef _RAMTRAIL_TESTLIB_H
+#define _RAMTRAIL_TESTLIB_H
+
+#include "ring.h"
+#include "recover.h"
+
+#define TEST_TEXT_BASE	0xffffffff80000000ULL
+
+struct test_region {
+	u8 *mem;
+	u64 size;
+	struct ramtrail_region_header *hdr;
+	struct ramtrail_ring ring[RAMTRAIL_MAX_CPUS];
+};
+
+/* A formatted region of @blocks blocks per zone, recording. */
+struct test_region *test_region_new(u32 nr_cpus, u32 blocks, u32 ring_flags);
+void test_region_free(struct test_region *t);
+void test_region_seal(struct test_region *t);
+u64 *test_zone(struct test_region *t, u32 cpu);
+
+/* Decode all zones merged; returns the number of records, up to @max. */
+size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
+		   size_t max, struct ramtrail_zone_stats *sum);
+
+#endif /* _RAMTRAIL_TESTLIB_H */
