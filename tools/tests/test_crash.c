@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Crash consistency of the record path, tested with the real writer.
+ *
+ * One thread per simulated CPU writes records into its own zone as fast as
+ * it can. Signals play the interrupts: SIGUSR1 is a hardirq that writes a
+ * few records of its own, SIGUSR2 an NMI that may interrupt it, both sent at
+ * random instants by an interrupter thread. So every nesting of contexts at
+ * any instruction of the record path occurs, as in the kernel.
+ *
+ * A crash is a freeze signal delivered to every writer: each stops wherever
+ * it is, possibly in the middle of a record or of a nested one, and parks.
+ * With every CPU parked, the region is copied ("the crash image") and
+ * decoded, and checked against what the writers logged:
+ *
+ *  - every record the decoder returns is, byte for byte and with its
+ *    timestamp, one a writer reserved at that position (never torn, stale
+ *    or invented);
+ *  - every record whose write completed is returned, unless a later lap
+ *    entered its block;
+ *  - each CPU's records come in reservation order, with rising timestamps;
+ *  - the merged stream is ordered by timestamp.
+ *
+ * Then the writers resume, and the next crash comes at another instant.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "testlib.h"
+
+#define NCPU		4
+#define BLOCKS		8		/* small zones: many laps */
+#define LOG_SIZE	(1 << 16)	/* per CPU, a ring */
+#define MAX_DEPTH	8
+#define SCAN		((BLOCKS + 1) * RAMTRAIL_BLOCK_WORDS + 256)
+#define TABLE		((BLOCKS + 2) * RAMTRAIL_BLOCK_WORDS)
+#define SIG_IRQ		SIGUSR1
+#define SIG_NMI		SIGUSR2
+#define SIG_FREEZE	SIGRTMIN
+
+enum { INTENT = 1, COMMITTED = 2 };
+
+/* What a writer meant to put at a position. */
+struct entry {
+	u64 pos;
+	u64 ts;
+	u32 head;
+	u32 cont[4];
+	u8 type;
+	u8 ncont;
+	_Atomic u8 state;
+};
+
+struct cpu {
+	pthread_t thread;
+	struct ramtrail_ring *ring;
+	struct entry *log;
+	_Atomic u64 next;	/* log entries used */
+};
+
+static struct test_region *region;
+static struct cpu cpus[NCPU];
+static _Atomic int stop, parked, released;
+static _Atomic u64 freeze_gen;
+
+static __thread struct cpu *self;
+static __thread _Atomic u64 clock_now;
+static __thread u64 rnd = 88172645463325252ULL;
+static __thread int depth;
+static __thread u64 slot[MAX_DEPTH];
+
+static u64 xorshift(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Per simulated CPU, monotonic even when a signal handler interrupts the
+ * read: one atomic add. Steps are mostly small, now and then past 2^26 ticks
+ * so that extended timestamps are exercised too.
+ */
+u64 ramtrail_clock(void)
+{
+	u64 r = xorshift(&rnd), step = 1 + (r & 63);
+
+	if ((r >> 8) % 4096 == 0)
+		step += RAMTRAIL_TS_SPAN + ((r >> 20) & 0xffffff);
+	return atomic_fetch_add_explicit(&clock_now, step,
+					 memory_order_relaxed) + step;
+}
+
+/* Called by the writer right after it reserved: log the intent. */
+void test_reserved(struct ramtrail_ring *r, unsigned long pos,
+		   unsigned long long ts, unsigned int type, unsigned int head,
+		   const unsigned int *cont, unsigned int ncont)
+{
+	u64 i = atomic_fetch_add(&self->next, 1);
+	struct entry *e = &self->log[i % LOG_SIZE];
+	unsigned int k;
+
+	atomic_store(&e->state, 0);
+	e->pos = pos;
+	e->ts = ts;
+	e->type = type;
+	e->head = head;
+	e->ncont = ncont;
+	for (k = 0; k < ncont; k++)
+		e->cont[k] = cont[k];
+	atomic_store(&e->state, INTENT);
+	slot[depth] = i;
+}
+
+static void write_one(void)
+{
+	u64 r = xorshift(&rnd);
+	u32 cont[4], id = (u32)(r >> 32);
+	unsigned int len, k;
+	bool ok;
+
+	depth++;
+	switch (r % 3) {
+	case 0:
+		ok = ramtrail_ring_func(self->ring, id | 1, 0);
+		break;
+	case 1:
+		ok = ramtrail_ring_func(self->ring, id, id ^ 0x5a5a5a5a);
+		break;
+	default:
+		len = 1 + (r >> 8) % 16;
+		for (k = 0; k < DIV_ROUND_UP(len, 4); k++)
+			cont[k] = (u32)xorshift(&rnd);
+		if (len % 4)	/* bytes past len are not stored */
+			cont[k - 1] &= (1U << (8 * (len % 4))) - 1;
+		ok = ramtrail_ring_write(self->ring, RAMTRAIL_W_EVENT,
+					 RAMTRAIL_EVENT_HEAD(id & 0xffff, len),
+					 cont, DIV_ROUND_UP(len, 4));
+	}
+	if (ok)
+		atomic_store(&self->log[slot[depth] % LOG_SIZE].state,
+			     COMMITTED);
+	depth--;
+}
+
+static void on_irq(int sig)
+{
+	int n = 1 + xorshift(&rnd) % 3;
+
+	while (self && n--)
+		write_one();
+}
+
+static void on_nmi(int sig)
+{
+	if (self)
+		write_one();
+}
+
+static void on_freeze(int sig)
+{
+	u64 gen = atomic_load(&freeze_gen);
+
+	atomic_fetch_add(&parked, 1);
+	while (atomic_load(&released) != gen)
+		sched_yield();
+	atomic_fetch_sub(&parked, 1);
+}
+
+static void *writer(void *arg)
+{
+	self = arg;
+	rnd ^= (uintptr_t)arg;
+	atomic_store(&clock_now, 1000000 + (xorshift(&rnd) & 0xffffffff));
+	while (!atomic_load(&stop))
+		write_one();
+	return NULL;
+}
+
+static void *interrupter(void *arg)
+{
+	u64 s = 12345;
+
+	while (!atomic_load(&stop)) {
+		u64 r = xorshift(&s);
+		struct timespec d = { 0, (r >> 20) % 20000 };
+
+		pthread_kill(cpus[r % NCPU].thread,
+			     (r >> 8) % 4 ? SIG_IRQ : SIG_NMI);
+		nanosleep(&d, NULL);
+	}
+	return NULL;
+}
+
+static void handle(int sig, void (*fn)(int), int block1, int block2)
+{
+	struct sigaction sa = { .sa_handler = fn };
+
+	sigemptyset(&sa.sa_mask);
+	if (block1)
+		sigaddset(&sa.sa_mask, block1);
+	if (block2)
+		sigaddset(&sa.sa_mask, block2);
+	sigaction(sig, &sa, NULL);
+}
+
+/* Results over all crashes, one per property. */
+static u64 n_snap, n_records, n_expected, n_inflight_snaps, n_big_gaps;
+static u64 bad_invented, bad_missing, bad_cpu_order, bad_merge_order;
+static u64 n_torn, n_lost, n_headerless, max_laps;
+
+static bool same_record(const struct ramtrail_record *r, const struct entry *e)
+{
+	unsigned int k;
+
+	if (r->type != e->type || (r->ts & RAMTRAIL_CLOCK_MASK) != e->ts)
+		return false;
+	switch (e->type) {
+	case RAMTRAIL_W_FUNC:
+		return r->ip == e->head && !r->parent;
+	case RAMTRAIL_W_FUNC_PARENT:
+		return r->ip == e->head && r->parent == e->cont[0];
+	default:
+		if (r->id != RAMTRAIL_EVENT_ID(e->head) ||
+		    r->len != RAMTRAIL_EVENT_LEN(e->head))
+			return false;
+		for (k = 0; k < r->len; k++)
+			if (r->data[k] != (u8)(e->cont[k / 4] >> (8 * (k % 4))))
+				return false;
+		return true;
+	}
+}
+
+static void report(u64 *counter, const char *what, u32 cpu, u64 pos)
+{
+	if ((*counter)++ < 5)
+		printf("    crash %llu: cpu %u pos %llu: %s\n",
+		       (unsigned long long)n_snap, cpu,
+		       (unsigned long long)pos, what);
+}
+
+static void check_crash(u8 *image)
+{
+	static struct entry *table[NCPU][TABLE];
+	static bool seen[NCPU][TABLE];
+	struct ramtrail_zone_cursor cur[NCPU];
+	const struct ramtrail_record *r;
+	struct ramtrail_region reg;
+	struct ramtrail_merge m;
+	u64 head[NCPU], last_pos[NCPU], last_ts[NCPU], prev_ts = 0;
+	u32 heap[NCPU], cpu;
+	bool inflight = false;
+
+	memset(table, 0, sizeof(table));
+	memset(seen, 0, sizeof(seen));
+	for (cpu = 0; cpu < NCPU; cpu++) {
+		struct cpu *c = &cpus[cpu];
+		u64 n = atomic_load(&c->next), i;
+		u64 lo;
+
+		head[cpu] = local_read(&c->ring->pos);
+		lo = head[cpu] > (BLOCKS + 1) * RAMTRAIL_BLOCK_SIZE ?
+		     head[cpu] - (BLOCKS + 1) * RAMTRAIL_BLOCK_SIZE : 0;
+		if (head[cpu] / (BLOCKS * RAMTRAIL_BLOCK_SIZE) > max_laps)
+			max_laps = head[cpu] / (BLOCKS * RAMTRAIL_BLOCK_SIZE);
+		for (i = n; i-- > (n > SCAN ? n - SCAN : 0);) {
+			struct entry *e = &c->log[i % LOG_SIZE];
+			u8 state = atomic_load(&e->state);
+
+			if (!state || e->pos < lo || e->pos >= head[cpu])
+				continue;
+			inflight |= state == INTENT;
+			table[cpu][e->pos / 8 % TABLE] = e;
+		}
+		last_pos[cpu] = 0;
+		last_ts[cpu] = 0;
+	}
+	n_inflight_snaps += inflight;
+
+	if (ramtrail_region_open(&reg, image, region->size)) {
+		report(&bad_invented, "region header rejected", 0, 0);
+		return;
+	}
+	ramtrail_merge_init(&m, &reg, cur, heap);
+	while ((r = ramtrail_merge_next(&m))) {
+		u64 i = r->pos / 8 % TABLE;
+		struct entry *e = table[r->cpu][i];
+
+		n_records++;
+		if (!e || e->pos != r->pos || !same_record(r, e))
+			report(&bad_invented, "record no writer completed",
+			       r->cpu, r->pos);
+		else
+			seen[r->cpu][i] = true;
+		if (last_pos[r->cpu] && (r->pos <= last_pos[r->cpu] ||
+					 r->ts < last_ts[r->cpu]))
+			report(&bad_cpu_order, "CPU order broken", r->cpu,
+			       r->pos);
+		if (last_pos[r->cpu] &&
+		    r->ts - last_ts[r->cpu] >= RAMTRAIL_TS_SPAN)
+			n_big_gaps++;
+		if (r->ts < prev_ts)
+			report(&bad_merge_order, "merged stream out of order",
+			       r->cpu, r->pos);
+		prev_ts = r->ts;
+		last_pos[r->cpu] = r->pos;
+		last_ts[r->cpu] = r->ts;
+	}
+	for (cpu = 0; cpu < NCPU; cpu++) {
+		u32 i;
+
+		n_torn += cur[cpu].stats.torn;
+		n_lost += cur[cpu].stats.lost_words;
+		n_headerless += cur[cpu].stats.headerless_blocks;
+		for (i = 0; i < TABLE; i++) {
+			struct entry *e = table[cpu][i];
+			u64 g;
+
+			if (!e || atomic_load(&e->state) != COMMITTED)
+				continue;
+			g = e->pos >> RAMTRAIL_BLOCK_SHIFT;
+			if (head[cpu] > (g + BLOCKS) << RAMTRAIL_BLOCK_SHIFT)
+				continue;	/* a later lap entered its block */
+			n_expected++;
+			if (!seen[cpu][i])
+				report(&bad_missing, "completed record missing",
+				       cpu, e->pos);
+		}
+	}
+}
+
+static void crash_once(u8 *image)
+{
+	u64 gen = atomic_fetch_add(&freeze_gen, 1) + 1;
+	int cpu;
+
+	for (cpu = 0; cpu < NCPU; cpu++)
+		pthread_kill(cpus[cpu].thread, SIG_FREEZE);
+	while (atomic_load(&parked) < NCPU)
+		sched_yield();
+	memcpy(image, region->mem, region->size);
+	check_crash(image);
+	n_snap++;
+	atomic_store(&released, gen);
+	while (atomic_load(&parked))
+		sched_yield();
+}
+
+static void verdict(const char *name, bool ok, const char *fmt, u64 v)
+{
+	printf("  %-46s %s (", name, ok ? "ok" : "FAIL");
+	printf(fmt, (unsigned long long)v);
+	printf(")\n");
+	ok ? check_passed++ : check_failed++;
+}
+
+int main(int argc, char **argv)
+{
+	u64 snaps = argc > 1 ? strtoull(argv[1], NULL, 0) : 4000, s = 99;
+	pthread_t irq;
+	u8 *image;
+	int cpu;
+
+	printf("ramtrail crash-consistency test: %d writer threads with nested\n"
+	       "signal 'interrupts', %llu crashes at random instants\n", NCPU,
+	       (unsigned long long)snaps);
+	handle(SIG_IRQ, on_irq, 0, 0);
+	handle(SIG_NMI, on_nmi, SIG_IRQ, 0);
+	handle(SIG_FREEZE, on_freeze, SIG_IRQ, SIG_NMI);
+	region = test_region_new(NCPU, BLOCKS, 0);
+	image = aligned_alloc(RAMTRAIL_BLOCK_SIZE, region->size);
+	for (cpu = 0; cpu < NCPU; cpu++) {
+		cpus[cpu].ring = &region->ring[cpu];
+		cpus[cpu].log = calloc(LOG_SIZE, sizeof(struct entry));
+		pthread_create(&cpus[cpu].thread, NULL, writer, &cpus[cpu]);
+	}
+	pthread_create(&irq, NULL, interrupter, NULL);
+	while (n_snap < snaps) {
+		struct timespec d = { 0, xorshift(&s) % 1000000 };
+
+		nanosleep(&d, NULL);
+		crash_once(image);
+	}
+	atomic_store(&stop, 1);
+	pthread_join(irq, NULL);
+	for (cpu = 0; cpu < NCPU; cpu++)
+		pthread_join(cpus[cpu].thread, NULL);
+
+	printf("  checked %llu crashes, %llu decoded records, %llu completed "
+	       "records that had to be there\n", (unsigned long long)n_snap,
+	       (unsigned long long)n_records, (unsigned long long)n_expected);
+	printf("  dropped by the decoder: %llu torn, %llu lost words, "
+	       "%llu headerless blocks kept\n", (unsigned long long)n_torn,
+	       (unsigned long long)n_lost, (unsigned long long)n_headerless);
+	verdict("returned records are ones writers reserved", !bad_invented,
+		"%llu bad", bad_invented);
+	verdict("completed records are all returned", !bad_missing,
+		"%llu missing", bad_missing);
+	verdict("per-CPU order and timestamps kept", !bad_cpu_order,
+		"%llu bad", bad_cpu_order);
+	verdict("merged stream ordered by timestamp", !bad_merge_order,
+		"%llu bad", bad_merge_order);
+	verdict("crashes hit records in flight", n_inflight_snaps > snaps / 10,
+		"%llu crashes", n_inflight_snaps);
+	verdict("zones wrapped many laps", max_laps >= 10, "%llu laps",
+		max_laps);
+	verdict("extended timestamps crossed and checked", n_big_gaps > 0,
+		"%llu gaps >= 2^26", n_big_gaps);
+	return check_summary();
+}
