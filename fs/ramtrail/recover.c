@@ -343,6 +343,7 @@ static bool rt_enter_block(struct ramtrail_zone_cursor *c)
 	bool current;
 	u64 g, ts;
 
+	c->block = b;
 	c->stats.blocks++;
 	if (!rt_block_sane(c, c->g, &current)) {
 		c->stats.corrupt_blocks++;
@@ -396,10 +397,8 @@ static void rt_fill(struct ramtrail_zone_cursor *c, const u64 *w,
  */
 bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 {
-	unsigned int lap;
-	const u64 *b;
-
 	for (;;) {
+		const u64 *b;
 		u64 w;
 		unsigned int n, type;
 
@@ -417,7 +416,7 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 			c->g++;
 			continue;
 		}
-		b = rt_block(c, c->g, &lap);
+		b = c->block;
 		w = rt_load(b + c->word);
 		type = rt_type(w);
 		if (!w || rt_lap(w) != c->lap) {

@@ -87,6 +87,7 @@ struct ramtrail_zone_stats {
  * @nr_blocks: blocks in the zone
  * @cpu: zone number
  * @g: block number being read
+ * @block: first word of block @g
  * @g_last: newest block number to read
  * @word: next word in block @g
  * @lap: lap bits of block @g
@@ -102,6 +103,7 @@ struct ramtrail_zone_cursor {
 	u32 nr_blocks;
 	u32 cpu;
 	u64 g;
+	const u64 *block;
 	u64 g_last;
 	u32 word;
 	u32 lap;

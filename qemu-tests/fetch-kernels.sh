@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2015  # "A && B || die" is meant: die exits either way
+#
+# fetch-kernels.sh [6.1|6.12|all]   (default: all)
+#
+# Unpacks Debian's bookworm 6.1 and bookworm-backports 6.12 kernels (image,
+# headers, kbuild) under ${RAMTRAIL_CACHE:-~/.cache/ramtrail}, so ramtrail can be
+# built and booted in QEMU against both without installing a kernel on the host;
+# also installs the host tools the QEMU tests need.  A kernel with a stamp
+# (k61.stamp, k612.stamp) is reused as-is; delete the stamp to re-resolve.
+#
+# Prints one line per kernel and writes a sourceable $CACHE/k61.env / k612.env
+# (KVER KDIR VMLINUZ RELEASE KBUILD_ARGS [PAHOLE]).  Build a module with:
+#   . $CACHE/k612.env && make -C "$KDIR" M=$PWD $KBUILD_ARGS modules
+set -euo pipefail
+
+CACHE=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}
+WANT=${1:-all}
+export DEBIAN_FRONTEND=noninteractive
+die() { echo "fetch-kernels: error: $*" >&2; exit 1; }
+log() { echo "fetch-kernels: $*" >&2; }
+case $WANT in 6.1|6.12|all) ;; *) die "usage: $0 [6.1|6.12|all]" ;; esac
+
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+# As root, apt downloads as the _apt user, which cannot write under $HOME;
+# packages are still hash-checked against the signed Release files.
+NOSANDBOX=(-o APT::Sandbox::User=root)
+APT=()		# extra apt options: empty = the host's own sources and lists
+
+UPDATED=
+apt_update() {	# at most once per run, and only when something is missing
+	[ -n "$UPDATED" ] && return 0; UPDATED=1
+	log "apt-get update"; $SUDO apt-get update -q >&2 || die "apt-get update failed"
+}
+
+# Candidate version of package $1 (empty if unknown).
+pkg_version() {
+	apt-cache "${APT[@]}" show --no-all-versions "$1" 2>/dev/null |
+		awk '/^Version:/ { print $2; exit }' || true
+}
+
+# qemu/busybox/cpio/kmod: the QEMU guest and its initramfs.  The rest: kbuild for
+# M= builds (Debian's linux-kbuild ships modpost/objtool prebuilt against libelf
+# and libssl; the kernel was built with gcc-12), and the libraries of the
+# unpacked, not installed, pahole (libdw1, libbpf1).
+host_tools() {
+	local p missing=()
+	for p in qemu-system-x86 busybox-static cpio kmod xz-utils gcc gcc-12 make bc \
+		flex bison libelf-dev libdw1 libbpf1; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	apt_update
+	log "installing host tools: ${missing[*]}"
+	$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+		die "apt-get install ${missing[*]} failed"
+}
+
+# The mirror is whatever the host's own apt sources use for bookworm.
+mirror_uri() {
+	local u
+	u=$(awk 'BEGIN { RS = ""; FS = "\n" }
+		{ uri = ""; deb = 0; bw = 0; on = 1
+		  for (i = 1; i <= NF; i++) { l = $i " "
+			if (l ~ /^[ \t]*#/) continue
+			if (l ~ /^Types:/ && l ~ /[ \t]deb[ \t]/) deb = 1
+			if (l ~ /^Suites:/ && l ~ /[ \t]bookworm[ \t]/) bw = 1
+			if (l ~ /^Enabled:[ \t]*no/) on = 0
+			if (l ~ /^URIs:/) { split(l, a, /[ \t]+/); uri = a[2] } }
+		  if (deb && bw && on && uri != "") { print uri; exit } }' \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+	[ -n "$u" ] || u=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		sed -E 's/\[[^]]*\]//' | awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }')
+	[ -n "$u" ] || die "no 'bookworm' entry in the host's apt sources"
+	echo "${u%/}"
+}
+
+# fetch_kernel NAME KVER [PAHOLE]: resolve, download, unpack, describe a kernel.
+fetch_kernel() {
+	local name=$1 kver=$2 pahole=${3:-} dest=$CACHE/$1 debs=$CACHE/debs/$1
+	local abi img hver common kbuild p v f kdir rel files=() specs=()
+
+	if [ ! -f "$CACHE/$name.stamp" ] || [ ! -f "$CACHE/$name.env" ] || [ ! -d "$dest" ]; then
+		abi=$(apt-cache "${APT[@]}" depends linux-image-amd64 2>/dev/null |
+			sed -n 's/^ *Depends: linux-image-//p' | grep "^$kver\." | sort -V | tail -n1 || true)
+		[ -n "$abi" ] || die "$name: no linux-image-$kver.* behind linux-image-amd64"
+		img=linux-image-$abi-unsigned
+		[ -n "$(pkg_version "$img")" ] || img=linux-image-$abi
+		hver=$(pkg_version "linux-headers-$abi")
+		[ -n "$hver" ] || die "$name: linux-headers-$abi not found"
+		# The common-headers and kbuild package names differ between 6.1 and
+		# 6.12 (linux-kbuild-6.1 vs linux-kbuild-6.12.95+deb12): ask the headers.
+		read -r common kbuild < <(apt-cache "${APT[@]}" show --no-all-versions "linux-headers-$abi" |
+			sed -n 's/^Depends: //p' | tr ',' '\n' | awk '$1 ~ /^linux-headers-.*-common$/ { c = $1 }
+				$1 ~ /^linux-kbuild-/ { k = $1 } END { print c, k }')
+		[ -n "$common" ] && [ -n "$kbuild" ] || die "$name: cannot parse linux-headers-$abi Depends"
+		for p in "$img" "linux-headers-$abi" "$common" "$kbuild"; do
+			# Pin to the headers' version: bookworm main also has an older
+			# linux-kbuild-6.1 than bookworm-security's headers want.
+			v=$(pkg_version "$p=$hver")
+			[ -n "$v" ] || die "$name: $p $hver not found"
+			f=${p}_${v//:/%3a}_
+			compgen -G "$debs/$f*.deb" >/dev/null || specs+=("$p=$v")
+			files+=("$f")
+		done
+		mkdir -p "$debs"
+		[ ${#specs[@]} -eq 0 ] || { log "$name: downloading ${specs[*]}"
+			(cd "$debs" && apt-get "${APT[@]}" "${NOSANDBOX[@]}" -q download "${specs[@]}" >&2) ||
+				die "$name: apt-get download failed (${specs[*]})"; }
+		log "$name: unpacking into $dest"
+		rm -rf "$dest.tmp" "$dest" "$CACHE/$name.stamp"
+		mkdir -p "$dest.tmp"
+		for f in "${files[@]}"; do
+			f=$(compgen -G "$debs/$f*.deb")
+			dpkg-deb -x "$f" "$dest.tmp" || { rm -f "$f"; die "$name: bad $f (deleted, re-run)"; }
+		done
+		for f in "$debs"/*.deb; do	# drop superseded ABIs' .debs
+			printf '%s\n' "${files[@]}" | grep -qxF "$(basename "$f" | sed 's/_[^_]*$/_/')" || rm -f "$f"
+		done
+		# The flavour Makefile includes the common tree by absolute path; all
+		# else (the scripts/ and tools/ symlinks) is relative to the prefix.
+		kdir=$dest/usr/src/linux-headers-$abi
+		sed -i "s|^include /usr/src/|include $dest/usr/src/|" "$dest.tmp/usr/src/linux-headers-$abi/Makefile"
+		mv "$dest.tmp" "$dest"
+		# Not include/config/kernel.release: it says "6.1.192" in 6.1.
+		rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$kdir/include/generated/utsrelease.h")
+		[ "$rel" = "$abi" ] && [ -f "$dest/boot/vmlinuz-$abi" ] && [ -d "$dest/lib/modules/$abi" ] ||
+			die "$name: unpacked tree is inconsistent (release '$rel', ABI $abi)"
+		# CC needs no override: .kernelvariables picks gcc-12 (6.1) and
+		# x86_64-linux-gnu-gcc-12 (6.12), both from the host's gcc-12.
+		printf 'KVER=%s\nKDIR=%s\nVMLINUZ=%s\nRELEASE=%s\nKBUILD_ARGS="%s"\n%s' "$kver" "$kdir" \
+			"$dest/boot/vmlinuz-$abi" "$rel" "${pahole:+PAHOLE=$pahole}" "${pahole:+PAHOLE=$pahole$'\n'}" \
+			>"$CACHE/$name.env"
+		printf '%s\n' "$abi" "${files[@]}" >"$CACHE/$name.stamp"
+	fi
+	# shellcheck source=/dev/null disable=SC2153  # KVER etc. come from the .env
+	(. "$CACHE/$name.env" && echo "KVER=$KVER KDIR=$KDIR VMLINUZ=$VMLINUZ RELEASE=$RELEASE${PAHOLE:+ PAHOLE=$PAHOLE}")
+}
+
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.lock"	# serialise concurrent runs on the same cache
+flock 9
+host_tools
+
+if [ "$WANT" != 6.12 ]; then
+	# A fresh machine may have no package lists yet.
+	[ -f "$CACHE/k61.stamp" ] || [ -n "$(pkg_version linux-image-amd64)" ] || apt_update
+	fetch_kernel k61 6.1
+fi
+
+if [ "$WANT" != 6.1 ]; then
+	# The 6.12 headers ship vmlinux, so kbuild makes module BTF with pahole;
+	# bookworm's pahole 1.24 does it and need not be installed, just unpacked.
+	PAHOLE=$CACHE/tools/usr/bin/pahole
+	if ! "$PAHOLE" --version >/dev/null 2>&1; then
+		[ -n "$(pkg_version pahole)" ] || apt_update
+		v=$(pkg_version pahole)
+		mkdir -p "$CACHE/tools" "$CACHE/debs/tools"
+		(cd "$CACHE/debs/tools" && apt-get "${NOSANDBOX[@]}" -q download "pahole=$v" >&2) ||
+			die "apt-get download pahole failed"
+		dpkg-deb -x "$CACHE/debs/tools/pahole_${v//:/%3a}_amd64.deb" "$CACHE/tools"
+		"$PAHOLE" --version >/dev/null || die "unpacked pahole does not run"
+	fi
+	# Private apt state: bookworm-backports never reaches the host's sources or lists.
+	A=$CACHE/apt
+	APT=(-o "Dir::Etc::SourceList=$A/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache")
+	if [ ! -f "$CACHE/k612.stamp" ]; then
+		mirror=$(mirror_uri)
+		mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main" \
+			>"$A/sources.list"
+		log "apt-get update (private bookworm-backports lists)"
+		apt-get "${APT[@]}" "${NOSANDBOX[@]}" -q --error-on=any update >&2 ||
+			die "apt-get update of bookworm-backports failed"
+	fi
+	fetch_kernel k612 6.12 "$PAHOLE"
+fi

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Userspace microbenchmark of the record path and the decoder: the same
+ * sources the module builds, with the TSC as clock. Prints medians of
+ * several repetitions. Asserts nothing: it is a measurement, not a test.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "testlib.h"
+
+#define REPS		7
+#define RECORDS		(8u << 20)
+#define ZONE_BLOCKS	4096		/* 16 MiB per CPU */
+
+enum kind { FUNC, FUNC_PARENT, EVENT16, NR_KINDS };
+
+static const char *const kind_name[NR_KINDS] = {
+	"function entry", "function entry + parent", "event, 16 B payload",
+};
+
+struct job {
+	struct ramtrail_ring *ring;
+	enum kind kind;
+	int cpu;
+	pthread_barrier_t *start;
+	double ns;
+};
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *run(void *arg)
+{
+	static const u32 data[4] = { 1, 2, 3, 4 };
+	struct job *j = arg;
+	double t0;
+	u32 i;
+
+	pin(j->cpu);
+	pthread_barrier_wait(j->start);
+	t0 = now_ns();
+	for (i = 0; i < RECORDS; i++) {
+		switch (j->kind) {
+		case FUNC:
+			ramtrail_ring_func(j->ring, 0x100000 + (i & 0xfff), 0);
+			break;
+		case FUNC_PARENT:
+			ramtrail_ring_func(j->ring, 0x100000 + (i & 0xfff),
+					   0x200000 + (i & 0x3ff));
+			break;
+		default:
+			ramtrail_ring_write(j->ring, RAMTRAIL_W_EVENT,
+					    RAMTRAIL_EVENT_HEAD(7, 16), data, 4);
+		}
+	}
+	j->ns = (now_ns() - t0) / RECORDS;
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+/* ns per record with @threads writers at once, one zone each. */
+static double measure(enum kind kind, int threads, double *bytes)
+{
+	double ns[REPS];
+	int rep, k;
+
+	for (rep = 0; rep < REPS; rep++) {
+		struct test_region *t = test_region_new(threads, ZONE_BLOCKS, 0);
+		pthread_barrier_t start;
+		pthread_t tid[2];
+		struct job job[2];
+		double sum = 0;
+
+		pthread_barrier_init(&start, NULL, threads);
+		for (k = 0; k < threads; k++) {
+			job[k] = (struct job){ &t->ring[k], kind, k, &start, 0 };
+			pthread_create(&tid[k], NULL, run, &job[k]);
+		}
+		for (k = 0; k < threads; k++) {
+			pthread_join(tid[k], NULL);
+			sum += job[k].ns;
+		}
+		ns[rep] = sum / threads;
+		*bytes = (double)local_read(&t->ring[0].pos) / RECORDS;
+		pthread_barrier_destroy(&start);
+		test_region_free(t);
+	}
+	return median(ns, REPS);
+}
+
+static double rdtsc_ns(void)
+{
+	double ns[REPS], t0;
+	volatile u64 sink;
+	int rep, i;
+
+	for (rep = 0; rep < REPS; rep++) {
+		t0 = now_ns();
+		for (i = 0; i < RECORDS; i++)
+			sink = ramtrail_clock();
+		ns[rep] = (now_ns() - t0) / RECORDS;
+	}
+	(void)sink;
+	return median(ns, REPS);
+}
+
+/* Decoder throughput over a full 2-zone region, against memcpy of it. */
+static void decode_rate(void)
+{
+	struct test_region *t = test_region_new(2, ZONE_BLOCKS, 0);
+	struct ramtrail_record *none = NULL;
+	double dec[REPS], cpy[REPS], t0, mb;
+	u8 *copy = malloc(t->size);
+	size_t n = 0;
+	int rep;
+	u32 i;
+
+	for (i = 0; i < 2 * ZONE_BLOCKS * 500; i++)
+		ramtrail_ring_func(&t->ring[i & 1], i & 0xffff, i & 0xfff);
+	mb = t->size / 1e6;
+	for (rep = 0; rep < REPS; rep++) {
+		t0 = now_ns();
+		n = test_decode(t, none, 0, NULL);
+		dec[rep] = mb / ((now_ns() - t0) / 1e9);
+		t0 = now_ns();
+		memcpy(copy, t->mem, t->size);
+		cpy[rep] = mb / ((now_ns() - t0) / 1e9);
+	}
+	printf("| decode + merge, 2 zones of 16 MiB | %10.0f MB/s | %zu records |\n",
+	       median(dec, REPS), n);
+	printf("| memcpy of the same region          | %10.0f MB/s | decode/memcpy %.2f |\n",
+	       median(cpy, REPS), median(dec, REPS) / median(cpy, REPS));
+	free(copy);
+	test_region_free(t);
+}
+
+int main(void)
+{
+	double bytes;
+	int k;
+
+	printf("ramtrail core benchmark (userspace, this machine's TSC clock)\n");
+	printf("%u records per run, median of %d runs; threads pinned, one zone each\n\n",
+	       RECORDS, REPS);
+	printf("| record | threads | ns/record | bytes/record |\n");
+	printf("|---|---|---|---|\n");
+	for (k = 0; k < NR_KINDS; k++) {
+		double ns1 = measure(k, 1, &bytes), ns2;
+
+		printf("| %s | 1 | %.2f | %.1f |\n", kind_name[k], ns1, bytes);
+		ns2 = measure(k, 2, &bytes);
+		printf("| %s | 2 | %.2f | %.1f |\n", kind_name[k], ns2, bytes);
+	}
+	printf("| (clock read alone) | 1 | %.2f | - |\n\n", rdtsc_ns());
+	printf("| decoder | rate | note |\n|---|---|---|\n");
+	decode_rate();
+	printf("\nA benchmark, not a test: nothing here is asserted.\n");
+	return 0;
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes the fuzzer's seed corpus: small regions filled by the real writer
+ * (fresh, one lap, many laps, every record kind, big clock gaps), and
+ * damaged copies of them (torn words, lost header, random block, flipped
+ * bits, truncation, future version). Deterministic: same seeds every run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "testlib.h"
+
+static u64 now = 1000, step = 7;
+
+u64 ramtrail_clock(void)
+{
+	now += step;
+	return now;
+}
+
+static const char *dir;
+static int nr;
+
+static void save(const char *name, const void *p, size_t len)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%02d-%s", dir, nr++, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static struct test_region *filled(u32 cpus, u32 records, bool gaps)
+{
+	struct test_region *t = test_region_new(cpus, 2, 0);
+	u32 i, cont[4] = { 0x64636261, 0x68676665, 0x6c6b6a69, 0x706f6e6d };
+
+	for (i = 0; i < records; i++) {
+		struct ramtrail_ring *r = &t->ring[i % cpus];
+
+		step = gaps && i % 5 == 0 ? RAMTRAIL_TS_SPAN + i : 7;
+		switch (i % 3) {
+		case 0:
+			ramtrail_ring_func(r, i, 0);
+			break;
+		case 1:
+			ramtrail_ring_func(r, i, i * 3);
+			break;
+		default:
+			ramtrail_ring_write(r, RAMTRAIL_W_EVENT,
+					    RAMTRAIL_EVENT_HEAD(i, i % 17),
+					    cont, DIV_ROUND_UP(i % 17, 4));
+		}
+	}
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	struct test_region *t;
+	u64 *zone;
+	u32 i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: mkseeds DIR\n");
+		return 2;
+	}
+	dir = argv[1];
+	srandom(7);
+
+	t = filled(2, 0, false);
+	save("fresh", t->mem, t->size);
+	test_region_free(t);
+
+	t = filled(2, 300, false);
+	save("one-lap", t->mem, t->size);
+	test_region_free(t);
+
+	t = filled(1, 5000, true);
+	save("laps-gaps", t->mem, t->size);
+	zone = test_zone(t, 0);
+	zone[0] = 0;
+	zone[RAMTRAIL_BLOCK_WORDS + 5] &= ~0x30ULL;
+	save("lost-header-torn", t->mem, t->size);
+	for (i = 0; i < RAMTRAIL_BLOCK_WORDS; i++)
+		zone[i] = (u64)random() << 32 ^ random();
+	save("random-block", t->mem, t->size);
+	save("truncated", t->mem, t->size - 5000);
+	test_region_free(t);
+
+	t = filled(3, 3000, false);
+	for (i = 0; i < 40; i++)
+		t->mem[t->hdr->zone_offset + random() % (t->size -
+						t->hdr->zone_offset)] ^=
+			1 << (random() % 8);
+	save("bit-flips", t->mem, t->size);
+	t->hdr->version = RAMTRAIL_VERSION + 1;
+	test_region_seal(t);
+	save("future-version", t->mem, t->size);
+	test_region_free(t);
+	return 0;
+}

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs the userspace suites, shows each one's result and sums them up in
+# the project's closing line "N passed, N failed".
+#   FUZZ_TIME   seconds of fuzzing (default 60)
+#   CRASHES     crash instants for the crash-consistency test (default 4000)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=$top/build/tools
+passed=0 failed=0
+summary=()
+
+# Run one suite; its last line must be "N passed, N failed".
+suite() {
+	local name=$1 log=$top/build/$1.log last p f
+	shift
+	echo "== $name"
+	"$@" 2>&1 | tee "$log"
+	last=$(tail -n 1 "$log")
+	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+	else
+		p=0 f=1
+		echo "$name: no result line (crashed?)"
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+	summary+=("$(printf '%-14s %s passed, %s failed' "$name" "$p" "$f")")
+}
+
+# libFuzzer prints no such line: one test, passed when it found nothing.
+fuzz() {
+	local corpus=$top/build/fuzz-corpus
+	mkdir -p "$corpus"
+	"$bin/fuzz_decode" -max_len=65536 -max_total_time="${FUZZ_TIME:-60}" \
+		-print_final_stats=1 -artifact_prefix="$top/build/" \
+		"$corpus" "$top/tools/fuzz/corpus" 2>&1 | tail -n 6
+	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
+		echo "1 passed, 0 failed"
+	else
+		echo "fuzz_decode found a crash: see $top/build/crash-*"
+		echo "0 passed, 1 failed"
+	fi
+}
+
+if ! make -s -C "$top/tools" O="$bin" all "$bin/fuzz_decode"; then
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+suite unit "$bin/test_decode"
+suite unit-asan "$bin/test_decode_san"
+suite crash "$bin/test_crash" "${CRASHES:-4000}"
+suite fuzz fuzz
+echo
+printf '%s\n' "${summary[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
