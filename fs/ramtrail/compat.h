@@ -32,9 +32,10 @@ static __always_inline u64 ramtrail_clock(void)
 #endif
 }
 
-static inline u32 ramtrail_crc32(const void *p, size_t len)
+/* Raw CRC32 (IEEE) state update: no inversion in or out. */
+static inline u32 ramtrail_crc32_update(u32 crc, const void *p, size_t len)
 {
-	return ~crc32_le(~0U, p, len);
+	return crc32_le(crc, p, len);
 }
 
 static inline u64 ramtrail_mul_div(u64 a, u64 b, u64 c)
@@ -115,7 +116,7 @@ static inline u64 ramtrail_mul_div(u64 a, u64 b, u64 c)
 	return (u64)((unsigned __int128)a * b / c);
 }
 
-u32 ramtrail_crc32(const void *p, size_t len);
+u32 ramtrail_crc32_update(u32 crc, const void *p, size_t len);
 
 #ifdef RAMTRAIL_CLOCK_RDTSC
 #include <x86intrin.h>

@@ -215,15 +215,15 @@ static bool rt_header_at(const struct ramtrail_zone_cursor *c, u32 index,
 /*
  * Check a block believed to be block number @g before reading it.
  * Return: false if it holds a word no writer of block @g produces;
- * *current tells whether any word was written for block @g.
+ * *written tells whether any word was written for block @g.
  */
 static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
-			  bool *current)
+			  bool *written)
 {
 	unsigned int lap, i;
 	const u64 *b = rt_block(c, g, &lap);
 
-	*current = false;
+	*written = false;
 	for (i = 0; i < RT_WORDS; i++) {
 		u64 w = rt_load(b + i), hg, ts;
 		unsigned int type = rt_type(w);
@@ -241,7 +241,7 @@ static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 			return false;
 		if (type == RAMTRAIL_W_EVENT && rt_payload(w) >> 24)
 			return false;
-		*current = true;
+		*written = true;
 	}
 	return true;
 }
@@ -250,7 +250,7 @@ static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 static void rt_zone_window(struct ramtrail_zone_cursor *c)
 {
 	u64 g, prev, top = 0, start = 0;
-	bool found = false, corroborated = false, current;
+	bool found = false, corroborated = false, written;
 	u32 i;
 
 	for (i = 0; i < c->nr_blocks; i++) {
@@ -277,7 +277,7 @@ static void rt_zone_window(struct ramtrail_zone_cursor *c)
 
 		if (!(rt_header_at(c, (b - c->zone) / RT_WORDS, &hg) &&
 		      hg == g) &&
-		    !(rt_block_sane(c, g, &current) && current))
+		    !(rt_block_sane(c, g, &written) && written))
 			break;
 		top = g;
 		found = true;
@@ -340,12 +340,12 @@ static void rt_set_base(struct ramtrail_zone_cursor *c, u64 full)
 static bool rt_enter_block(struct ramtrail_zone_cursor *c)
 {
 	const u64 *b = rt_block(c, c->g, &c->lap);
-	bool current;
+	bool written;
 	u64 g, ts;
 
 	c->block = b;
 	c->stats.blocks++;
-	if (!rt_block_sane(c, c->g, &current)) {
+	if (!rt_block_sane(c, c->g, &written)) {
 		c->stats.corrupt_blocks++;
 		c->have_base = false;
 		return false;
@@ -554,4 +554,55 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
 		       ramtrail_mul_div(ts - ref, 1000000000ULL, hdr->clock_hz);
 	return hdr->clock_ref_ns -
 	       ramtrail_mul_div(ref - ts, 1000000000ULL, hdr->clock_hz);
+}
+
+/**
+ * ramtrail_saved_checksum() - CRC32 of a saved trace header
+ * @t: the header, its checksum field taken as 0
+ *
+ * Return: the checksum to store in or compare with @t->checksum.
+ */
+u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t)
+{
+	return ramtrail_crc32_skip(t, sizeof(*t),
+				   offsetof(struct ramtrail_saved_trace, checksum));
+}
+
+/**
+ * ramtrail_saved_next() - walk the saved traces of a region
+ * @reg: region opened with ramtrail_region_open()
+ * @off: offset in the saved area; 0 to start, advanced past the entry
+ *
+ * Erased entries are returned too (their magic says so): they still take
+ * their place. An entry is returned only if its header checksum holds and
+ * its modules and records lie inside the saved area.
+ *
+ * Return: the entry, or NULL at the end of the list.
+ */
+const struct ramtrail_saved_trace *
+ramtrail_saved_next(const struct ramtrail_region *reg, u64 *off)
+{
+	const struct ramtrail_region_header *h = &reg->hdr;
+	const struct ramtrail_saved_trace *t;
+	u64 room, need;
+
+	if (*off % 8 || *off > h->saved_size ||
+	    h->saved_size - *off < sizeof(*t))
+		return NULL;
+	t = (const void *)(reg->base + h->saved_offset + *off);
+	if ((t->magic != RAMTRAIL_SAVED_MAGIC &&
+	     t->magic != RAMTRAIL_SAVED_ERASED) ||
+	    t->checksum != ramtrail_saved_checksum(t))
+		return NULL;
+	room = h->saved_size - *off;
+	need = sizeof(*t) + (u64)t->modtab_count *
+	       sizeof(struct ramtrail_module_entry);
+	if (t->size % 8 || t->size > room || need > t->size ||
+	    t->nr_records != (t->size - need) /
+			     sizeof(struct ramtrail_saved_record) ||
+	    (t->size - need) % sizeof(struct ramtrail_saved_record) ||
+	    t->nr_cpus > RAMTRAIL_MAX_CPUS)
+		return NULL;
+	*off += t->size;
+	return t;
 }

@@ -142,9 +142,13 @@ void ramtrail_merge_init(struct ramtrail_merge *m,
 			 struct ramtrail_zone_cursor *cursor, u32 *heap);
 const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m);
 u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts);
+const struct ramtrail_saved_trace *
+ramtrail_saved_next(const struct ramtrail_region *reg, u64 *off);
+u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t);
 
 /* region.c: building a region, shared with the writer side. */
 u32 ramtrail_header_checksum(const struct ramtrail_region_header *hdr);
+u32 ramtrail_crc32_skip(const void *p, size_t len, size_t field);
 int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,
 		    u32 nr_cpus, u32 dmesg_count, u64 dmesg_size,
 		    u64 saved_size, u32 modtab_count);

@@ -13,10 +13,31 @@
  */
 u32 ramtrail_header_checksum(const struct ramtrail_region_header *hdr)
 {
-	struct ramtrail_region_header h = *hdr;
+	return ramtrail_crc32_skip(hdr, sizeof(*hdr),
+				   offsetof(struct ramtrail_region_header,
+					    checksum));
+}
 
-	h.checksum = 0;
-	return ramtrail_crc32(&h, sizeof(h));
+/**
+ * ramtrail_crc32_skip() - CRC32 of a structure, one u32 field taken as 0
+ * @p: the structure
+ * @len: its size
+ * @field: offset of the u32 to skip (the checksum itself)
+ *
+ * Computed in place: the checksum is sealed in panic context, where a copy
+ * of a 4 KiB header on the stack is not welcome.
+ *
+ * Return: CRC32 (IEEE).
+ */
+u32 ramtrail_crc32_skip(const void *p, size_t len, size_t field)
+{
+	static const u32 zero;
+	u32 crc = ramtrail_crc32_update(~0U, p, field);
+
+	crc = ramtrail_crc32_update(crc, &zero, sizeof(zero));
+	crc = ramtrail_crc32_update(crc, (const u8 *)p + field + sizeof(zero),
+				    len - field - sizeof(zero));
+	return ~crc;
 }
 
 static u64 rt_page_align(u64 v)

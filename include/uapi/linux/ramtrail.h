@@ -117,6 +117,7 @@ enum ramtrail_state {
 	RAMTRAIL_STATE_RECORDING	= 2,
 	RAMTRAIL_STATE_FROZEN		= 3,	/* oops/panic: zones hold the tail */
 	RAMTRAIL_STATE_STOPPED		= 4,	/* clean stop (module unload) */
+	RAMTRAIL_STATE_SAVED		= 5,	/* zones copied to the saved area */
 };
 
 enum ramtrail_freeze_reason {
@@ -173,6 +174,7 @@ struct ramtrail_cpu_info {
  * @freeze_cpu: CPU that froze recording
  * @freeze_cycles: counter value when recording froze
  * @release: uname -r of the writing kernel, NUL-terminated
+ * @phys_addr: physical address the region was formatted at
  * @cpu: per-zone facts, @nr_cpus of them
  */
 struct ramtrail_region_header {
@@ -205,7 +207,8 @@ struct ramtrail_region_header {
 	__u32 freeze_cpu;
 	__u64 freeze_cycles;
 	char release[64];
-	__u64 reserved[8];
+	__u64 phys_addr;
+	__u64 reserved[7];
 	struct ramtrail_cpu_info cpu[RAMTRAIL_MAX_CPUS];
 };
 
@@ -243,6 +246,80 @@ struct ramtrail_dmesg_header {
 	__u32 part;
 	__u32 compressed;
 	__u32 count;
+};
+
+/*
+ * The saved area holds merged traces of earlier boots, back to back, each a
+ * struct ramtrail_saved_trace, then modtab_count module entries, then
+ * nr_records struct ramtrail_saved_record in time order. The first entry
+ * whose magic is neither RAMTRAIL_SAVED_MAGIC nor RAMTRAIL_SAVED_ERASED
+ * ends the list.
+ */
+#define RAMTRAIL_SAVED_MAGIC		0x44564153 /* "SAVD" */
+#define RAMTRAIL_SAVED_ERASED		0x44524545 /* "EERD" */
+/* Records per pstore file (24 bytes each there: under 6.1's 4 MiB kmalloc) */
+#define RAMTRAIL_SAVED_PART_RECORDS	131072
+
+/**
+ * struct ramtrail_saved_trace - one boot's trace, recovered and merged
+ * @magic: RAMTRAIL_SAVED_MAGIC, or RAMTRAIL_SAVED_ERASED once all is erased
+ * @checksum: CRC32 of this struct, the field as 0
+ * @size: bytes of the whole entry (this struct, modules and records)
+ * @boot_id: boot that recorded the trace
+ * @nonce: nonce of the region format that boot wrote
+ * @nr_records: records that follow the module entries
+ * @erased: bit n set: pstore part n was erased
+ * @text_base: text base of the recording boot
+ * @anchor_addr: anchor address of the recording boot
+ * @nr_cpus: zones merged
+ * @state: enum ramtrail_state of the region when recovered
+ * @freeze_reason: enum ramtrail_freeze_reason
+ * @freeze_cpu: CPU that froze recording
+ * @modtab_count: module entries that follow this struct
+ * @flags: RAMTRAIL_F_* of the recording boot
+ * @dropped: records the writers refused
+ * @corrupt_blocks: blocks dropped by the decoder
+ * @torn: torn records dropped by the decoder
+ * @lost_words: words of unfinished writes skipped by the decoder
+ * @no_time: records dropped for lack of a timestamp base
+ * @skipped: recovered records that did not fit in the saved area (oldest)
+ * @release: uname -r of the recording kernel
+ */
+struct ramtrail_saved_trace {
+	__u32 magic;
+	__u32 checksum;
+	__u64 size;
+	__u64 boot_id;
+	__u64 nonce;
+	__u64 nr_records;
+	__u64 erased;
+	__u64 text_base;
+	__u64 anchor_addr;
+	__u32 nr_cpus;
+	__u32 state;
+	__u32 freeze_reason;
+	__u32 freeze_cpu;
+	__u32 modtab_count;
+	__u32 flags;
+	__u64 dropped;
+	__u64 corrupt_blocks;
+	__u64 torn;
+	__u64 lost_words;
+	__u64 no_time;
+	__u64 skipped;
+	char release[64];
+};
+
+/**
+ * struct ramtrail_saved_record - a merged function record
+ * @ts_cpu: CLOCK_MONOTONIC ns of the recording boot << 8 | CPU
+ * @ip: function, offset from the trace's text base
+ * @parent: caller, offset from the text base, or 0
+ */
+struct ramtrail_saved_record {
+	__u64 ts_cpu;
+	__u32 ip;
+	__u32 parent;
 };
 
 #endif /* _UAPI_LINUX_RAMTRAIL_H */

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pstore backend "ramtrail": saved traces appear as ftrace-ramtrail-N
+ * (struct pstore_ftrace_record, relocated to this boot's addresses so that
+ * pstore prints symbols), oops/panic logs as dmesg-ramtrail-N. Removing a
+ * file erases it from the region for good.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/kmsg_dump.h>
+#include <linux/module.h>
+#include <linux/pstore.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+#include <linux/version.h>
+#include "internal.h"
+
+/* Where read() is: dmesg slots first, then the parts of saved traces. */
+static struct {
+	u32 slot;
+	u64 off;	/* saved trace being read */
+	u32 part;	/* next part of it */
+	u64 id;		/* id of that part */
+} ramtrail_cursor;
+
+static struct ramtrail_dmesg_header *ramtrail_dmesg(u32 slot)
+{
+	const struct ramtrail_region_header *h = ramtrail.hdr;
+
+	return (void *)(ramtrail.base + h->dmesg_offset + slot * h->dmesg_size);
+}
+
+static bool ramtrail_dmesg_valid(const struct ramtrail_dmesg_header *d)
+{
+	return d->magic == RAMTRAIL_DMESG_MAGIC &&
+	       d->len <= ramtrail.hdr->dmesg_size - sizeof(*d);
+}
+
+static struct ramtrail_saved_trace *ramtrail_trace_at(u64 off)
+{
+	return (void *)(ramtrail.base + ramtrail.hdr->saved_offset + off);
+}
+
+static u32 ramtrail_parts(const struct ramtrail_saved_trace *t)
+{
+	return DIV_ROUND_UP(t->nr_records, RAMTRAIL_SAVED_PART_RECORDS);
+}
+
+static int ramtrail_open(struct pstore_info *psi)
+{
+	memset(&ramtrail_cursor, 0, sizeof(ramtrail_cursor));
+	return 0;
+}
+
+static ssize_t ramtrail_read_dmesg(struct pstore_record *record, u32 slot)
+{
+	struct ramtrail_dmesg_header *d = ramtrail_dmesg(slot);
+
+	record->buf = kmemdup(d + 1, d->len, GFP_KERNEL);
+	if (!record->buf)
+		return -ENOMEM;
+	record->type = PSTORE_TYPE_DMESG;
+	record->id = slot;
+	record->size = d->len;
+	record->compressed = d->compressed;
+	record->reason = d->reason;
+	record->part = d->part;
+	record->count = d->count;
+	record->time = ns_to_timespec64(d->time_ns);
+	return d->len;
+}
+
+static ssize_t ramtrail_read_part(struct pstore_record *record,
+				  const struct ramtrail_saved_trace *t,
+				  u32 part, u64 id)
+{
+	const struct ramtrail_saved_record *s =
+		(const void *)((const struct ramtrail_module_entry *)(t + 1) +
+			       t->modtab_count);
+	u64 first = (u64)part * RAMTRAIL_SAVED_PART_RECORDS, i;
+	u64 n = min_t(u64, t->nr_records - first, RAMTRAIL_SAVED_PART_RECORDS);
+	struct pstore_ftrace_record *out;
+
+	out = kmalloc_array(n, sizeof(*out), GFP_KERNEL | __GFP_NOWARN);
+	if (!out)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct ramtrail_saved_record *r = &s[first + i];
+
+		out[i].ip = ramtrail_relocate(t, r->ip);
+		out[i].parent_ip = ramtrail_relocate(t, r->parent);
+		pstore_ftrace_write_timestamp(&out[i], r->ts_cpu >> 8);
+		pstore_ftrace_encode_cpu(&out[i], r->ts_cpu & 0xff);
+	}
+	record->type = PSTORE_TYPE_FTRACE;
+	record->id = id;
+	record->buf = (char *)out;
+	record->size = n * sizeof(*out);
+	return record->size;
+}
+
+static ssize_t ramtrail_read(struct pstore_record *record)
+{
+	struct ramtrail_saved_trace *t;
+	u64 off;
+
+	while (ramtrail_cursor.slot < ramtrail.hdr->dmesg_count) {
+		u32 slot = ramtrail_cursor.slot++;
+
+		if (ramtrail_dmesg_valid(ramtrail_dmesg(slot)))
+			return ramtrail_read_dmesg(record, slot);
+	}
+	for (;;) {
+		off = ramtrail_cursor.off;
+		t = (void *)ramtrail_saved_next(&ramtrail.reg, &off);
+		if (!t)
+			return 0;
+		while (ramtrail_cursor.part < ramtrail_parts(t)) {
+			u32 part = ramtrail_cursor.part++;
+			u64 id = ramtrail_cursor.id++;
+
+			if (t->magic == RAMTRAIL_SAVED_MAGIC &&
+			    !(part < 64 && (t->erased >> part & 1)))
+				return ramtrail_read_part(record, t, part, id);
+		}
+		ramtrail_cursor.off = off;
+		ramtrail_cursor.part = 0;
+	}
+}
+
+static void ramtrail_erase_trace_part(u64 id)
+{
+	struct ramtrail_saved_trace *t;
+	u64 off = 0, at = 0, first = 0;
+	bool all_erased = true;
+
+	while ((t = (void *)ramtrail_saved_next(&ramtrail.reg, &off))) {
+		u32 parts = ramtrail_parts(t);
+		u64 mask = parts >= 64 ? ~0ULL : (1ULL << parts) - 1;
+
+		if (id >= first && id < first + parts &&
+		    t->magic == RAMTRAIL_SAVED_MAGIC) {
+			u32 part = id - first;
+
+			if (part < 64)
+				t->erased |= 1ULL << part;
+			if (part >= 64 || (t->erased & mask) == mask)
+				t->magic = RAMTRAIL_SAVED_ERASED;
+			t->checksum = ramtrail_saved_checksum(t);
+			ramtrail_flush(t, sizeof(*t));
+		}
+		all_erased &= t->magic == RAMTRAIL_SAVED_ERASED;
+		first += parts;
+		at = off;
+	}
+	if (at && all_erased) {
+		/* Nothing left: the next boot's trace starts at the front. */
+		ramtrail_trace_at(0)->magic = 0;
+		ramtrail_flush(ramtrail_trace_at(0), sizeof(*t));
+	}
+}
+
+static int ramtrail_erase(struct pstore_record *record)
+{
+	if (record->type == PSTORE_TYPE_DMESG) {
+		struct ramtrail_dmesg_header *d;
+
+		if (record->id >= ramtrail.hdr->dmesg_count)
+			return -EINVAL;
+		d = ramtrail_dmesg(record->id);
+		d->magic = 0;
+		ramtrail_flush(d, sizeof(*d));
+		return 0;
+	}
+	if (record->type == PSTORE_TYPE_FTRACE) {
+		ramtrail_erase_trace_part(record->id);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * A slot for a dump of this boot: a free one, else one this boot wrote
+ * before (round robin). Dumps of earlier boots are never overwritten: in a
+ * crash loop the first crash's log is the one that matters.
+ */
+static int ramtrail_dmesg_slot(void)
+{
+	static u32 next;
+	u32 i, n = ramtrail.hdr->dmesg_count;
+
+	for (i = 0; i < n; i++)
+		if (!ramtrail_dmesg_valid(ramtrail_dmesg(i)))
+			return i;
+	for (i = 0; i < n; i++) {
+		u32 slot = (next + i) % n;
+
+		if (ramtrail_dmesg(slot)->boot_id == ramtrail.hdr->boot_id) {
+			next = slot + 1;
+			return slot;
+		}
+	}
+	return -ENOSPC;
+}
+
+/* Called by pstore with its buf_lock held, maybe in NMI: no sleeping. */
+static notrace int ramtrail_write(struct pstore_record *record)
+{
+	struct ramtrail_dmesg_header *d;
+	int slot;
+
+	if (record->type != PSTORE_TYPE_DMESG)
+		return -EINVAL;
+	slot = ramtrail_dmesg_slot();
+	if (slot < 0)
+		return slot;
+	d = ramtrail_dmesg(slot);
+	d->magic = 0;
+	d->len = min_t(size_t, record->size,
+		       ramtrail.hdr->dmesg_size - sizeof(*d));
+	d->boot_id = ramtrail.hdr->boot_id;
+	d->time_ns = timespec64_to_ns(&record->time);
+	d->reason = record->reason;
+	d->part = record->part;
+	d->compressed = record->compressed;
+	d->count = record->count;
+	memcpy(d + 1, record->buf, d->len);
+	wmb();	/* data before the magic that makes it valid */
+	d->magic = RAMTRAIL_DMESG_MAGIC;
+	ramtrail_flush(d, sizeof(*d) + d->len);
+	return 0;
+}
+
+static struct pstore_info ramtrail_psi = {
+	.owner	= THIS_MODULE,
+	.name	= "ramtrail",
+	.flags	= PSTORE_FLAGS_DMESG,
+	.open	= ramtrail_open,
+	.read	= ramtrail_read,
+	.write	= ramtrail_write,
+	.erase	= ramtrail_erase,
+};
+
+/* Name of the backend pstore uses, for the error message. */
+static void ramtrail_pstore_owner(char *name, size_t len)
+{
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	strscpy(name, "another backend", len);
+	f = filp_open("/sys/module/pstore/parameters/backend", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return;
+	n = kernel_read(f, name, len - 1, &pos);
+	filp_close(f, NULL);
+	name[n > 0 ? n : 0] = 0;
+	strim(name);
+	if (!*name)
+		strscpy(name, "another backend", len);
+}
+
+/**
+ * ramtrail_pstore_init() - register the pstore backend
+ * @max_reason: highest kmsg dump reason to store
+ *
+ * Return: 0 or a negative errno; nothing stays registered on error.
+ */
+int ramtrail_pstore_init(int max_reason)
+{
+	char owner[64];
+	int err;
+
+	ramtrail_psi.bufsize = ramtrail.hdr->dmesg_count ?
+			       ramtrail.hdr->dmesg_size -
+			       sizeof(struct ramtrail_dmesg_header) : 0;
+	if (!ramtrail_psi.bufsize)
+		ramtrail_psi.flags = 0;
+	ramtrail_psi.buf = kzalloc(max_t(size_t, ramtrail_psi.bufsize, 1),
+				   GFP_KERNEL);
+	if (!ramtrail_psi.buf)
+		return -ENOMEM;
+	ramtrail_psi.max_reason = max_reason;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	raw_spin_lock_init(&ramtrail_psi.buf_lock);
+#else
+	spin_lock_init(&ramtrail_psi.buf_lock);
+#endif
+	err = pstore_register(&ramtrail_psi);
+	if (err) {
+		ramtrail_pstore_owner(owner, sizeof(owner));
+		pr_err("pstore is taken by %s (error %d); boot with pstore.backend=ramtrail to reserve it for ramtrail\n",
+		       owner, err);
+		kfree(ramtrail_psi.buf);
+		ramtrail_psi.buf = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/** ramtrail_pstore_exit() - unregister the pstore backend */
+void ramtrail_pstore_exit(void)
+{
+	if (!ramtrail_psi.buf)
+		return;
+	pstore_unregister(&ramtrail_psi);
+	kfree(ramtrail_psi.buf);
+	ramtrail_psi.buf = NULL;
+}
