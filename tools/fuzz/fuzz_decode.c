@@ -14,8 +14,9 @@ static void drain(const struct ramtrail_region *reg)
 	struct ramtrail_zone_cursor *cur;
 	const struct ramtrail_record *r;
 	u32 heap[RAMTRAIL_MAX_CPUS];
+	const struct ramtrail_saved_trace *t;
 	struct ramtrail_merge m;
-	u64 last = 0;
+	u64 last = 0, off = 0;
 
 	cur = calloc(reg->hdr.nr_cpus, sizeof(*cur));
 	ramtrail_merge_init(&m, reg, cur, heap);
@@ -26,6 +27,10 @@ static void drain(const struct ramtrail_region *reg)
 		(void)ramtrail_ts_to_ns(&reg->hdr, r->ts);
 	}
 	free(cur);
+	while ((t = ramtrail_saved_next(reg, &off)))
+		if (t->nr_records * sizeof(struct ramtrail_saved_record) >
+		    reg->hdr.saved_size)
+			abort();
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
