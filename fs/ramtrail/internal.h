@@ -47,6 +47,7 @@ const char *ramtrail_reason_name(u32 reason);
 
 /* save.c */
 int ramtrail_save_previous(void);
+void ramtrail_list_saved(void);
 unsigned long ramtrail_relocate(const struct ramtrail_saved_trace *t,
 				u32 off);
 

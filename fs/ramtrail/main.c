@@ -410,6 +410,7 @@ static int __init ramtrail_init(void)
 		err = ramtrail_pstore_init(max_reason);
 	if (err)
 		goto unmap;
+	ramtrail_list_saved();
 	ramtrail_rings_init();
 	ramtrail_add_module(THIS_MODULE);
 	register_module_notifier(&ramtrail_module_nb);

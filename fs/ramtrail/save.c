@@ -161,14 +161,13 @@ int ramtrail_save_previous(void)
 		t->magic = RAMTRAIL_SAVED_MAGIC;
 		t->checksum = ramtrail_saved_checksum(t);
 		ramtrail_flush(t, t->size);
-		pr_info("saved boot %llu: %llu records of %u CPUs (%s%s%s, %llu refused while recording, %llu oldest did not fit)\n",
+		pr_info("saved boot %llu: %llu records of %u CPUs (%s%s, %llu refused while recording, %llu oldest did not fit)\n",
 			t->boot_id, t->nr_records, t->nr_cpus,
 			h->state == RAMTRAIL_STATE_FROZEN ? "frozen by " :
 			h->state == RAMTRAIL_STATE_STOPPED ? "stopped" :
 			"still recording: power cut or reset",
 			h->state == RAMTRAIL_STATE_FROZEN ?
 			ramtrail_reason_name(h->freeze_reason) : "",
-			h->state == RAMTRAIL_STATE_FROZEN ? " " : "",
 			t->dropped, t->skipped);
 		if (!(h->flags & RAMTRAIL_F_CLOCK_RELIABLE))
 			pr_warn("boot %llu's clock was not synchronised across CPUs: the merged order across CPUs is approximate\n",
@@ -215,4 +214,22 @@ unsigned long ramtrail_relocate(const struct ramtrail_saved_trace *t, u32 off)
 		break;
 	}
 	return off;
+}
+
+/** ramtrail_list_saved() - say which pstore files hold which boot's trace */
+void ramtrail_list_saved(void)
+{
+	const struct ramtrail_saved_trace *t;
+	u64 off = 0, id = 0;
+
+	while ((t = ramtrail_saved_next(&ramtrail.reg, &off))) {
+		u64 parts = DIV_ROUND_UP(t->nr_records,
+					 RAMTRAIL_SAVED_PART_RECORDS);
+
+		if (t->magic == RAMTRAIL_SAVED_MAGIC)
+			pr_info("ftrace-ramtrail-%llu%s: trace of boot %llu (%s), %llu records\n",
+				id, parts > 1 ? " and following" : "",
+				t->boot_id, t->release, t->nr_records);
+		id += parts;
+	}
 }

@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The ramtrail module end to end, in QEMU, on Debian's 6.1 and 6.12.
+
+Scenarios (each checked on the serial log and on the guest's RAM file):
+  panic     record on every CPU, sysrq crash, warm reboot, read it back
+  powercut  QEMU killed while every CPU records; new QEMU on the same RAM
+  garbage   the host damages zones (and, apart, the header); load survives
+  crashloop crash, reboot, crash again before reading: first trace kept
+  erase     rm in /sys/fs/pstore; the next boot shows nothing stale
+  refusals  System RAM, busy pstore, bad parameters: clear errors, no load
+
+usage: test_module.py [--kver 6.1,6.12] [--smp 2,4] [--only NAME,...]
+"""
+import argparse
+import random
+import re
+import subprocess
+import sys
+import time
+
+import harness as h
+
+RESV, RESV_SIZE = 0x30000000, 64 << 20
+MEMMAP = f"memmap={RESV_SIZE >> 20}M${RESV:#x}"
+# Ramoops gets its own reserved range in the refusal test.
+OOPS_RESV = 0x38000000
+MEMMAP2 = f"memmap=1M${OOPS_RESV:#x}"
+PARAMS = f"mem_address={RESV:#x} mem_size={RESV_SIZE >> 20}M"
+# Functions the workload calls on every CPU, and the sysrq crash path.
+FUNCS = ("ksys_read,vfs_read,seq_read_iter,ksys_write,vfs_write,"
+         "do_sys_openat2,__handle_sysrq,sysrq_handle_crash,write_sysrq_trigger")
+TOOL = h.REPO / "build" / "tools" / "ramtrail"
+
+GUEST = r"""
+NCPU=$(grep -c ^processor /proc/cpuinfo)
+rt_load() {
+    insmod /lib/modules/ramtrail.ko "$@"
+    echo "insmod rc=$?"
+}
+boot_id() { dmesg | sed -n 's/.*ramtrail: boot \([0-9]*\):.*/\1/p' | tail -n 1; }
+workload() {
+    c=0
+    while [ $c -lt $NCPU ]; do
+        taskset -c $c sh -c 'while :; do cat /proc/version >/dev/null; done' &
+        c=$((c + 1))
+    done
+}
+pstore() {
+    mount -t pstore pstore /sys/fs/pstore
+    begin files; ls /sys/fs/pstore; end files
+    for f in /sys/fs/pstore/*ramtrail*; do
+        [ -e "$f" ] && show "$(basename $f)" "$f"
+    done
+}
+rtlog() { begin rtlog; dmesg | grep -E 'ramtrail|pstore'; end rtlog; }
+"""
+
+
+def build_all(kver):
+    ko = subprocess.run([str(h.REPO / "scripts/build-module.sh"), kver], check=True,
+                        capture_output=True, text=True).stdout.split()[-1]
+    return ko
+
+
+class Guest:
+    """One scenario's guest: initramfs with ramtrail.ko and a RAM file."""
+
+    def __init__(self, k, ko, name, smp, body, modules=(), fresh=True):
+        self.k, self.smp, self.name = k, smp, f"{k.kver}-smp{smp}-{name}"
+        self.work = h.BUILD / self.name
+        self.rd = h.Initramfs(k, self.work, h.init_script(GUEST + body),
+                              modules=list(modules) + [ko])
+        self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh)
+
+    def run(self, append="", timeout=240, **kw):
+        return h.run_qemu(self.k, self.rd, self.ram, smp=self.smp,
+                          append=f"{MEMMAP} {append}".strip(), timeout=timeout,
+                          log_path=h.BUILD / f"{self.name}.log", **kw)
+
+    def stats(self):
+        out = subprocess.run([str(TOOL), "stats", str(self.ram.path), "--offset",
+                              hex(RESV), "--size", str(RESV_SIZE)],
+                             capture_output=True, text=True)
+        return out.returncode, out.stdout + out.stderr
+
+
+LINE = re.compile(r"^CPU:(\d+) ts:(\d+) ([0-9a-f]+)  ([0-9a-f]+)  (\S+) <- (\S+)$")
+
+
+def parse_ftrace(text):
+    """pstore's ftrace lines -> [(cpu, ts, func, parent)]; other lines kept apart."""
+    recs, other = [], []
+    for line in text.splitlines():
+        m = LINE.match(line.strip())
+        if m:
+            recs.append((int(m[1]), int(m[2]), m[5], m[6]))
+        elif line.strip():
+            other.append(line)
+    return recs, other
+
+
+def brief(r):
+    return f"boots={r.boots} rc={r.rc} killed={r.killed} timed_out={r.timed_out}"
+
+
+BOOT = re.compile(r"^\[ *0\.000000\] Linux version", re.M)
+SECTION = re.compile(r"^=== BEGIN (\S+) ===$.*?^=== END \1 ===$", re.M | re.S)
+
+
+def no_oops(res, t, log):
+    """No oops/BUG/WARNING in any boot, before its intended crash (if any).
+    Files the guest printed (the panic log in dmesg-ramtrail-N) don't count."""
+    bad = []
+    for boot in BOOT.split(SECTION.sub("", log)):
+        boot = boot.split("sysrq: Trigger a crash")[0]
+        bad += [s for s in ("Oops", "BUG:", "WARNING:", "general protection",
+                            "Call Trace") if s in boot]
+    res.check(f"{t} no oops, BUG or WARNING", not bad, bad)
+
+
+def section(r, name):
+    return "\n".join(h.sections(r.log, name))
+
+
+def per_cpu(recs):
+    n = {}
+    for r in recs:
+        n[r[0]] = n.get(r[0], 0) + 1
+    return n
+
+
+def host_stats(g):
+    """The RAM file, decoded on the host by tools/ramtrail: {key: value}."""
+    rc, out = g.stats()
+    kv = {}
+    for line in out.splitlines():
+        w = line.split()
+        if w and w[0].startswith("cpu") and len(w) > 2:
+            kv[w[0]] = int(w[2])
+        elif len(w) == 2:
+            kv[w[0]] = w[1]
+    return rc, kv
+
+
+def check_trace(res, t, recs, smp, crash_path=True):
+    cpus = {r[0] for r in recs}
+    res.check(f"{t} records from every CPU", cpus == set(range(smp)),
+              f"cpus={sorted(cpus)} records={len(recs)}")
+    ts = [r[1] for r in recs]
+    res.check(f"{t} timestamps non-decreasing", all(a <= b for a, b in zip(ts, ts[1:])))
+    raw = [r for r in recs if r[2].startswith("0x") or r[3].startswith("0x")]
+    res.check(f"{t} every symbol resolved (KASLR relocated)", recs and not raw,
+              raw[:3])
+    if crash_path:
+        crash = [r for r in recs if r[2] == "sysrq_handle_crash"]
+        cpu = crash[-1][0] if crash else None
+        last = [r[2] for r in recs if r[0] == cpu][-3:]
+        res.check(f"{t} crashing CPU ends with the sysrq crash path",
+                  crash and last[-1] == "sysrq_handle_crash", last)
+
+
+def scenario_panic(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} panic]"
+    g = Guest(k, ko, "panic", smp, f"""
+rt_load {PARAMS} functions={FUNCS}
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 3
+    echo c > /proc/sysrq-trigger
+fi
+pstore; rtlog
+""")
+    r = g.run()
+    res.check(f"{t} panic, warm reboot, poweroff", r.boots == 2 and r.rc == 0, brief(r))
+    recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    res.check(f"{t} ftrace-ramtrail-0 has only records", recs and not other, other[:3])
+    check_trace(res, t, recs, smp)
+    dm = section(r, "dmesg-ramtrail-0")
+    res.check(f"{t} dmesg-ramtrail-0 holds the panic",
+              "Kernel panic - not syncing: sysrq triggered crash" in dm, dm[:200])
+    rt = section(r, "rtlog")
+    res.check(f"{t} recovery names boot 1 and the panic freeze",
+              "saved boot 1:" in rt and "frozen by panic" in rt, rt)
+    no_oops(res, t, r.log)
+
+
+def scenario_powercut(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} powercut]"
+    g = Guest(k, ko, "powercut", smp, f"""
+rt_load {PARAMS} functions={FUNCS}
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 1
+    echo "=== RECORDING ==="
+    sleep 600
+fi
+pstore; rtlog
+""")
+    r = g.run(kill_on="=== RECORDING ===", kill_delay=3)
+    res.check(f"{t} QEMU killed while recording", r.killed and r.boots == 1, brief(r))
+    rc, st = host_stats(g)
+    res.check(f"{t} host decodes the cut region: still recording",
+              rc == 0 and st.get("state") == "recording", st)
+    host = {c: st.get(f"cpu{c}", 0) for c in range(smp)}
+    r = g.run()
+    res.check(f"{t} new QEMU on the same RAM boots and powers off",
+              r.boots == 1 and r.rc == 0, brief(r))
+    recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    check_trace(res, t, recs, smp, crash_path=False)
+    res.check(f"{t} guest recovered every record the host decodes",
+              per_cpu(recs) == host and all(host.values()),
+              f"guest {per_cpu(recs)} host {host}")
+    res.check(f"{t} recovery says it was cut while recording",
+              "saved boot 1:" in section(r, "rtlog") and
+              "still recording: power cut" in section(r, "rtlog"), section(r, "rtlog"))
+    no_oops(res, t, r.log)
+
+
+# struct ramtrail_region_header.version (include/uapi/linux/ramtrail.h)
+VERSION_OFFSET = 8
+
+
+def scenario_garbage(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} garbage]"
+    g = Guest(k, ko, "garbage", smp, f"""
+rt_load {PARAMS} functions={FUNCS}
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 3
+    poweroff -f
+fi
+pstore; rtlog
+""")
+    r = g.run()
+    rc, st = host_stats(g)
+    res.check(f"{t} boot 1 recorded", rc == 0 and r.boots == 1 and st.get("cpu0"), st)
+    before = {c: st.get(f"cpu{c}", 0) for c in range(smp)}
+    zone, zsize = int(st.get("zone_offset", 0)), int(st.get("zone_size", 0))
+    # Damage CPU 0's zone only: random bytes, zeros, scattered bit flips.
+    rnd = random.Random(smp)
+    z0 = RESV + zone
+    g.ram.write(z0 + 3 * 4096, rnd.randbytes(4096))
+    g.ram.write(z0 + 9 * 4096 + 512, bytes(2048))
+    for _ in range(64):
+        a = z0 + rnd.randrange(16 * 4096, min(zsize, 64 * 4096))
+        g.ram.write(a, bytes([g.ram.read(a, 1)[0] ^ (1 << rnd.randrange(8))]))
+    rc, st = host_stats(g)
+    damaged = st.get("cpu0", 0)
+    res.check(f"{t} host sees fewer records in the damaged zone",
+              rc == 0 and damaged < before[0], f"{before[0]} -> {damaged}")
+    r = g.run()
+    res.check(f"{t} module loads over damaged zones", r.boots == 1 and r.rc == 0
+              and "insmod rc=0" in r.log, brief(r))
+    recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    got = per_cpu(recs)
+    res.check(f"{t} intact zones recovered whole",
+              all(got.get(c) == before[c] for c in range(1, smp)),
+              f"guest {got} before damage {before}")
+    res.check(f"{t} damaged zone: what the host decodes, nothing more",
+              got.get(0, 0) == damaged, f"guest {got.get(0)} host {damaged}")
+    res.check(f"{t} drops reported", "cpu0:" in section(r, "rtlog") and
+              "corrupt blocks" in section(r, "rtlog"), section(r, "rtlog"))
+    check_trace(res, t, recs, smp, crash_path=False)
+    no_oops(res, t, r.log)
+
+    # A header written by a future format version.
+    g.ram.write(RESV + VERSION_OFFSET, (99).to_bytes(4, "little"))
+    r = g.run()
+    rt = section(r, "rtlog")
+    res.check(f"{t} future version: reported, reformatted, loaded",
+              "format version 99" in rt and "boot 1:" in rt and "insmod rc=0" in r.log, rt)
+    res.check(f"{t} future version: no trace shown",
+              "ftrace-ramtrail" not in section(r, "files"), section(r, "files"))
+    no_oops(res, t + " (future version)", r.log)
+
+
+def scenario_crashloop(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} crashloop]"
+    g = Guest(k, ko, "crashloop", smp, f"""
+rt_load {PARAMS} functions={FUNCS}
+id=$(boot_id)
+if [ "$id" = 1 ]; then
+    workload; sleep 2
+    echo c > /proc/sysrq-trigger
+elif [ "$id" = 2 ]; then
+    # crash again without reading; write-heavy this time
+    c=0
+    while [ $c -lt $NCPU ]; do
+        taskset -c $c sh -c 'while :; do echo x >/dev/null; done' &
+        c=$((c + 1))
+    done
+    sleep 2
+    echo c > /proc/sysrq-trigger
+fi
+pstore; rtlog
+""")
+    r = g.run(timeout=300)
+    res.check(f"{t} two panics, three boots", r.boots == 3 and r.rc == 0, brief(r))
+    rt = section(r, "rtlog")
+    res.check(f"{t} file 0 is boot 1's trace, file 1 boot 2's",
+              "ftrace-ramtrail-0: trace of boot 1" in rt and
+              "ftrace-ramtrail-1: trace of boot 2" in rt, rt)
+    first, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    second, _ = parse_ftrace(section(r, "ftrace-ramtrail-1"))
+    reads = lambda recs: sum(x[2] == "seq_read_iter" for x in recs)
+    writes = lambda recs: sum(x[2] == "vfs_write" for x in recs)
+    res.check(f"{t} first crash's trace kept: read workload",
+              reads(first) > 10 * max(writes(first), 1), (reads(first), writes(first)))
+    res.check(f"{t} second crash's trace: write workload",
+              writes(second) > 10 * max(reads(second), 1), (reads(second), writes(second)))
+    check_trace(res, t + " first", first, smp)
+    check_trace(res, t + " second", second, smp)
+    res.check(f"{t} both panic logs kept",
+              "sysrq triggered crash" in section(r, "dmesg-ramtrail-0") and
+              "sysrq triggered crash" in section(r, "dmesg-ramtrail-1"))
+    no_oops(res, t, r.log)
+
+
+def scenario_erase(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} erase]"
+    g = Guest(k, ko, "erase", smp, f"""
+# Recording starts off; only boot 1 turns it on (boot 2 must leave nothing).
+rt_load {PARAMS} functions={FUNCS} enabled=0
+id=$(boot_id)
+if [ "$id" = 1 ]; then
+    echo 1 > /sys/module/ramtrail/parameters/enabled
+    workload; sleep 2
+    echo c > /proc/sysrq-trigger
+elif [ "$id" = 2 ]; then
+    pstore
+    rm /sys/fs/pstore/*-ramtrail-*
+    begin after-rm; ls /sys/fs/pstore; end after-rm
+    echo b > /proc/sysrq-trigger
+fi
+pstore; rtlog
+""")
+    r = g.run(timeout=300)
+    res.check(f"{t} three boots", r.boots == 3 and r.rc == 0, brief(r))
+    files = h.sections(r.log, "files")
+    res.check(f"{t} boot 2 had the crash's files",
+              len(files) == 2 and "ftrace-ramtrail-0" in files[0] and
+              "dmesg-ramtrail-0" in files[0], files)
+    res.check(f"{t} rm removed them", "ramtrail" not in section(r, "after-rm"),
+              section(r, "after-rm"))
+    res.check(f"{t} next boot shows no stale record",
+              len(files) == 2 and "ramtrail" not in files[1], files)
+    no_oops(res, t, r.log)
+
+
+def scenario_refusals(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} refusals]"
+    g = Guest(k, ko, "refusals", smp, f"""
+state() {{ lsmod | grep -c '^ramtrail' ; grep -c ramtrail /proc/iomem; }}
+try() {{
+    name=$1; shift
+    begin $name; rt_load "$@"; dmesg | tail -n 3 | grep ramtrail; state; end $name
+}}
+try sysram mem_address=0x1000000 mem_size=16M
+try memtype {PARAMS} mem_type=7
+try size mem_address={RESV:#x} mem_size=banana
+try noregion
+try nofunc {PARAMS} functions=no_such_function_xyz
+insmod /lib/modules/reed_solomon.ko
+insmod /lib/modules/ramoops.ko mem_address={OOPS_RESV:#x} mem_size=0x100000 record_size=0x10000
+try busy {PARAMS}
+rmmod ramoops
+try ok {PARAMS}
+""", modules=["ramoops"])
+    r = g.run(append=MEMMAP2)
+    res.check(f"{t} boots and powers off", r.boots == 1 and r.rc == 0, brief(r))
+    expect = {
+        "sysram": "is System RAM: reserve it with memmap=",
+        "memtype": "mem_type=7: use 0 (write-combined), 1 (uncached) or 2 (cached)",
+        "size": "need a page-aligned range",
+        "noregion": "no region: give mem_address= and mem_size=",
+        "nofunc": "functions: no traceable function matches 'no_such_function_xyz'",
+        "busy": "pstore is taken by ramoops",
+    }
+    for name, msg in expect.items():
+        out = section(r, name)
+        lines = out.split()
+        res.check(f"{t} {name}: refused with a clear message, nothing left",
+                  msg in out and "insmod rc=0" not in out and lines[-2:] == ["0", "0"],
+                  out)
+    res.check(f"{t} busy: the message tells about pstore.backend=ramtrail",
+              "pstore.backend=ramtrail" in section(r, "busy"), section(r, "busy"))
+    ok = section(r, "ok").split()
+    res.check(f"{t} loads once pstore is free", "rc=0" in section(r, "ok") and
+              ok[-2:] == ["1", "1"], section(r, "ok"))
+    no_oops(res, t, r.log)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kver", default="6.1,6.12")
+    ap.add_argument("--smp", default="2,4")
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    res = h.Results()
+    subprocess.run(["make", "-s", "-C", str(h.REPO / "tools"),
+                    f"O={h.REPO}/build/tools", str(TOOL)], check=True)
+    scenarios = {n[9:]: f for n, f in globals().items() if n.startswith("scenario_")}
+    only = [s for s in a.only.split(",") if s] or list(scenarios)
+    for kver in a.kver.split(","):
+        k = h.kernel(kver)
+        ko = build_all(kver)
+        for smp in [int(s) for s in a.smp.split(",")]:
+            for name in only:
+                t0 = time.monotonic()
+                scenarios[name](k, ko, smp, res)
+                print(f"     {kver} smp{smp} {name}: {time.monotonic() - t0:.0f} s", flush=True)
+    return 1 if res.summary() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
