@@ -226,10 +226,13 @@ void ramtrail_list_saved(void)
 		u64 parts = DIV_ROUND_UP(t->nr_records,
 					 RAMTRAIL_SAVED_PART_RECORDS);
 
-		if (t->magic == RAMTRAIL_SAVED_MAGIC)
-			pr_info("ftrace-ramtrail-%llu%s: trace of boot %llu (%s), %llu records\n",
-				id, parts > 1 ? " and following" : "",
-				t->boot_id, t->release, t->nr_records);
+		if (t->magic == RAMTRAIL_SAVED_MAGIC && parts > 1)
+			pr_info("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%s), %llu records\n",
+				id, id + parts - 1, t->boot_id, t->release,
+				t->nr_records);
+		else if (t->magic == RAMTRAIL_SAVED_MAGIC)
+			pr_info("ftrace-ramtrail-%llu: trace of boot %llu (%s), %llu records\n",
+				id, t->boot_id, t->release, t->nr_records);
 		id += parts;
 	}
 }
