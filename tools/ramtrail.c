@@ -21,31 +21,27 @@ static const char *const state_names[] = {
 	"empty", "formatting", "recording", "frozen", "stopped", "saved",
 };
 
-static void usage(void)
+static void bad_usage(void)
 {
-	fprintf(stderr,
-		"usage: ramtrail stats|decode IMAGE [--offset ADDR] [--size SIZE]\n");
+	fprintf(stderr, "usage: ramtrail stats|decode IMAGE [--offset ADDR] [--size SIZE]\n");
 	exit(1);
 }
 
+/* A size or address: 0x10000000, 64M, 1G. */
 static u64 number(const char *s)
 {
+	static const char units[] = "KMG";
+	const char *unit;
 	char *end;
 	u64 v = strtoull(s, &end, 0);
 
-	switch (*end) {
-	case 'G': case 'g':
-		v <<= 10;
-		/* fall through */
-	case 'M': case 'm':
-		v <<= 10;
-		/* fall through */
-	case 'K': case 'k':
-		v <<= 10;
+	unit = *end ? strchr(units, *end & ~0x20) : NULL;
+	if (unit) {
+		v <<= 10 * (unit - units + 1);
 		end++;
 	}
 	if (*end)
-		usage();
+		bad_usage();
 	return v;
 }
 
@@ -75,10 +71,11 @@ static void stats(const struct ramtrail_region *reg)
 		ramtrail_zone_open(&c, reg, cpu);
 		while (ramtrail_zone_next(&c))
 			;
-		printf("cpu%u records %llu corrupt_blocks %llu torn %llu lost_words %llu no_base %llu dropped %llu\n",
+		printf("cpu%u records %llu corrupt_blocks %llu torn %llu ",
 		       cpu, (unsigned long long)c.stats.records,
 		       (unsigned long long)c.stats.corrupt_blocks,
-		       (unsigned long long)c.stats.torn,
+		       (unsigned long long)c.stats.torn);
+		printf("lost_words %llu no_base %llu dropped %llu\n",
 		       (unsigned long long)c.stats.lost_words,
 		       (unsigned long long)c.stats.no_base,
 		       (unsigned long long)h->cpu[cpu].dropped);
@@ -124,14 +121,14 @@ int main(int argc, char **argv)
 	int i, fd, err;
 
 	if (argc < 3)
-		usage();
+		bad_usage();
 	for (i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--offset") && i + 1 < argc)
 			offset = number(argv[++i]);
 		else if (!strcmp(argv[i], "--size") && i + 1 < argc)
 			size = number(argv[++i]);
 		else
-			usage();
+			bad_usage();
 	}
 	fd = open(argv[2], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -160,6 +157,6 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "decode"))
 		decode(&reg);
 	else
-		usage();
+		bad_usage();
 	return 0;
 }

@@ -43,92 +43,9 @@ static inline u64 ramtrail_mul_div(u64 a, u64 b, u64 c)
 	return mul_u64_u64_div_u64(a, b, c);
 }
 
-#else /* userspace */
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-#include <endian.h>
-
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int64_t s64;
-
-#define notrace
-#ifndef __always_inline
-#define __always_inline	inline __attribute__((__always_inline__))
-#endif
-#define noinline	__attribute__((__noinline__))
-#define likely(x)	__builtin_expect(!!(x), 1)
-#define unlikely(x)	__builtin_expect(!!(x), 0)
-#define barrier()	__asm__ __volatile__("" : : : "memory")
-#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
-#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
-#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
-#define le64_to_cpu(x)	le64toh(x)
-#define le32_to_cpu(x)	le32toh(x)
-#define cpu_to_le64(x)	htole64(x)
-#define cpu_to_le32(x)	htole32(x)
-
-/*
- * local_t: a counter only its own CPU (here: its own thread and the signal
- * handlers that interrupt it) modifies. The kernel uses unlocked
- * instructions; a userspace thread can migrate between cores, so a relaxed
- * atomic is the honest equivalent.
- */
-typedef struct {
-	long v;
-} local_t;
-
-static inline long local_read(const local_t *l)
-{
-	return __atomic_load_n(&l->v, __ATOMIC_RELAXED);
-}
-
-static inline void local_set(local_t *l, long v)
-{
-	__atomic_store_n(&l->v, v, __ATOMIC_RELAXED);
-}
-
-static inline void local_inc(local_t *l)
-{
-	__atomic_fetch_add(&l->v, 1, __ATOMIC_RELAXED);
-}
-
-static inline long local_cmpxchg(local_t *l, long old, long new)
-{
-	__atomic_compare_exchange_n(&l->v, &old, new, false,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	return old;
-}
-
-static inline u64 div_u64_rem(u64 n, u32 d, u32 *rem)
-{
-	*rem = n % d;
-	return n / d;
-}
-
-static inline u64 ramtrail_mul_div(u64 a, u64 b, u64 c)
-{
-	return (u64)((unsigned __int128)a * b / c);
-}
-
-u32 ramtrail_crc32_update(u32 crc, const void *p, size_t len);
-
-#ifdef RAMTRAIL_CLOCK_RDTSC
-#include <x86intrin.h>
-static __always_inline u64 ramtrail_clock(void)
-{
-	return __rdtsc();
-}
 #else
-/* The crash test supplies a clock it controls; see tools/tests/. */
-u64 ramtrail_clock(void);
-#endif
-
+/* tools/lib/user-compat.h: the same names for userspace builds. */
+#include "user-compat.h"
 #endif /* __KERNEL__ */
 
 #endif /* _RAMTRAIL_COMPAT_H */

@@ -113,9 +113,9 @@ notrace void ramtrail_freeze(u32 reason)
 EXPORT_SYMBOL_GPL(ramtrail_freeze);
 
 static notrace void ramtrail_panic_entry(unsigned long ip,
-					  unsigned long parent,
-					  struct ftrace_ops *op,
-					  struct ftrace_regs *fregs)
+					 unsigned long parent,
+					 struct ftrace_ops *op,
+					 struct ftrace_regs *fregs)
 {
 	ramtrail_freeze(RAMTRAIL_FREEZE_PANIC);
 }

@@ -121,17 +121,16 @@ static double measure(enum kind kind, int threads, double *bytes)
 static double rdtsc_ns(void)
 {
 	double ns[REPS], t0;
-	volatile u64 sink;
+	u64 sum = 0;
 	int rep, i;
 
 	for (rep = 0; rep < REPS; rep++) {
 		t0 = now_ns();
 		for (i = 0; i < RECORDS; i++)
-			sink = ramtrail_clock();
+			sum += ramtrail_clock();
 		ns[rep] = (now_ns() - t0) / RECORDS;
 	}
-	(void)sink;
-	return median(ns, REPS);
+	return median(ns, REPS) + (sum == 1);	/* keeps the reads */
 }
 
 /* Decoder throughput over a full 2-zone region, against memcpy of it. */

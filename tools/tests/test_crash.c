@@ -36,7 +36,7 @@
 
 #define NCPU		4
 #define BLOCKS		8		/* small zones: many laps */
-#define LOG_SIZE	(1 << 16)	/* per CPU, a ring */
+#define LOG_SIZE	65536		/* per CPU, a ring */
 #define MAX_DEPTH	8
 #define SCAN		((BLOCKS + 1) * RAMTRAIL_BLOCK_WORDS + 256)
 #define TABLE		((BLOCKS + 2) * RAMTRAIL_BLOCK_WORDS)
@@ -54,14 +54,14 @@ struct entry {
 	u32 cont[4];
 	u8 type;
 	u8 ncont;
-	_Atomic u8 state;
+	u8 state;	/* written and read with __atomic builtins */
 };
 
 struct cpu {
 	pthread_t thread;
 	struct ramtrail_ring *ring;
 	struct entry *log;
-	_Atomic u64 next;	/* log entries used */
+	u64 next;	/* log entries used; __atomic builtins */
 };
 
 static struct test_region *region;
@@ -103,11 +103,11 @@ void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 		   unsigned long long ts, unsigned int type, unsigned int head,
 		   const unsigned int *cont, unsigned int ncont)
 {
-	u64 i = atomic_fetch_add(&self->next, 1);
+	u64 i = __atomic_fetch_add(&self->next, 1, __ATOMIC_SEQ_CST);
 	struct entry *e = &self->log[i % LOG_SIZE];
 	unsigned int k;
 
-	atomic_store(&e->state, 0);
+	__atomic_store_n(&e->state, 0, __ATOMIC_SEQ_CST);
 	e->pos = pos;
 	e->ts = ts;
 	e->type = type;
@@ -115,7 +115,7 @@ void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 	e->ncont = ncont;
 	for (k = 0; k < ncont; k++)
 		e->cont[k] = cont[k];
-	atomic_store(&e->state, INTENT);
+	__atomic_store_n(&e->state, INTENT, __ATOMIC_SEQ_CST);
 	slot[depth] = i;
 }
 
@@ -145,8 +145,8 @@ static void write_one(void)
 					 cont, DIV_ROUND_UP(len, 4));
 	}
 	if (ok)
-		atomic_store(&self->log[slot[depth] % LOG_SIZE].state,
-			     COMMITTED);
+		__atomic_store_n(&self->log[slot[depth] % LOG_SIZE].state,
+				 COMMITTED, __ATOMIC_SEQ_CST);
 	depth--;
 }
 
@@ -262,7 +262,7 @@ static void check_crash(u8 *image)
 	memset(seen, 0, sizeof(seen));
 	for (cpu = 0; cpu < NCPU; cpu++) {
 		struct cpu *c = &cpus[cpu];
-		u64 n = atomic_load(&c->next), i;
+		u64 n = __atomic_load_n(&c->next, __ATOMIC_SEQ_CST), i;
 		u64 lo;
 
 		head[cpu] = local_read(&c->ring->pos);
@@ -272,7 +272,7 @@ static void check_crash(u8 *image)
 			max_laps = head[cpu] / (BLOCKS * RAMTRAIL_BLOCK_SIZE);
 		for (i = n; i-- > (n > SCAN ? n - SCAN : 0);) {
 			struct entry *e = &c->log[i % LOG_SIZE];
-			u8 state = atomic_load(&e->state);
+			u8 state = __atomic_load_n(&e->state, __ATOMIC_SEQ_CST);
 
 			if (!state || e->pos < lo || e->pos >= head[cpu])
 				continue;
@@ -323,7 +323,8 @@ static void check_crash(u8 *image)
 			struct entry *e = table[cpu][i];
 			u64 g;
 
-			if (!e || atomic_load(&e->state) != COMMITTED)
+			if (!e || __atomic_load_n(&e->state,
+						  __ATOMIC_SEQ_CST) != COMMITTED)
 				continue;
 			g = e->pos >> RAMTRAIL_BLOCK_SHIFT;
 			if (head[cpu] > (g + BLOCKS) << RAMTRAIL_BLOCK_SHIFT)
@@ -393,11 +394,11 @@ int main(int argc, char **argv)
 	for (cpu = 0; cpu < NCPU; cpu++)
 		pthread_join(cpus[cpu].thread, NULL);
 
-	printf("  checked %llu crashes, %llu decoded records, %llu completed "
-	       "records that had to be there\n", (unsigned long long)n_snap,
+	printf("  checked %llu crashes, %llu decoded records, %llu that had to be there\n",
+	       (unsigned long long)n_snap,
 	       (unsigned long long)n_records, (unsigned long long)n_expected);
-	printf("  dropped by the decoder: %llu torn, %llu lost words, "
-	       "%llu headerless blocks kept\n", (unsigned long long)n_torn,
+	printf("  decoder dropped %llu torn, %llu lost words; %llu headerless blocks\n",
+	       (unsigned long long)n_torn,
 	       (unsigned long long)n_lost, (unsigned long long)n_headerless);
 	verdict("returned records are ones writers reserved", !bad_invented,
 		"%llu bad", bad_invented);

@@ -22,7 +22,7 @@ u64 ramtrail_clock(void)
 	return clock_now;
 }
 
-#define MAXREC	(1 << 20)
+#define MAXREC	(1024 * 1024)
 static struct ramtrail_record out[MAXREC];
 static struct ramtrail_zone_stats st;
 

@@ -12,7 +12,7 @@ struct test_region *test_region_new(u32 nr_cpus, u32 blocks, u32 ring_flags)
 	u32 cpu;
 
 	if (!t || ramtrail_layout(&h, size, nr_cpus, 1, 1024, 0, 16)) {
-		fprintf(stderr, "test_region_new: bad geometry\n");
+		fprintf(stderr, "%s: bad geometry\n", __func__);
 		exit(2);
 	}
 	t->size = size;

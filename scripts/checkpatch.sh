@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs the kernel's checkpatch.pl over ramtrail's C sources. checkpatch
+# comes from Debian's linux-source-6.1 package, fetched once (not installed)
+# into the cache; only scripts/checkpatch.pl and its data files are kept.
+# Prints "1 passed, 0 failed" when clean.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}/checkpatch
+cp=$cache/scripts/checkpatch.pl
+if [ ! -x "$cp" ]; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	(cd "$tmp" && apt-get download -q linux-source-6.1 >/dev/null) || {
+		echo "checkpatch: cannot download linux-source-6.1" >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	}
+	dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.1_*.deb |
+		tar -xO ./usr/src/linux-source-6.1.tar.xz |
+		tar -xJ -C "$tmp" --wildcards '*/scripts/checkpatch.pl' \
+			'*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+	mkdir -p "$cache/scripts"
+	cp "$tmp"/linux-source-6.1/scripts/{checkpatch.pl,spelling.txt,const_structs.checkpatch} \
+		"$cache/scripts/"
+fi
+cd "$top"
+files=$(git ls-files "*.c" "*.h" | grep -v tools/lib/user-compat.h)
+# Everything is checked, tools included, but the userspace stand-ins for
+# kernel macros. Ignored: version checks, which an out-of-tree module that
+# builds for 6.1 and 6.12 needs (LINUX_VERSION_CODE, and CONSTANT_COMPARISON
+# which "LINUX_VERSION_CODE >= KERNEL_VERSION()" triggers), and CamelCase
+# that is not ours (_Static_assert, _Atomic, LLVMFuzzerTestOneInput).
+# shellcheck disable=SC2086
+if "$cp" --no-tree --quiet --show-types --strict \
+	--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON,CAMELCASE,FILE_PATH_CHANGES \
+	-f $files; then
+	echo "1 passed, 0 failed"
+else
+	echo "0 passed, 1 failed"
+	exit 1
+fi
