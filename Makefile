@@ -1,17 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
 # ramtrail top-level Makefile.
 #
+#   make              ramtrail.ko for the running kernel (or KDIR=...)
+#   make KVER=6.1     ramtrail.ko for Debian's 6.1 (or 6.12), fetched
+#   make demo         record, panic, reboot and read back in QEMU
 #   make check        all tests (installs what they need first)
 #   make fuzz         fuzz the decoder, FUZZ_TIME seconds (default 600)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make tools        build the userspace side only
+#   make checkpatch   kernel coding style of every C file
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 
-.PHONY: all tools check check-tools deps fuzz bench bench-core clean
+.PHONY: all module tools check deps fuzz bench bench-core demo checkpatch clean
 
-all: tools
+all: module
+
+module:
+	@$(TOP)/scripts/build-module.sh $(KVER)
+
+demo: tools
+	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
+	@python3 $(TOP)/qemu-tests/demo.py
+
+checkpatch:
+	@$(TOP)/scripts/checkpatch.sh
 
 deps:
 	@$(TOP)/tools/deps.sh

@@ -4,6 +4,8 @@
 # the project's closing line "N passed, N failed".
 #   FUZZ_TIME   seconds of fuzzing (default 60)
 #   CRASHES     crash instants for the crash-consistency test (default 4000)
+#   QEMU=0      skip the module build and QEMU scenarios
+#   KVERS, SMPS kernels and CPU counts for QEMU (default "6.1,6.12", "2,4")
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/tools
@@ -42,6 +44,24 @@ fuzz() {
 	fi
 }
 
+# The module must build for both kernels without a single warning (W=1).
+build_module() {
+	local kver log ok=0 bad=0
+	for kver in ${KVERS//,/ }; do
+		log=$top/build/module-$kver.log
+		if "$top/scripts/build-module.sh" "$kver" >"$log" 2>&1 &&
+		   ! grep -q 'warning:' "$log"; then
+			echo "ok   ramtrail.ko for $kver, no warning"
+			ok=$((ok + 1))
+		else
+			echo "FAIL ramtrail.ko for $kver:"; cat "$log"
+			bad=$((bad + 1))
+		fi
+	done
+	echo "$ok passed, $bad failed"
+}
+
+KVERS=${KVERS:-6.1,6.12}
 if ! make -s -C "$top/tools" O="$bin" all "$bin/fuzz_decode"; then
 	echo "0 passed, 1 failed"
 	exit 1
@@ -50,6 +70,15 @@ suite unit "$bin/test_decode"
 suite unit-asan "$bin/test_decode_san"
 suite crash "$bin/test_crash" "${CRASHES:-4000}"
 suite fuzz fuzz
+suite checkpatch "$top/scripts/checkpatch.sh"
+if [ "${QEMU:-1}" != 0 ]; then
+	for kver in ${KVERS//,/ }; do
+		"$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null || true
+	done
+	suite module build_module
+	suite qemu python3 "$top/qemu-tests/test_module.py" --kver "$KVERS" \
+		--smp "${SMPS:-2,4}"
+fi
 echo
 printf '%s\n' "${summary[@]}"
 echo "$passed passed, $failed failed"
