@@ -22,15 +22,7 @@ def main():
     ko = tm.build_all(a.kver)
     print(f"Booting Debian {k.release} in QEMU (TCG, {a.smp} CPUs) with "
           f"{tm.MEMMAP}; ramtrail records: {tm.FUNCS}", flush=True)
-    g = tm.Guest(k, ko, "demo", a.smp, f"""
-rt_load {tm.PARAMS} functions={tm.FUNCS}
-if [ "$(boot_id)" = 1 ]; then
-    workload; sleep 2
-    echo "demo: crashing the kernel with sysrq-c"
-    echo c > /proc/sysrq-trigger
-fi
-pstore; rtlog
-""")
+    g = tm.Guest(k, ko, "demo", a.smp, tm.RECORD_AND_CRASH)
     r = g.run()
     if r.boots != 2:
         print(f"demo failed ({tm.brief(r)}); serial log: {h.BUILD / (g.name + '.log')}")

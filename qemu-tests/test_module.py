@@ -160,16 +160,21 @@ def check_trace(res, t, recs, smp, crash_path=True):
                   crash and last[-1] == "sysrq_handle_crash", last)
 
 
-def scenario_panic(k, ko, smp, res):
-    t = f"[{k.kver} smp{smp} panic]"
-    g = Guest(k, ko, "panic", smp, f"""
+# Boot 1 records a workload on every CPU and panics; boot 2 reads back.
+RECORD_AND_CRASH = f"""
 rt_load {PARAMS} functions={FUNCS}
 if [ "$(boot_id)" = 1 ]; then
     workload; sleep 3
+    echo "sysrq-c: crashing the kernel"
     echo c > /proc/sysrq-trigger
 fi
 pstore; rtlog
-""")
+"""
+
+
+def scenario_panic(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} panic]"
+    g = Guest(k, ko, "panic", smp, RECORD_AND_CRASH)
     r = g.run()
     res.check(f"{t} panic, warm reboot, poweroff", r.boots == 2 and r.rc == 0, brief(r))
     recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
@@ -354,7 +359,8 @@ def scenario_refusals(k, ko, smp, res):
 state() {{ lsmod | grep -c '^ramtrail' ; grep -c ramtrail /proc/iomem; }}
 try() {{
     name=$1; shift
-    begin $name; rt_load "$@"; dmesg | tail -n 3 | grep ramtrail; state; end $name
+    dmesg -c >/dev/null
+    begin $name; rt_load "$@"; dmesg | grep ramtrail; state; end $name
 }}
 try sysram mem_address=0x1000000 mem_size=16M
 try memtype {PARAMS} mem_type=7
@@ -365,7 +371,11 @@ insmod /lib/modules/reed_solomon.ko
 insmod /lib/modules/ramoops.ko mem_address={OOPS_RESV:#x} mem_size=0x100000 record_size=0x10000
 try busy {PARAMS}
 rmmod ramoops
-try ok {PARAMS}
+try ok {PARAMS} functions={FUNCS}
+cat /proc/version >/dev/null
+rmmod ramtrail
+begin unload; echo "rmmod rc=$?"; state; end unload
+try reload {PARAMS}
 """, modules=["ramoops"])
     r = g.run(append=MEMMAP2)
     res.check(f"{t} boots and powers off", r.boots == 1 and r.rc == 0, brief(r))
@@ -388,6 +398,12 @@ try ok {PARAMS}
     ok = section(r, "ok").split()
     res.check(f"{t} loads once pstore is free", "rc=0" in section(r, "ok") and
               ok[-2:] == ["1", "1"], section(r, "ok"))
+    res.check(f"{t} unloads cleanly, region released",
+              section(r, "unload").split() == ["rmmod", "rc=0", "0", "0"],
+              section(r, "unload"))
+    res.check(f"{t} reload saves the stopped boot's records",
+              re.search(r"saved boot \d+: \d+ records .*\(stopped", section(r, "reload")),
+              section(r, "reload"))
     no_oops(res, t, r.log)
 
 
