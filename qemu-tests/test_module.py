@@ -138,6 +138,7 @@ def host_stats(g):
         w = line.split()
         if w and w[0].startswith("cpu") and len(w) > 2:
             kv[w[0]] = int(w[2])
+            kv[w[0] + "_newest"] = int(w[-1])
         elif len(w) == 2:
             kv[w[0]] = w[1]
     return rc, kv
@@ -229,7 +230,8 @@ def scenario_garbage(k, ko, smp, res):
     g = Guest(k, ko, "garbage", smp, f"""
 rt_load {PARAMS} functions={FUNCS}
 if ! grep -q rt.read /proc/cmdline; then
-    workload; sleep 3
+    workload; sleep 5
+    echo 0 > /sys/module/ramtrail/parameters/enabled
     poweroff -f
 fi
 pstore; rtlog
@@ -238,14 +240,16 @@ pstore; rtlog
     rc, st = host_stats(g)
     res.check(f"{t} boot 1 recorded", rc == 0 and r.boots == 1 and st.get("cpu0"), st)
     before = {c: st.get(f"cpu{c}", 0) for c in range(smp)}
-    zone, zsize = int(st.get("zone_offset", 0)), int(st.get("zone_size", 0))
-    # Damage CPU 0's zone only: random bytes, zeros, scattered bit flips.
+    newest = st.get("cpu0_newest", 0)
+    res.check(f"{t} CPU 0 wrote at least 3 blocks", newest >= 2, st)
+    # Damage CPU 0's written blocks only: random bytes over one block,
+    # zeros over part of another, bit flips in the newest.
     rnd = random.Random(smp)
-    z0 = RESV + zone
-    g.ram.write(z0 + 3 * 4096, rnd.randbytes(4096))
-    g.ram.write(z0 + 9 * 4096 + 512, bytes(2048))
-    for _ in range(64):
-        a = z0 + rnd.randrange(16 * 4096, min(zsize, 64 * 4096))
+    z0 = RESV + int(st.get("zone_offset", 0))
+    g.ram.write(z0 + 1 * 4096, rnd.randbytes(4096))
+    g.ram.write(z0 + 512, bytes(2048))
+    for _ in range(16):
+        a = z0 + newest * 4096 + rnd.randrange(4096)
         g.ram.write(a, bytes([g.ram.read(a, 1)[0] ^ (1 << rnd.randrange(8))]))
     rc, st = host_stats(g)
     damaged = st.get("cpu0", 0)

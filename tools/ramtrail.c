@@ -75,10 +75,11 @@ static void stats(const struct ramtrail_region *reg)
 		       cpu, (unsigned long long)c.stats.records,
 		       (unsigned long long)c.stats.corrupt_blocks,
 		       (unsigned long long)c.stats.torn);
-		printf("lost_words %llu no_base %llu dropped %llu\n",
+		printf("lost_words %llu no_base %llu dropped %llu newest_block %lld\n",
 		       (unsigned long long)c.stats.lost_words,
 		       (unsigned long long)c.stats.no_base,
-		       (unsigned long long)h->cpu[cpu].dropped);
+		       (unsigned long long)h->cpu[cpu].dropped,
+		       (long long)c.stats.newest_block);
 	}
 	while ((t = ramtrail_saved_next(reg, &off)))
 		printf("saved boot %llu records %llu cpus %u erased %d\n",

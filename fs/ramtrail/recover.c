@@ -275,9 +275,21 @@ static void rt_zone_window(struct ramtrail_zone_cursor *c)
 		const u64 *b = rt_block(c, g, &lap);
 		u64 hg;
 
-		if (!(rt_header_at(c, (b - c->zone) / RT_WORDS, &hg) &&
-		      hg == g) &&
-		    !(rt_block_sane(c, g, &written) && written))
+		if (rt_header_at(c, (b - c->zone) / RT_WORDS, &hg) && hg == g) {
+			top = g;
+			found = true;
+			continue;
+		}
+		if (!rt_block_sane(c, g, &written)) {
+			/*
+			 * Damage. Count it here only in the first lap: later,
+			 * this slot is the oldest block of the window and is
+			 * checked (and counted) as such.
+			 */
+			c->stats.corrupt_blocks += g < c->nr_blocks;
+			break;
+		}
+		if (!written)
 			break;
 		top = g;
 		found = true;

@@ -395,6 +395,25 @@ static void test_corrupt_block_is_dropped_whole_and_others_kept(void)
 	test_region_free(t);
 }
 
+static void test_damaged_newest_block_is_counted(void)
+{
+	struct test_region *t = fresh(1, 8);
+	u64 *zone = test_zone(t, 0);
+	size_t n, i;
+
+	srandom(2);
+	for (i = 0; i < 3 * 509 + 100; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	for (i = 0; i < RAMTRAIL_BLOCK_WORDS; i++)
+		zone[3 * RAMTRAIL_BLOCK_WORDS + i] =
+			(u64)random() << 33 ^ random();
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 3 * 509, "got %zu", n);
+	CHECK(st.corrupt_blocks == 1, "corrupt %llu",
+	      (unsigned long long)st.corrupt_blocks);
+	test_region_free(t);
+}
+
 static void test_flipped_bit_in_newest_header_loses_one_block(void)
 {
 	struct test_region *t = fresh(1, 8);
@@ -549,6 +568,7 @@ int main(void)
 	RUN(test_lost_block_header_keeps_the_block_records);
 	RUN(test_newest_block_header_lost_after_wrap);
 	RUN(test_corrupt_block_is_dropped_whole_and_others_kept);
+	RUN(test_damaged_newest_block_is_counted);
 	RUN(test_flipped_bit_in_newest_header_loses_one_block);
 	RUN(test_stale_block_cache_is_rebuilt);
 	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);
