@@ -374,6 +374,7 @@ try nofunc {PARAMS} functions=no_such_function_xyz
 insmod /lib/modules/reed_solomon.ko
 insmod /lib/modules/ramoops.ko mem_address={OOPS_RESV:#x} mem_size=0x100000 record_size=0x10000
 try busy {PARAMS}
+try inuse mem_address={OOPS_RESV:#x} mem_size=1M
 rmmod ramoops
 try ok {PARAMS} functions={FUNCS}
 cat /proc/version >/dev/null
@@ -390,6 +391,7 @@ try reload {PARAMS}
         "noregion": "no region: give mem_address= and mem_size=",
         "nofunc": "functions: no traceable function matches 'no_such_function_xyz'",
         "busy": "pstore is taken by ramoops",
+        "inuse": "is in use (see /proc/iomem)",
     }
     for name, msg in expect.items():
         out = section(r, name)
