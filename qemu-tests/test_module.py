@@ -48,10 +48,14 @@ workload() {
 }
 pstore() {
     mount -t pstore pstore /sys/fs/pstore
+    # Console messages would cut lines of the files in two: quiet it.
+    read level rest </proc/sys/kernel/printk
+    echo 1 >/proc/sys/kernel/printk
     begin files; ls /sys/fs/pstore; end files
     for f in /sys/fs/pstore/*ramtrail*; do
         [ -e "$f" ] && show "$(basename $f)" "$f"
     done
+    echo $level >/proc/sys/kernel/printk
 }
 rtlog() { begin rtlog; dmesg | grep -E 'ramtrail|pstore'; end rtlog; }
 """
@@ -296,7 +300,7 @@ elif [ "$id" = 2 ]; then
         taskset -c $c sh -c 'while :; do echo x >/dev/null; done' &
         c=$((c + 1))
     done
-    sleep 2
+    sleep 1
     echo c > /proc/sysrq-trigger
 fi
 pstore; rtlog
