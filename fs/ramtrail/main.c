@@ -403,7 +403,8 @@ static int __init ramtrail_init(void)
 		err = ramtrail_map(start, size, mem_name && *mem_name);
 	if (err)
 		return err;
-	err = ramtrail_save_previous();
+	if (!reset)
+		err = ramtrail_save_previous();
 	if (!err)
 		err = ramtrail_format();
 	if (!err)
