@@ -6,6 +6,7 @@
 #   make demo         record, panic, reboot and read back in QEMU
 #   make check        all tests (installs what they need first)
 #   make fuzz         fuzz the decoder, FUZZ_TIME seconds (default 600)
+#   make bench        every benchmark against the anchors (QEMU, ~10 min)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make tools        build the userspace side only
 #   make checkpatch   kernel coding style of every C file
@@ -43,7 +44,14 @@ fuzz: deps
 		-max_total_time=$(or $(FUZZ_TIME),600) -print_final_stats=1 \
 		-artifact_prefix=$(BUILD)/ $(BUILD)/fuzz-corpus $(TOP)/tools/fuzz/corpus
 
-bench: bench-core
+# Debian's matplotlib draws the plot, so Debian's python runs the bench.
+bench: tools
+	@dpkg-query -W -f='$${Status}' python3-matplotlib 2>/dev/null | \
+		grep -q 'ok installed' || { apt-get update -q >/dev/null; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends python3-matplotlib >/dev/null; }
+	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
+	/usr/bin/python3 $(TOP)/qemu-tests/bench.py
 
 bench-core: tools
 	$(BUILD)/tools/bench_core

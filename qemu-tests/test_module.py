@@ -395,7 +395,8 @@ try reload {PARAMS}
         "noregion": "no region: give mem_address= and mem_size=",
         "nofunc": "functions: no traceable function matches 'no_such_function_xyz'",
         "busy": "pstore is taken by ramoops",
-        "inuse": "is in use (see /proc/iomem)",
+        # ramoops does not claim its range: ramtrail spots its signature.
+        "inuse": "the range holds a ramoops buffer (signature DBGC)",
     }
     for name, msg in expect.items():
         out = section(r, name)

@@ -10,6 +10,8 @@
 
 #define RAMTRAIL_TEXT_BASE	0xffffffff80000000UL
 #define RAMTRAIL_MODTAB_COUNT	256
+/* First word of a ramoops zone (fs/pstore/ram_core.c PERSISTENT_RAM_SIG). */
+#define RAMTRAIL_RAMOOPS_SIG	0x43474244
 
 /**
  * struct ramtrail - the module's one region

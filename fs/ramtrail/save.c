@@ -93,7 +93,8 @@ static void ramtrail_why_empty(const struct ramtrail_region *reg, int err)
 /**
  * ramtrail_save_previous() - move the previous boot's trace to the saved area
  *
- * Return: 0 (also when there was nothing to save) or -ENOMEM.
+ * Return: 0 (also when there was nothing to save), -EBUSY if the range
+ * belongs to ramoops, or -ENOMEM.
  */
 int ramtrail_save_previous(void)
 {
@@ -106,6 +107,12 @@ int ramtrail_save_previous(void)
 	u32 *heap, nmods = 0;
 	int err = ramtrail_region_open(reg, ramtrail.base, ramtrail.size);
 
+	if (err == RAMTRAIL_E_MAGIC &&
+	    *(u32 *)ramtrail.base == RAMTRAIL_RAMOOPS_SIG) {
+		/* ramoops does not always claim its range: don't take it. */
+		pr_err("the range holds a ramoops buffer (signature DBGC): give ramtrail a range of its own, or load with reset=1 to take this one over\n");
+		return -EBUSY;
+	}
 	if (err) {
 		ramtrail_why_empty(reg, err);
 		return 0;
