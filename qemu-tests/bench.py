@@ -18,7 +18,7 @@ boot (under QEMU TCG only ratios inside one boot mean anything).
 Writes build/bench/results.json and build/bench/bench.png, prints one
 table. Asserts nothing.
 
-usage: bench.py [--kver 6.12] [--smp 2] [--rounds 3]
+usage: bench.py [--kver 6.12] [--smp 4] [--rounds 3]
 """
 import argparse
 import json
@@ -42,7 +42,7 @@ PARAMS = f"mem_address={tm.RESV:#x} mem_size={REGION}M"
 
 GUEST = r"""
 mount -t tracefs nodev /sys/kernel/tracing
-insmod /lib/modules/ramtrail_bench.ko mem_address={bench_resv:#x} mem_size=16M ms={ms} reps={reps} 2>/dev/null
+insmod /lib/modules/ramtrail_bench.ko mem_address={bench_resv:#x} mem_size=0x1000000 ms={ms} reps={reps} 2>/dev/null
 dmesg | grep 'ramtrail_bench: RESULT'
 # The top-level buffer gets the persistent instance's size.
 cat {I}/buffer_size_kb > {T}/buffer_size_kb
@@ -116,9 +116,9 @@ fi
     # Power off at the panic (after ramtrail froze), keep the region image
     # for the userspace decoder, then boot again on the same RAM to read.
     r1 = g.run(append=APPEND, timeout=1800, kill_on="Kernel panic - not syncing",
-               kill_delay=1.0)
+               kill_delay=1.0, log_path=h.BUILD / f"{g.name}-record.log")
     (OUT / "region.img").write_bytes(g.ram.read(tm.RESV, REGION << 20))
-    r2 = g.run(append=APPEND, timeout=900)
+    r2 = g.run(append=APPEND, timeout=900, log_path=h.BUILD / f"{g.name}-read.log")
     return r1.log + r2.log, r1.boots + r2.boots, g
 
 
@@ -149,7 +149,7 @@ def med(v):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kver", default="6.12")
-    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--smp", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--ms", type=int, default=500)
@@ -167,7 +167,7 @@ def main():
     res["meta"] = {"kernel": k.release, "smp": a.smp, "rounds": a.rounds,
                    "reps": a.reps, "boots": boots, "date": time.strftime("%Y-%m-%d"),
                    "host_cpu": open("/proc/cpuinfo").read().split("model name")[1]
-                   .split("\n")[0].strip(": ")}
+                   .split("\n")[0].split(":", 1)[1].strip()}
     # 4: decoder on the guest's RAM image, on this machine.
     core = h.REPO / "build" / "tools" / "bench_core"
     out = subprocess.run([str(core), "--image", str(OUT / "region.img"), "--offset",
@@ -182,7 +182,7 @@ def main():
     report(res)
     plot(res)
     print(f"\nraw numbers: {OUT / 'results.json'}; plot: {OUT / 'bench.png'}; "
-          f"guest log: {h.BUILD / (g.name + '.log')}; {time.monotonic() - t0:.0f} s")
+          f"guest logs: {h.BUILD / (g.name + '-record.log')}, -read.log; {time.monotonic() - t0:.0f} s")
     return 0
 
 

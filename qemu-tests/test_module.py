@@ -78,9 +78,10 @@ class Guest:
         self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh)
 
     def run(self, append="", timeout=240, **kw):
+        kw.setdefault("log_path", h.BUILD / f"{self.name}.log")
         return h.run_qemu(self.k, self.rd, self.ram, smp=self.smp,
                           append=f"{MEMMAP} {append}".strip(), timeout=timeout,
-                          log_path=h.BUILD / f"{self.name}.log", **kw)
+                          **kw)
 
     def stats(self):
         out = subprocess.run([str(TOOL), "stats", str(self.ram.path), "--offset",
