@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
+#include "map.h"
 #include "ring.h"
 
 /* One object per module: ramtrail.ko links ring.o too. */
@@ -152,10 +153,7 @@ static void *bench_zones(void)
 		pr_err("%#lx+%#lx busy\n", mem_address, mem_size);
 		return NULL;
 	}
-	if (mem_type == 1)
-		return (__force void *)ioremap(mem_address, mem_size);
-	return memremap(mem_address, mem_size,
-			mem_type == 2 ? MEMREMAP_WB : MEMREMAP_WC);
+	return ramtrail_memremap(mem_address, mem_size, mem_type);
 }
 
 static void bench_zones_free(void *zones)
@@ -164,10 +162,7 @@ static void bench_zones_free(void *zones)
 		vfree(zones);
 		return;
 	}
-	if (mem_type == 1)
-		iounmap((void __iomem *)zones);
-	else
-		memunmap(zones);
+	ramtrail_memunmap(zones, mem_type);
 	release_mem_region(mem_address, mem_size);
 }
 

@@ -23,6 +23,7 @@
 #include <asm/cacheflush.h>
 #include <linux/ramtrail.h>
 #include "internal.h"
+#include "map.h"
 
 struct ramtrail ramtrail;
 DEFINE_PER_CPU(struct ramtrail_ring, ramtrail_rings);
@@ -205,11 +206,7 @@ static int ramtrail_map(phys_addr_t start, u64 size, bool reserve_mem)
 	ramtrail.phys = start;
 	ramtrail.size = size;
 	ramtrail.mem_type = mem_type;
-	if (mem_type == 1)
-		ramtrail.base = (__force u8 *)ioremap(start, size);
-	else
-		ramtrail.base = memremap(start, size, mem_type == 2 ?
-					 MEMREMAP_WB : MEMREMAP_WC);
+	ramtrail.base = ramtrail_memremap(start, size, mem_type);
 	if (!ramtrail.base) {
 		pr_err("cannot map %pa+%#llx\n", &start, size);
 		if (ramtrail.requested)
@@ -223,10 +220,7 @@ static int ramtrail_map(phys_addr_t start, u64 size, bool reserve_mem)
 
 static void ramtrail_unmap(void)
 {
-	if (ramtrail.mem_type == 1)
-		iounmap((void __iomem *)ramtrail.base);
-	else
-		memunmap(ramtrail.base);
+	ramtrail_memunmap(ramtrail.base, ramtrail.mem_type);
 	if (ramtrail.requested)
 		release_mem_region(ramtrail.phys, ramtrail.size);
 	ramtrail.base = NULL;
