@@ -8,6 +8,7 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   garbage   the host damages zones (and, apart, the header); load survives
   crashloop crash, reboot, crash again before reading: first trace kept
   erase     rm in /sys/fs/pstore; the next boot shows nothing stale
+  oops      an oops the kernel survives freezes recording; reset, read back
   refusals  System RAM, busy pstore, bad parameters: clear errors, no load
 
 usage: test_module.py [--kver 6.1,6.12] [--smp 2,4] [--only NAME,...]
@@ -67,6 +68,17 @@ def build_all(kver):
     return ko
 
 
+def build_oops(k):
+    """The test helper module that oopses on load, built for kernel k."""
+    out = h.BUILD / f"oops-{k.kver}"
+    out.mkdir(parents=True, exist_ok=True)
+    for f in ("ramtrail_oops.c", "Kbuild"):
+        (out / f).write_bytes((h.REPO / "qemu-tests/oops" / f).read_bytes())
+    subprocess.run(["make", "-s", "-C", str(k.kdir), f"M={out}", *k.kbuild_args,
+                    "modules"], check=True, capture_output=True)
+    return str(out / "ramtrail_oops.ko")
+
+
 class Guest:
     """One scenario's guest: initramfs with ramtrail.ko and a RAM file."""
 
@@ -113,12 +125,12 @@ BOOT = re.compile(r"^\[ *0\.000000\] Linux version", re.M)
 SECTION = re.compile(r"^=== BEGIN (\S+) ===$.*?^=== END \1 ===$", re.M | re.S)
 
 
-def no_oops(res, t, log):
+def no_oops(res, t, log, intended="sysrq: Trigger a crash"):
     """No oops/BUG/WARNING in any boot, before its intended crash (if any).
     Files the guest printed (the panic log in dmesg-ramtrail-N) don't count."""
     bad = []
     for boot in BOOT.split(SECTION.sub("", log)):
-        boot = boot.split("sysrq: Trigger a crash")[0]
+        boot = boot.split(intended)[0]
         bad += [s for s in ("Oops", "BUG:", "WARNING:", "general protection",
                             "Call Trace") if s in boot]
     res.check(f"{t} no oops, BUG or WARNING", not bad, bad)
@@ -360,6 +372,33 @@ pstore; rtlog
     res.check(f"{t} next boot shows no stale record",
               len(files) == 2 and "ramtrail" not in files[1], files)
     no_oops(res, t, r.log)
+
+
+def scenario_oops(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} oops]"
+    g = Guest(k, ko, "oops", smp, f"""
+rt_load {PARAMS} functions={FUNCS}
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 2
+    insmod /lib/modules/ramtrail_oops.ko
+    sleep 1
+    # The kernel survived the oops; recording stays frozen. Reset.
+    echo b > /proc/sysrq-trigger
+fi
+pstore; rtlog
+""", modules=[build_oops(k)])
+    r = g.run()
+    res.check(f"{t} oops survived, warm reset, two boots", r.boots == 2 and r.rc == 0
+              and "Oops" in r.log and "Kernel panic" not in r.log, brief(r))
+    rt = section(r, "rtlog")
+    res.check(f"{t} recovery says frozen by oops", "saved boot 1:" in rt and
+              "frozen by oops" in rt, rt)
+    recs, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    check_trace(res, t, recs, smp, crash_path=False)
+    dm = section(r, "dmesg-ramtrail-0")
+    res.check(f"{t} dmesg-ramtrail-0 holds the oops", "Oops" in dm and
+              "ramtrail_oops" in dm, dm[:300])
+    no_oops(res, t, r.log, intended="ramtrail_oops: writing through a NULL pointer")
 
 
 def scenario_refusals(k, ko, smp, res):
