@@ -125,11 +125,31 @@ BOOT = re.compile(r"^\[ *0\.000000\] Linux version", re.M)
 SECTION = re.compile(r"^=== BEGIN (\S+) ===$.*?^=== END \1 ===$", re.M | re.S)
 
 
+def env_crash(boot):
+    """A boot that crashed before ramtrail was loaded: not ours. Seen once in
+    about 60 boots of 6.12 with 4 vCPUs under TCG, early after a warm reset
+    ("Oops: int3" in sched_clock_cpu, kernel not tainted)."""
+    crash = min([boot.find(s) for s in ("Oops", "Kernel panic") if s in boot] or [-1])
+    return crash >= 0 and "ramtrail:" not in boot[:crash]
+
+
+def boots(r):
+    """Boots of a run, not counting those that crashed before ramtrail."""
+    crashed = [b for b in BOOT.split(SECTION.sub("", r.log))[1:] if env_crash(b)]
+    if crashed:
+        print(f"     note: {len(crashed)} boot(s) crashed before ramtrail was "
+              "loaded (kernel not tainted by it): not counted", flush=True)
+    return r.boots - len(crashed)
+
+
 def no_oops(res, t, log, intended="sysrq: Trigger a crash"):
     """No oops/BUG/WARNING in any boot, before its intended crash (if any).
-    Files the guest printed (the panic log in dmesg-ramtrail-N) don't count."""
+    Files the guest printed (the panic log in dmesg-ramtrail-N) don't count,
+    nor boots that crashed before ramtrail was loaded (env_crash)."""
     bad = []
     for boot in BOOT.split(SECTION.sub("", log)):
+        if env_crash(boot):
+            continue
         boot = boot.split(intended)[0]
         bad += [s for s in ("Oops", "BUG:", "WARNING:", "general protection",
                             "Call Trace") if s in boot]
@@ -194,7 +214,7 @@ def scenario_panic(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} panic]"
     g = Guest(k, ko, "panic", smp, RECORD_AND_CRASH)
     r = g.run()
-    res.check(f"{t} panic, warm reboot, poweroff", r.boots == 2 and r.rc == 0, brief(r))
+    res.check(f"{t} panic, warm reboot, poweroff", boots(r) == 2 and r.rc == 0, brief(r))
     recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     res.check(f"{t} ftrace-ramtrail-0 has only records", recs and not other, other[:3])
     check_trace(res, t, recs, smp)
@@ -219,14 +239,14 @@ fi
 pstore; rtlog
 """)
     r = g.run(kill_on="=== RECORDING ===", kill_delay=3)
-    res.check(f"{t} QEMU killed while recording", r.killed and r.boots == 1, brief(r))
+    res.check(f"{t} QEMU killed while recording", r.killed and boots(r) == 1, brief(r))
     rc, st = host_stats(g)
     res.check(f"{t} host decodes the cut region: still recording",
               rc == 0 and st.get("state") == "recording", st)
     host = {c: st.get(f"cpu{c}", 0) for c in range(smp)}
     r = g.run()
     res.check(f"{t} new QEMU on the same RAM boots and powers off",
-              r.boots == 1 and r.rc == 0, brief(r))
+              boots(r) == 1 and r.rc == 0, brief(r))
     recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     check_trace(res, t, recs, smp, crash_path=False)
     res.check(f"{t} guest recovered every record the host decodes",
@@ -255,7 +275,7 @@ pstore; rtlog
 """)
     r = g.run()
     rc, st = host_stats(g)
-    res.check(f"{t} boot 1 recorded", rc == 0 and r.boots == 1 and st.get("cpu0"), st)
+    res.check(f"{t} boot 1 recorded", rc == 0 and boots(r) == 1 and st.get("cpu0"), st)
     before = {c: st.get(f"cpu{c}", 0) for c in range(smp)}
     newest = st.get("cpu0_newest", 0)
     res.check(f"{t} CPU 0 wrote at least 3 blocks", newest >= 2, st)
@@ -273,7 +293,7 @@ pstore; rtlog
     res.check(f"{t} host sees fewer records in the damaged zone",
               rc == 0 and damaged < before[0], f"{before[0]} -> {damaged}")
     r = g.run(append="rt.read")
-    res.check(f"{t} module loads over damaged zones", r.boots == 1 and r.rc == 0
+    res.check(f"{t} module loads over damaged zones", boots(r) == 1 and r.rc == 0
               and "insmod rc=0" in r.log, brief(r))
     recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     got = per_cpu(recs)
@@ -319,7 +339,7 @@ fi
 pstore; rtlog
 """)
     r = g.run(timeout=300)
-    res.check(f"{t} two panics, three boots", r.boots == 3 and r.rc == 0, brief(r))
+    res.check(f"{t} two panics, three boots", boots(r) == 3 and r.rc == 0, brief(r))
     rt = section(r, "rtlog")
     m = re.search(r"ftrace-ramtrail-1(?:\.\.(\d+))?: trace of boot 2", rt)
     res.check(f"{t} file 0 is boot 1's trace, files 1.. boot 2's",
@@ -362,7 +382,7 @@ fi
 pstore; rtlog
 """)
     r = g.run(timeout=300)
-    res.check(f"{t} three boots", r.boots == 3 and r.rc == 0, brief(r))
+    res.check(f"{t} three boots", boots(r) == 3 and r.rc == 0, brief(r))
     files = h.sections(r.log, "files")
     res.check(f"{t} boot 2 had the crash's files",
               len(files) == 2 and "ftrace-ramtrail-0" in files[0] and
@@ -388,7 +408,7 @@ fi
 pstore; rtlog
 """, modules=[build_oops(k)])
     r = g.run()
-    res.check(f"{t} oops survived, warm reset, two boots", r.boots == 2 and r.rc == 0
+    res.check(f"{t} oops survived, warm reset, two boots", boots(r) == 2 and r.rc == 0
               and "Oops" in r.log and "Kernel panic" not in r.log, brief(r))
     rt = section(r, "rtlog")
     res.check(f"{t} recovery says frozen by oops", "saved boot 1:" in rt and
@@ -427,7 +447,7 @@ begin unload; echo "rmmod rc=$?"; state; end unload
 try reload {PARAMS}
 """, modules=["ramoops"])
     r = g.run(append=MEMMAP2)
-    res.check(f"{t} boots and powers off", r.boots == 1 and r.rc == 0, brief(r))
+    res.check(f"{t} boots and powers off", boots(r) == 1 and r.rc == 0, brief(r))
     expect = {
         "sysram": "is System RAM: reserve it with memmap=",
         "memtype": "mem_type=7: use 0 (write-combined), 1 (uncached) or 2 (cached)",
