@@ -216,25 +216,37 @@ static bool rt_header_at(const struct ramtrail_zone_cursor *c, u32 index,
  * Check a block believed to be block number @g before reading it.
  * Return: false if it holds a word no writer of block @g produces;
  * *written tells whether any word was written for block @g.
+ *
+ * The low 6 bits of a word (type and lap) index a bitmap of the ones
+ * that need no further look, which keeps this pass near memory speed.
  */
 static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 			  bool *written)
 {
-	unsigned int lap, i;
+	unsigned int lap, stale, type, i;
 	const u64 *b = rt_block(c, g, &lap);
+	u64 plain = 0, cur = 0;
 
+	stale = (lap - 1) & RAMTRAIL_LAP_MASK;
+	for (type = RAMTRAIL_W_BLOCK; type < RAMTRAIL_W_NR_TYPES; type++) {
+		plain |= 1ULL << (type | stale << RAMTRAIL_LAP_SHIFT);
+		if (type != RAMTRAIL_W_BLOCK && type != RAMTRAIL_W_EVENT)
+			cur |= 1ULL << (type | lap << RAMTRAIL_LAP_SHIFT);
+	}
 	*written = false;
 	for (i = 0; i < RT_WORDS; i++) {
 		u64 w = rt_load(b + i), hg, ts;
-		unsigned int type = rt_type(w);
+		unsigned int low = w & 63;
 
-		if (!w)
+		if (cur >> low & 1) {
+			*written = true;
 			continue;
-		if (type == RAMTRAIL_W_EMPTY || type >= RAMTRAIL_W_NR_TYPES)
-			return false;
-		if (rt_lap(w) == ((lap - 1) & RAMTRAIL_LAP_MASK))
+		}
+		if (!w || plain >> low & 1)
 			continue;
-		if (rt_lap(w) != lap)
+		type = rt_type(w);
+		if (rt_lap(w) != lap || (type != RAMTRAIL_W_BLOCK &&
+					 type != RAMTRAIL_W_EVENT))
 			return false;
 		if (type == RAMTRAIL_W_BLOCK &&
 		    (i || (rt_header(b, &hg, &ts) && hg != g)))
