@@ -18,7 +18,7 @@ boot (under QEMU TCG only ratios inside one boot mean anything).
 Writes build/bench/results.json and build/bench/bench.png, prints one
 table. Asserts nothing.
 
-usage: bench.py [--kver 6.12] [--smp 4] [--rounds 3]
+usage: bench.py [--kver 6.12] [--smp 2] [--rounds 3]
 """
 import argparse
 import json
@@ -149,7 +149,9 @@ def med(v):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kver", default="6.12")
-    ap.add_argument("--smp", type=int, default=4)
+    # 4 vCPUs on this 2-core host hit "Oops: int3" in ftrace's text
+    # patching under TCG (also seen without ramtrail loaded): 2 by default.
+    ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--ms", type=int, default=500)
@@ -164,6 +166,10 @@ def main():
     bko = str(h.REPO / "build" / f"module-{a.kver}" / "ramtrail_bench.ko")
     log, boots, g = guest_bench(k, ko, bko, a)
     res = parse(log)
+    oops = log.count("Oops")
+    if oops:
+        print(f"WARNING: the guest oopsed {oops} time(s) before the intended "
+              "panic; results are incomplete (see the guest logs)")
     res["meta"] = {"kernel": k.release, "smp": a.smp, "rounds": a.rounds,
                    "reps": a.reps, "boots": boots, "date": time.strftime("%Y-%m-%d"),
                    "host_cpu": open("/proc/cpuinfo").read().split("model name")[1]
@@ -197,7 +203,7 @@ def report(res):
     print("|---|---|---|")
     for cpus in sorted({key.split()[1] for key in w}):
         rt, rb = w.get(f"ramtrail {cpus}"), w.get(f"ringbuf {cpus}")
-        print(f"| ramtrail, {cpus} | {rt:.1f} | {rt / rb:.2f} (goal <= 0.5) |")
+        print(f"| ramtrail, {cpus} | {rt:.1f} | {rt / rb if rb else float('nan'):.2f} (goal <= 0.5) |")
         print(f"| kernel ring buffer, {cpus} | {rb:.1f} | |")
     o = {key: med(v) for key, v in res["overhead"].items()}
     print("\n| 2. workload | tracing | median s | x off | ramtrail overhead / this one's |")
@@ -218,7 +224,7 @@ def report(res):
                       ("ftrace_persistent", "ftrace persistent instance")):
         if key in c:
             print(f"| {name} | {c[key]} | {c[key] / REGION:.0f} |")
-    if "ftrace_persistent" in c and "ramtrail_saved" in c:
+    if c.get("ftrace_persistent") and "ramtrail_saved" in c:
         print(f"| ratio recovered/ftrace | | {c['ramtrail_saved'] / c['ftrace_persistent']:.2f} (goal >= 2) |")
     print("| bytes per event: ramtrail 8 (16 with caller), ramoops 24, ftrace function 28.1 | | |")
     rc = res["recovery"]
