@@ -43,11 +43,6 @@ static struct ramtrail_saved_trace *ramtrail_trace_at(u64 off)
 	return (void *)(ramtrail.base + ramtrail.hdr->saved_offset + off);
 }
 
-static u32 ramtrail_parts(const struct ramtrail_saved_trace *t)
-{
-	return DIV_ROUND_UP(t->nr_records, RAMTRAIL_SAVED_PART_RECORDS);
-}
-
 static int ramtrail_open(struct pstore_info *psi)
 {
 	memset(&ramtrail_cursor, 0, sizeof(ramtrail_cursor));
@@ -76,9 +71,7 @@ static ssize_t ramtrail_read_part(struct pstore_record *record,
 				  const struct ramtrail_saved_trace *t,
 				  u32 part, u64 id)
 {
-	const struct ramtrail_saved_record *s =
-		(const void *)((const struct ramtrail_module_entry *)(t + 1) +
-			       t->modtab_count);
+	const struct ramtrail_saved_record *s = ramtrail_saved_records(t);
 	u64 first = (u64)part * RAMTRAIL_SAVED_PART_RECORDS, i;
 	u64 n = min_t(u64, t->nr_records - first, RAMTRAIL_SAVED_PART_RECORDS);
 	struct pstore_ftrace_record *out;
@@ -117,7 +110,7 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 		t = (void *)ramtrail_saved_next(&ramtrail.reg, &off);
 		if (!t)
 			return 0;
-		while (ramtrail_cursor.part < ramtrail_parts(t)) {
+		while (ramtrail_cursor.part < ramtrail_saved_parts(t)) {
 			u32 part = ramtrail_cursor.part++;
 			u64 id = ramtrail_cursor.id++;
 
@@ -137,7 +130,7 @@ static void ramtrail_erase_trace_part(u64 id)
 	bool all_erased = true;
 
 	while ((t = (void *)ramtrail_saved_next(&ramtrail.reg, &off))) {
-		u32 parts = ramtrail_parts(t);
+		u32 parts = ramtrail_saved_parts(t);
 		u64 mask = parts >= 64 ? ~0ULL : (1ULL << parts) - 1;
 
 		if (id >= first && id < first + parts &&

@@ -146,6 +146,26 @@ const struct ramtrail_saved_trace *
 ramtrail_saved_next(const struct ramtrail_region *reg, u64 *off);
 u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t);
 
+/* The parts of a saved trace entry (layout in the uapi header). */
+static inline struct ramtrail_module_entry *
+ramtrail_saved_modules(const struct ramtrail_saved_trace *t)
+{
+	return (struct ramtrail_module_entry *)(t + 1);
+}
+
+static inline struct ramtrail_saved_record *
+ramtrail_saved_records(const struct ramtrail_saved_trace *t)
+{
+	return (struct ramtrail_saved_record *)(ramtrail_saved_modules(t) +
+						t->modtab_count);
+}
+
+/* Files (parts) a saved trace is shown as through pstore. */
+static inline u64 ramtrail_saved_parts(const struct ramtrail_saved_trace *t)
+{
+	return DIV_ROUND_UP(t->nr_records, RAMTRAIL_SAVED_PART_RECORDS);
+}
+
 /* region.c: building a region, shared with the writer side. */
 u32 ramtrail_header_checksum(const struct ramtrail_region_header *hdr);
 u32 ramtrail_crc32_skip(const void *p, size_t len, size_t field);

@@ -15,12 +15,6 @@ static notrace u64 ramtrail_block_cache(const struct ramtrail_ring *r, u64 g)
 	       (g & RAMTRAIL_CB_GEN_MASK) << RAMTRAIL_CB_GEN_SHIFT;
 }
 
-static notrace u64 *ramtrail_block_words(const struct ramtrail_ring *r,
-					 u64 blk)
-{
-	return r->zone + (u32)blk * RAMTRAIL_BLOCK_WORDS;
-}
-
 static notrace bool ramtrail_ring_drop(struct ramtrail_ring *r)
 {
 	local_inc(&r->dropped);
@@ -81,19 +75,20 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 	ramtrail_test_reserved(r, next - (1 + ncont) * 8, ts, type, head, cont,
 			       ncont);
 	g = pos >> RAMTRAIL_BLOCK_SHIFT;
-	if (pad || !off) {
-		if (pad) {
-			blk = ramtrail_block_cache(r, g);
-			lap = (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
-			w = ramtrail_block_words(r, blk) + off / 8;
-			for (i = 0; i < pad; i++)
-				ramtrail_store(w + i, ramtrail_word(RAMTRAIL_W_PAD,
-								    lap, ts, 0));
-			g++;
-		}
+	if (pad) {
 		blk = ramtrail_block_cache(r, g);
-		lap = (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
-		w = ramtrail_block_words(r, blk);
+		w = ramtrail_cb_words(r, blk) + off / 8;
+		for (i = 0; i < pad; i++)
+			ramtrail_store(w + i, ramtrail_word(RAMTRAIL_W_PAD,
+							    ramtrail_cb_lap(blk),
+							    ts, 0));
+		g++;
+	}
+	blk = ramtrail_block_cache(r, g);
+	lap = ramtrail_cb_lap(blk);
+	w = ramtrail_cb_words(r, blk);
+	if (pad || !off) {
+		/* ext is 0 here: the header carries the full counter. */
 		ramtrail_store(w, ramtrail_word(RAMTRAIL_W_BLOCK, lap, ts, g));
 		ramtrail_store(w + 1, ramtrail_word(RAMTRAIL_W_CONT, lap, ts,
 						    g >> 32));
@@ -101,24 +96,14 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 						    ts >> RAMTRAIL_TS_BITS));
 		w += RAMTRAIL_BLOCK_WORDS_HDR;
 	} else {
-		blk = ramtrail_block_cache(r, g);
-		lap = (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
-		w = ramtrail_block_words(r, blk) + off / 8;
-		if (ext)
-			ramtrail_store(w++, ramtrail_word(RAMTRAIL_W_TSEXT, lap,
-							  ts, ts >> RAMTRAIL_TS_BITS));
+		w += off / 8;
 	}
 	/*
 	 * [R3] A nested writer may have moved on already; the generation
 	 * check makes the fast path ignore this value then.
 	 */
 	WRITE_ONCE(r->block, blk);
-	ramtrail_store(w, ramtrail_word(type, lap, ts, head));
-	for (i = 0; i < ncont; i++)
-		ramtrail_store(w + 1 + i, ramtrail_word(RAMTRAIL_W_CONT, lap, ts,
-							cont[i]));
-	barrier();	/* [R2]: words before last_ts */
-	WRITE_ONCE(r->last_ts, ts);
+	ramtrail_ring_commit(r, w, lap, ts, ext, type, head, cont, ncont);
 	return true;
 }
 

@@ -94,6 +94,42 @@ static __always_inline void ramtrail_store(u64 *w, u64 v)
 	WRITE_ONCE(*w, cpu_to_le64(v));
 }
 
+static __always_inline unsigned int ramtrail_cb_lap(u64 blk)
+{
+	return (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
+}
+
+/* First word of the block that a ring->block value describes. */
+static __always_inline u64 *ramtrail_cb_words(const struct ramtrail_ring *r,
+					      u64 blk)
+{
+	return r->zone + (u32)blk * RAMTRAIL_BLOCK_WORDS;
+}
+
+/*
+ * Store a reserved record at @w ([TSEXT], head, CONT words) and commit it.
+ * Shared by the fast and the slow path.
+ */
+static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
+						 u64 *w, unsigned int lap,
+						 u64 ts, bool ext,
+						 unsigned int type, u32 head,
+						 const u32 *cont,
+						 unsigned int ncont)
+{
+	unsigned int i;
+
+	if (ext)
+		ramtrail_store(w++, ramtrail_word(RAMTRAIL_W_TSEXT, lap, ts,
+						  ts >> RAMTRAIL_TS_BITS));
+	ramtrail_store(w, ramtrail_word(type, lap, ts, head));
+	for (i = 0; i < ncont; i++)
+		ramtrail_store(w + 1 + i, ramtrail_word(RAMTRAIL_W_CONT, lap,
+							ts, cont[i]));
+	barrier();	/* [R2]: words before last_ts */
+	WRITE_ONCE(r->last_ts, ts);
+}
+
 /*
  * The crash-consistency test (tools/tests/) learns where each record went
  * through this hook, called right after a successful reservation. It is
@@ -126,8 +162,7 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 						unsigned int ncont)
 {
 	unsigned long pos, size;
-	unsigned int i, lap;
-	u64 ts, blk, *w;
+	u64 ts, blk;
 	bool ext;
 
 	do {
@@ -148,18 +183,9 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 	} while (local_cmpxchg(&r->pos, pos, pos + size) != pos);
 
 	ramtrail_test_reserved(r, pos + ext * 8, ts, type, head, cont, ncont);
-	lap = (blk >> RAMTRAIL_CB_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
-	w = r->zone + (u32)blk * RAMTRAIL_BLOCK_WORDS +
-	    (pos & RAMTRAIL_BLOCK_MASK) / 8;
-	if (ext)
-		ramtrail_store(w++, ramtrail_word(RAMTRAIL_W_TSEXT, lap, ts,
-						  ts >> RAMTRAIL_TS_BITS));
-	ramtrail_store(w, ramtrail_word(type, lap, ts, head));
-	for (i = 0; i < ncont; i++)
-		ramtrail_store(w + 1 + i, ramtrail_word(RAMTRAIL_W_CONT, lap,
-							ts, cont[i]));
-	barrier();	/* [R2]: words before last_ts */
-	WRITE_ONCE(r->last_ts, ts);
+	ramtrail_ring_commit(r, ramtrail_cb_words(r, blk) +
+			     (pos & RAMTRAIL_BLOCK_MASK) / 8, ramtrail_cb_lap(blk),
+			     ts, ext, type, head, cont, ncont);
 	return true;
 }
 

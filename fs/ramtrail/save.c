@@ -13,18 +13,6 @@
 #include <linux/string.h>
 #include "internal.h"
 
-static const struct ramtrail_module_entry *
-ramtrail_saved_modules(const struct ramtrail_saved_trace *t)
-{
-	return (const void *)(t + 1);
-}
-
-static struct ramtrail_saved_record *
-ramtrail_saved_records(const struct ramtrail_saved_trace *t)
-{
-	return (void *)(ramtrail_saved_modules(t) + t->modtab_count);
-}
-
 /* Merge the zones; count function records, or store them past @skip. */
 static u64 ramtrail_merge_zones(const struct ramtrail_region *reg,
 				struct ramtrail_zone_cursor *cur, u32 *heap,
@@ -147,7 +135,7 @@ int ramtrail_save_previous(void)
 		fit = (room - fixed) / sizeof(struct ramtrail_saved_record);
 		t = (void *)(ramtrail.base + h->saved_offset + end);
 		memset(t, 0, sizeof(*t));
-		memcpy((void *)ramtrail_saved_modules(t), mods,
+		memcpy(ramtrail_saved_modules(t), mods,
 		       nmods * sizeof(*mods));
 		t->modtab_count = nmods;
 		t->skipped = n > fit ? n - fit : 0;
@@ -230,8 +218,7 @@ void ramtrail_list_saved(void)
 	u64 off = 0, id = 0;
 
 	while ((t = ramtrail_saved_next(&ramtrail.reg, &off))) {
-		u64 parts = DIV_ROUND_UP(t->nr_records,
-					 RAMTRAIL_SAVED_PART_RECORDS);
+		u64 parts = ramtrail_saved_parts(t);
 
 		if (t->magic == RAMTRAIL_SAVED_MAGIC && parts > 1)
 			pr_info("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%s), %llu records\n",
