@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inputs of the ramtrail command: read a file, find a region in it (a bare
+ * region, or a whole RAM image with the region somewhere inside), choose
+ * which trace to show, and read that trace's records in time order with the
+ * module's own decoder. Also pstore's text form of a saved trace, as
+ * /sys/fs/pstore/ftrace-ramtrail-N shows it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ramtrail.h"
+
+const char *const rt_state_names[] = {
+	"empty", "formatting", "recording", "frozen", "stopped", "saved",
+};
+
+const char *const rt_freeze_names[] = {
+	"none", "panic", "oops", "api", "user",
+};
+
+/**
+ * struct rt_pstore_line - one record of a pstore ftrace file
+ * @ns: its timestamp
+ * @cpu: its CPU
+ * @ip: function address in the boot that printed the file
+ * @parent: caller address in that boot
+ * @ip_sym: the name pstore printed for @ip
+ * @parent_sym: the name (and offset) pstore printed for @parent
+ */
+struct rt_pstore_line {
+	u64 ns;
+	u32 cpu;
+	u64 ip;
+	u64 parent;
+	char *ip_sym;
+	char *parent_sym;
+};
+
+/**
+ * rt_image_read() - map or read a whole input file
+ * @img: filled on success
+ * @path: the file; anything read() can read (pstore, debugfs, a pipe)
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_IO after saying why.
+ */
+int rt_image_read(struct rt_image *img, const char *path)
+{
+	u64 cap = 1 << 20;
+	struct stat st;
+	ssize_t n;
+	u8 *grown;
+	int fd;
+
+	memset(img, 0, sizeof(*img));
+	img->path = path;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		goto fail;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		/* Private and writable: parsers may cut strings in place. */
+		img->buf = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE, fd, 0);
+		if (img->buf != MAP_FAILED) {
+			img->len = st.st_size;
+			img->mapped = true;
+			close(fd);
+			return RT_EXIT_OK;
+		}
+	}
+	/* pstore, sysfs and pipes have no size or cannot be mapped. */
+	img->buf = malloc(cap + 1);
+	if (!img->buf)
+		goto fail;
+	while ((n = read(fd, img->buf + img->len, cap - img->len)) != 0) {
+		if (n < 0)
+			goto fail;
+		img->len += n;
+		if (img->len < cap)
+			continue;
+		grown = realloc(img->buf, 2 * cap + 1);
+		if (!grown)
+			goto fail;
+		img->buf = grown;
+		cap *= 2;
+	}
+	img->buf[img->len] = 0;
+	close(fd);
+	return RT_EXIT_OK;
+fail:
+	fprintf(stderr, "ramtrail: %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(img->buf);
+	img->buf = NULL;
+	return RT_EXIT_IO;
+}
+
+/** rt_image_free() - release what rt_image_read() took */
+void rt_image_free(struct rt_image *img)
+{
+	if (img->mapped)
+		munmap(img->buf, img->len);
+	else
+		free(img->buf);
+	img->buf = NULL;
+}
+
+static int rt_region_try(const struct rt_image *img, u64 off, u64 size,
+			 struct rt_trace *t)
+{
+	u64 avail = img->len - off;
+
+	if (size && size < avail)
+		avail = size;
+	t->region_offset = off;
+	return ramtrail_region_open(&t->reg, img->buf + off, avail);
+}
+
+/* Say why the region at @off is unusable; a cut image gets its own words. */
+static int rt_region_error(const struct rt_image *img, u64 off, u64 size,
+			   int err)
+{
+	struct ramtrail_region_header h;
+	u64 avail = img->len - off;
+
+	if (size && size < avail)
+		avail = size;
+	if (err == RAMTRAIL_E_GEOMETRY) {
+		memcpy(&h, img->buf + off, sizeof(h));
+		if (h.region_size > avail) {
+			fprintf(stderr, "ramtrail: %s: truncated: the region at %#llx is %llu bytes, the image holds %llu of them\n",
+				img->path, (unsigned long long)off,
+				(unsigned long long)h.region_size,
+				(unsigned long long)avail);
+			return RT_EXIT_NOTRACE;
+		}
+	}
+	fprintf(stderr, "ramtrail: %s: region at %#llx: %s\n", img->path,
+		(unsigned long long)off, ramtrail_strerror(err));
+	return RT_EXIT_NOTRACE;
+}
+
+/**
+ * rt_region_find() - locate and validate the region in an image
+ * @img: the image
+ * @offset: where the region starts, if @offset_given
+ * @size: bytes of the region at most (0: up to the end of the image)
+ * @offset_given: else look at offset 0, then at every 4 KiB boundary
+ * @t: its region is filled on success
+ *
+ * A RAM image holds the region at its physical address; the module maps
+ * page-aligned ranges only, so a scan by pages finds it. The first header
+ * that validates wins.
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_NOTRACE after saying why.
+ */
+int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
+		   bool offset_given, struct rt_trace *t)
+{
+	u64 off, first_bad = ~0ULL;
+	int err, first_err = 0;
+
+	if (offset_given) {
+		if (offset >= img->len) {
+			fprintf(stderr, "ramtrail: %s: offset %#llx is past the end of the image (%llu bytes)\n",
+				img->path, (unsigned long long)offset,
+				(unsigned long long)img->len);
+			return RT_EXIT_NOTRACE;
+		}
+		err = rt_region_try(img, offset, size, t);
+		return err ? rt_region_error(img, offset, size, err) : 0;
+	}
+	for (off = 0; off + sizeof(u64) <= img->len; off += RAMTRAIL_BLOCK_SIZE) {
+		u64 magic;
+
+		memcpy(&magic, img->buf + off, sizeof(magic));
+		if (le64_to_cpu(magic) != RAMTRAIL_MAGIC)
+			continue;
+		err = rt_region_try(img, off, size, t);
+		if (!err)
+			return RT_EXIT_OK;
+		if (first_bad == ~0ULL) {
+			first_bad = off;
+			first_err = err;
+		}
+	}
+	if (first_bad != ~0ULL)
+		return rt_region_error(img, first_bad, size, first_err);
+	fprintf(stderr, "ramtrail: %s: no ramtrail region in it (neither a region, a RAM image holding one, nor a pstore ftrace file)\n",
+		img->path);
+	return RT_EXIT_NOTRACE;
+}
+
+static bool rt_zones_hold_trace(u32 state)
+{
+	return state == RAMTRAIL_STATE_RECORDING ||
+	       state == RAMTRAIL_STATE_FROZEN ||
+	       state == RAMTRAIL_STATE_STOPPED;
+}
+
+static void rt_use_zones(struct rt_trace *t)
+{
+	const struct ramtrail_region_header *h = &t->reg.hdr;
+
+	t->kind = RT_ZONES;
+	t->boot_id = h->boot_id;
+	memcpy(t->release, h->release, sizeof(h->release));
+	t->nr_cpus = h->nr_cpus;
+	t->text_base = h->text_base;
+	t->anchor_addr = h->anchor_addr;
+	t->mods = (const void *)(t->reg.base + h->modtab_offset);
+	t->nr_mods = h->modtab_count;
+	t->state = h->state;
+	t->flags = h->flags;
+	t->freeze_reason = h->freeze_reason;
+	t->freeze_cpu = h->freeze_cpu;
+}
+
+static void rt_use_saved(struct rt_trace *t, const struct ramtrail_saved_trace *s)
+{
+	t->kind = RT_SAVED;
+	t->saved = s;
+	t->boot_id = s->boot_id;
+	memcpy(t->release, s->release, sizeof(s->release));
+	t->nr_cpus = s->nr_cpus;
+	t->text_base = s->text_base;
+	t->anchor_addr = s->anchor_addr;
+	t->mods = ramtrail_saved_modules(s);
+	t->nr_mods = s->modtab_count;
+	t->state = s->state;
+	t->flags = s->flags;
+	t->freeze_reason = s->freeze_reason;
+	t->freeze_cpu = s->freeze_cpu;
+}
+
+/**
+ * rt_trace_choose() - pick the trace of a boot from a found region
+ * @t: with its region found
+ * @boot: boot id, or -1 for the newest trace: the zones if they hold one,
+ *	else the newest saved trace
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_NOTRACE after saying why.
+ */
+int rt_trace_choose(struct rt_trace *t, s64 boot)
+{
+	const struct ramtrail_region_header *h = &t->reg.hdr;
+	const struct ramtrail_saved_trace *s, *pick = NULL;
+	bool erased = false;
+	u64 off = 0;
+
+	if (rt_zones_hold_trace(h->state) && (boot < 0 || h->boot_id == boot)) {
+		rt_use_zones(t);
+		goto cursors;
+	}
+	while ((s = ramtrail_saved_next(&t->reg, &off))) {
+		if (boot >= 0 && s->boot_id != (u64)boot)
+			continue;
+		if (s->magic == RAMTRAIL_SAVED_MAGIC)
+			pick = s;
+		else
+			erased = true;
+	}
+	if (!pick) {
+		if (boot < 0)
+			fprintf(stderr, "ramtrail: the region holds no trace (zones %s, no saved trace)\n",
+				h->state < 6 ? rt_state_names[h->state] : "?");
+		else
+			fprintf(stderr, "ramtrail: the trace of boot %lld %s (see 'ramtrail stats')\n",
+				(long long)boot, erased ? "was erased" :
+				"is not in the region");
+		return RT_EXIT_NOTRACE;
+	}
+	rt_use_saved(t, pick);
+cursors:
+	t->cur = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->cur));
+	t->heap = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->heap));
+	if (!t->cur || !t->heap) {
+		fprintf(stderr, "ramtrail: out of memory\n");
+		return RT_EXIT_IO;
+	}
+	rt_trace_rewind(t);
+	return RT_EXIT_OK;
+}
+
+/* "CPU:%d ts:%llu %08lx  %08lx  %ps <- %pS": fs/pstore/inode.c */
+static bool rt_pstore_line(char *line, struct rt_pstore_line *l)
+{
+	char *p = line, *arrow;
+
+	if (strncmp(p, "CPU:", 4))
+		return false;
+	l->cpu = strtoul(p + 4, &p, 10);
+	if (strncmp(p, " ts:", 4) || l->cpu >= RAMTRAIL_MAX_CPUS)
+		return false;
+	l->ns = strtoull(p + 4, &p, 10);
+	if (*p != ' ')
+		return false;
+	l->ip = strtoull(p + 1, &p, 16);
+	if (strncmp(p, "  ", 2))
+		return false;
+	l->parent = strtoull(p + 2, &p, 16);
+	if (strncmp(p, "  ", 2))
+		return false;
+	arrow = strstr(p + 2, " <- ");
+	if (!arrow || arrow == p + 2 || !arrow[4])
+		return false;
+	*arrow = 0;
+	l->ip_sym = p + 2;
+	l->parent_sym = arrow + 4;
+	return true;
+}
+
+/**
+ * rt_pstore_parse() - read a pstore ftrace file as a trace
+ * @img: the file, starting with "CPU:"; its lines are cut in place
+ * @t: filled on success
+ *
+ * Lines that are not records are counted and reported, not fatal.
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_NOTRACE if no line is a record.
+ */
+int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
+{
+	char *p = (char *)img->buf, *end = p + img->len, *nl;
+	u64 cap = 0, bad = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->kind = RT_PSTORE;
+	while (p < end) {
+		struct rt_pstore_line *grown;
+
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;	/* the last line may lack its newline */
+		*nl = 0;
+		if (t->nr_lines == cap) {
+			cap = cap ? 2 * cap : 4096;
+			grown = realloc(t->lines, cap * sizeof(*grown));
+			if (!grown) {
+				fprintf(stderr, "ramtrail: out of memory\n");
+				return RT_EXIT_IO;
+			}
+			t->lines = grown;
+		}
+		if (rt_pstore_line(p, &t->lines[t->nr_lines])) {
+			if (t->lines[t->nr_lines].cpu >= t->nr_cpus)
+				t->nr_cpus = t->lines[t->nr_lines].cpu + 1;
+			t->nr_lines++;
+		} else if (*p) {
+			bad++;
+		}
+		p = nl + 1;
+	}
+	if (!t->nr_lines) {
+		fprintf(stderr, "ramtrail: %s: no pstore ftrace record in it\n",
+			img->path);
+		return RT_EXIT_NOTRACE;
+	}
+	if (bad)
+		fprintf(stderr, "ramtrail: %s: %llu lines are not records, skipped\n",
+			img->path, (unsigned long long)bad);
+	return RT_EXIT_OK;
+}
+
+/** rt_trace_rewind() - read the chosen trace again from its start */
+void rt_trace_rewind(struct rt_trace *t)
+{
+	t->next = 0;
+	t->invalid = 0;
+	if (t->kind == RT_ZONES)
+		ramtrail_merge_init(&t->merge, &t->reg, t->cur, t->heap);
+}
+
+/**
+ * rt_trace_next() - the next record of a trace, in time order
+ * @t: the trace
+ * @r: filled; its @data stays valid until the next call
+ *
+ * Return: false at the end.
+ */
+bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
+{
+	const struct ramtrail_saved_record *s;
+	const struct ramtrail_record *z;
+	const struct rt_pstore_line *l;
+
+	memset(r, 0, sizeof(*r));
+	switch (t->kind) {
+	case RT_ZONES:
+		z = ramtrail_merge_next(&t->merge);
+		if (!z)
+			return false;
+		r->ns = ramtrail_ts_to_ns(&t->reg.hdr, z->ts);
+		r->cpu = z->cpu;
+		r->type = z->type;
+		r->id = z->id;
+		r->len = z->len;
+		r->data = z->data;
+		if (z->type != RAMTRAIL_W_EVENT)
+			r->ip = t->text_base + z->ip;
+		if (z->type == RAMTRAIL_W_FUNC_PARENT && z->parent)
+			r->parent = t->text_base + z->parent;
+		return true;
+	case RT_SAVED:
+		do {
+			if (t->next >= t->saved->nr_records)
+				return false;
+			s = &ramtrail_saved_records(t->saved)[t->next++];
+			/* Only the saved header has a checksum. */
+			if ((s->ts_cpu & 0xff) >= t->nr_cpus || !s->ip)
+				t->invalid++;
+		} while ((s->ts_cpu & 0xff) >= t->nr_cpus || !s->ip);
+		r->ns = s->ts_cpu >> 8;
+		r->cpu = s->ts_cpu & 0xff;
+		r->type = s->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
+		r->ip = t->text_base + s->ip;
+		r->parent = s->parent ? t->text_base + s->parent : 0;
+		return true;
+	case RT_PSTORE:
+		if (t->next >= t->nr_lines)
+			return false;
+		l = &t->lines[t->next++];
+		r->ns = l->ns;
+		r->cpu = l->cpu;
+		r->type = RAMTRAIL_W_FUNC_PARENT;
+		r->ip = l->ip;
+		r->parent = l->parent;
+		r->ip_sym = l->ip_sym;
+		r->parent_sym = l->parent_sym;
+		return true;
+	}
+	return false;
+}
+
+/** rt_trace_free() - release what choosing and reading a trace took */
+void rt_trace_free(struct rt_trace *t)
+{
+	free(t->cur);
+	free(t->heap);
+	free(t->lines);
+	t->cur = NULL;
+	t->heap = NULL;
+	t->lines = NULL;
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ramtrail: read a crashed machine's trace from an image (a QEMU -mem-path
+ * file, a dump of the reserved range, a pstore file) with the decoder the
+ * module uses. The manual is Documentation/ramtrail/ramtrail.1.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ramtrail.h"
+
+static const char usage[] =
+"usage: ramtrail decode IMAGE [options]   print the trace (ftrace text)\n"
+"       ramtrail export IMAGE -o FILE [options]\n"
+"                                         write trace.dat (trace-cmd, KernelShark)\n"
+"                                         or Chrome JSON (Perfetto)\n"
+"       ramtrail stats IMAGE [options]    what the image holds, drop counts\n"
+"       ramtrail --help\n"
+"\n"
+"IMAGE: a bare region, a RAM image holding one (QEMU -mem-path file, dump\n"
+"of RAM), or a pstore ftrace-ramtrail-N file.\n"
+"\n"
+"options:\n"
+"  --offset ADDR       the region starts at ADDR in IMAGE (default: search)\n"
+"  --size SIZE         the region is at most SIZE bytes (K, M, G suffixes)\n"
+"  --boot N            the trace of boot N (default: the newest)\n"
+"  --system-map FILE   name kernel functions; the traced kernel's System.map\n"
+"  --modules DIR       name module functions from the .ko files below DIR\n"
+"  --format FORMAT     decode: ftrace (default) or json;\n"
+"                      export: tracedat (default) or json\n"
+"  --sym-offset        decode: print +offset/size after names\n"
+"  -o, --output FILE   write to FILE instead of standard output\n"
+"\n"
+"exit codes: 0 done, 1 usage, 2 a file cannot be read or written, 3 no\n"
+"usable trace in IMAGE, 4 the symbols do not match the traced kernel\n";
+
+struct rt_args {
+	const char *cmd;
+	const char *image;
+	const char *system_map;
+	const char *modules;
+	const char *format;
+	const char *output;
+	u64 offset;
+	u64 size;
+	s64 boot;
+	bool offset_given;
+	bool sym_offset;
+};
+
+static int rt_usage(const char *why, const char *what)
+{
+	fprintf(stderr, "ramtrail: %s%s%s\n%s", why, what ? ": " : "",
+		what ? what : "", usage);
+	return RT_EXIT_USAGE;
+}
+
+/* A size or address: 0x10000000, 64M, 1G. */
+static bool rt_number(const char *s, u64 *v)
+{
+	static const char units[] = "KMG";
+	const char *unit;
+	char *end;
+
+	if (!*s || *s == '-')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	unit = *end ? strchr(units, *end & ~0x20) : NULL;
+	if (unit && *end) {
+		u32 shift = 10 * (unit - units + 1);
+
+		if (*v >> (64 - shift))
+			return false;
+		*v <<= shift;
+		end++;
+	}
+	return !*end && !errno;
+}
+
+static int rt_parse(int argc, char **argv, struct rt_args *a)
+{
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	a->boot = -1;
+	for (i = 1; i < argc; i++) {
+		char *arg = argv[i], *val = NULL, *eq;
+		u64 n;
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help") ||
+		    !strcmp(arg, "help")) {
+			fputs(usage, stdout);
+			return -1;
+		}
+		if (arg[0] != '-' || !arg[1]) {
+			if (!a->cmd)
+				a->cmd = arg;
+			else if (!a->image)
+				a->image = arg;
+			else
+				return rt_usage("one image at a time", arg);
+			continue;
+		}
+		if (!strcmp(arg, "--sym-offset")) {
+			a->sym_offset = true;
+			continue;
+		}
+		eq = strchr(arg, '=');
+		if (eq && arg[1] == '-') {
+			*eq = 0;
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			return rt_usage("option needs a value", arg);
+		}
+		if (!strcmp(arg, "--offset")) {
+			if (!rt_number(val, &a->offset))
+				return rt_usage("bad --offset", val);
+			a->offset_given = true;
+		} else if (!strcmp(arg, "--size")) {
+			if (!rt_number(val, &a->size) || !a->size)
+				return rt_usage("bad --size", val);
+		} else if (!strcmp(arg, "--boot")) {
+			if (!rt_number(val, &n) || n > (u64)INT64_MAX)
+				return rt_usage("bad --boot", val);
+			a->boot = n;
+		} else if (!strcmp(arg, "--system-map")) {
+			a->system_map = val;
+		} else if (!strcmp(arg, "--modules")) {
+			a->modules = val;
+		} else if (!strcmp(arg, "--format")) {
+			a->format = val;
+		} else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
+			a->output = val;
+		} else {
+			return rt_usage("unknown option", arg);
+		}
+	}
+	if (!a->cmd)
+		return rt_usage("no command", NULL);
+	if (strcmp(a->cmd, "decode") && strcmp(a->cmd, "export") &&
+	    strcmp(a->cmd, "stats"))
+		return rt_usage("unknown command", a->cmd);
+	if (!a->image)
+		return rt_usage("no image", NULL);
+	if (!a->format)
+		a->format = strcmp(a->cmd, "export") ? "ftrace" : "tracedat";
+	if (strcmp(a->format, "json") &&
+	    strcmp(a->format, strcmp(a->cmd, "export") ? "ftrace" : "tracedat"))
+		return rt_usage("format not offered by this command", a->format);
+	if (!strcmp(a->cmd, "export") && !a->output)
+		return rt_usage("export needs -o FILE", NULL);
+	return 0;
+}
+
+/* Load the input and choose its trace. */
+static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
+{
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	err = rt_image_read(img, a->image);
+	if (err)
+		return err;
+	if (img->len >= 4 && !memcmp(img->buf, "CPU:", 4) && !a->offset_given) {
+		if (a->boot >= 0 || a->system_map || a->modules)
+			fprintf(stderr, "ramtrail: %s: a pstore file names its symbols and boot itself; --boot, --system-map and --modules are ignored\n",
+				a->image);
+		return rt_pstore_parse(img, t);
+	}
+	err = rt_region_find(img, a->offset, a->size, a->offset_given, t);
+	if (err || !strcmp(a->cmd, "stats"))
+		return err;
+	return rt_trace_choose(t, a->boot);
+}
+
+/* After a decode: say what was dropped, so a partial result is known. */
+static void rt_report_drops(const struct rt_trace *t)
+{
+	struct ramtrail_zone_stats sum = { 0 };
+	u64 refused = 0;
+	u32 cpu;
+
+	if (t->invalid)
+		fprintf(stderr, "ramtrail: %llu saved records were damaged and skipped\n",
+			(unsigned long long)t->invalid);
+	if (t->kind == RT_SAVED) {
+		const struct ramtrail_saved_trace *s = t->saved;
+
+		if (s->corrupt_blocks || s->torn || s->no_time || s->skipped)
+			fprintf(stderr, "ramtrail: recovery of boot %llu dropped %llu corrupt blocks, %llu torn records, %llu without time; %llu oldest records did not fit\n",
+				(unsigned long long)s->boot_id,
+				(unsigned long long)s->corrupt_blocks,
+				(unsigned long long)s->torn,
+				(unsigned long long)s->no_time,
+				(unsigned long long)s->skipped);
+		return;
+	}
+	if (t->kind != RT_ZONES)
+		return;
+	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+		sum.corrupt_blocks += t->cur[cpu].stats.corrupt_blocks;
+		sum.torn += t->cur[cpu].stats.torn;
+		sum.no_base += t->cur[cpu].stats.no_base;
+		refused += t->reg.hdr.cpu[cpu].dropped;
+	}
+	if (sum.corrupt_blocks || sum.torn || sum.no_base || refused)
+		fprintf(stderr, "ramtrail: dropped %llu corrupt blocks, %llu torn records, %llu without time; writers refused %llu (see 'ramtrail stats')\n",
+			(unsigned long long)sum.corrupt_blocks,
+			(unsigned long long)sum.torn,
+			(unsigned long long)sum.no_base,
+			(unsigned long long)refused);
+}
+
+static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
+{
+	FILE *out = stdout;
+	int n, err;
+
+	if (a->system_map) {
+		err = rt_symbols_load_map(s, a->system_map);
+		if (err)
+			return err;
+	}
+	if (a->modules) {
+		err = rt_symbols_load_modules(s, a->modules);
+		if (err)
+			return err;
+	}
+	if (!strcmp(a->cmd, "stats")) {
+		rt_print_stats(t, stdout);
+		return ferror(stdout) ? RT_EXIT_IO : RT_EXIT_OK;
+	}
+	err = rt_symbols_bind(s, t);
+	if (err)
+		return err;
+	if (a->output && strcmp(a->output, "-")) {
+		out = fopen(a->output, "w");
+		if (!out) {
+			fprintf(stderr, "ramtrail: %s: %s\n", a->output,
+				strerror(errno));
+			return RT_EXIT_IO;
+		}
+	}
+	if (!strcmp(a->format, "tracedat"))
+		n = rt_export_tracedat(t, s, out);
+	else if (!strcmp(a->format, "json"))
+		n = rt_print_json(t, s, out);
+	else
+		n = rt_print_ftrace(t, s, a->sym_offset, out);
+	if (out != stdout && fclose(out))
+		n = -1;
+	else if (out == stdout && fflush(out))
+		n = -1;
+	if (n < 0) {
+		fprintf(stderr, "ramtrail: %s: write failed\n",
+			a->output ? a->output : "standard output");
+		return RT_EXIT_IO;
+	}
+	rt_report_drops(t);
+	if (out != stdout)
+		fprintf(stderr, "ramtrail: %d records written to %s\n", n,
+			a->output);
+	return RT_EXIT_OK;
+}
+
+/**
+ * ramtrail_main() - the whole command
+ * @argc: as main()'s
+ * @argv: as main()'s; option strings may be cut at '='
+ *
+ * Return: the exit code.
+ */
+int ramtrail_main(int argc, char **argv)
+{
+	struct rt_symbols *s;
+	struct rt_image img = { 0 };
+	struct rt_args a;
+	struct rt_trace t;
+	int err;
+
+	err = rt_parse(argc, argv, &a);
+	if (err)
+		return err < 0 ? RT_EXIT_OK : err;
+	s = rt_symbols_new();
+	err = rt_open(&a, &img, &t);
+	if (!err)
+		err = rt_run(&a, &t, s);
+	rt_trace_free(&t);
+	rt_symbols_free(s);
+	if (img.buf)
+		rt_image_free(&img);
+	return err;
+}
+
+#ifndef RT_NO_MAIN
+int main(int argc, char **argv)
+{
+	return ramtrail_main(argc, argv);
+}
+#endif

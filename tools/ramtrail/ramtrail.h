@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ramtrail command: what its parts share. A trace is chosen from an
+ * image (a region's live zones, a saved trace of an earlier boot, or a
+ * pstore ftrace file as the kernel prints it), read record by record in
+ * time order, symbolized and printed or exported.
+ */
+#ifndef _RAMTRAIL_TOOL_H
+#define _RAMTRAIL_TOOL_H
+
+#include <stdio.h>
+#include "recover.h"
+
+/* Exit codes (Documentation/ramtrail/ramtrail.1). */
+enum {
+	RT_EXIT_OK	= 0,
+	RT_EXIT_USAGE	= 1,	/* bad command line */
+	RT_EXIT_IO	= 2,	/* a file cannot be read or written */
+	RT_EXIT_NOTRACE	= 3,	/* no usable trace in the image */
+	RT_EXIT_SYMBOLS	= 4,	/* symbols do not match the traced kernel */
+};
+
+/**
+ * struct rt_image - the bytes of an input file
+ * @path: as given
+ * @buf: its contents (mapped or read), writable copy-on-write
+ * @len: bytes at @buf
+ * @mapped: @buf is a mapping (else it was read into memory)
+ */
+struct rt_image {
+	const char *path;
+	u8 *buf;
+	u64 len;
+	bool mapped;
+};
+
+/**
+ * struct rt_rec - one record of a trace, in the recording boot's terms
+ * @ns: CLOCK_MONOTONIC of the recording boot, nanoseconds
+ * @cpu: CPU that wrote it
+ * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT
+ * @len: bytes of @data (events)
+ * @id: event id (events)
+ * @ip: function address (0: none)
+ * @parent: caller address (0: none)
+ * @data: event payload
+ * @ip_sym: name of @ip given by the input itself (pstore files), or NULL
+ * @parent_sym: the same for @parent
+ */
+struct rt_rec {
+	u64 ns;
+	u32 cpu;
+	u8 type;
+	u8 len;
+	u16 id;
+	u64 ip;
+	u64 parent;
+	const u8 *data;
+	const char *ip_sym;
+	const char *parent_sym;
+};
+
+enum rt_kind {
+	RT_ZONES,	/* the live zones of the region */
+	RT_SAVED,	/* a saved (merged) trace of an earlier boot */
+	RT_PSTORE,	/* an ftrace-ramtrail-N file as pstore prints it */
+};
+
+struct rt_pstore_line;
+
+/**
+ * struct rt_trace - the trace chosen from an image, and a read position
+ * @kind: where its records come from
+ * @reg: the region (not for RT_PSTORE)
+ * @region_offset: where the region starts in the image
+ * @boot_id: boot that recorded it (0: unknown)
+ * @release: kernel release of that boot ("" if unknown)
+ * @nr_cpus: CPUs (zones) it covers
+ * @text_base: base of the 32-bit function offsets
+ * @anchor_addr: address of panic() in the recording boot (0: unknown)
+ * @mods: module table of the recording boot
+ * @nr_mods: entries of @mods
+ * @state: enum ramtrail_state when recovered or imaged
+ * @flags: RAMTRAIL_F_* of the recording boot
+ * @freeze_reason: enum ramtrail_freeze_reason
+ * @freeze_cpu: CPU that froze recording
+ * @saved: the saved trace (RT_SAVED)
+ * @lines: parsed lines (RT_PSTORE)
+ * @nr_lines: entries of @lines
+ * @next: next saved record or line to return
+ * @invalid: saved records skipped: CPU out of range or no function
+ * @cur: zone cursors (RT_ZONES)
+ * @heap: merge heap (RT_ZONES)
+ * @merge: the merge (RT_ZONES)
+ */
+struct rt_trace {
+	enum rt_kind kind;
+	struct ramtrail_region reg;
+	u64 region_offset;
+	u64 boot_id;
+	char release[65];
+	u32 nr_cpus;
+	u64 text_base;
+	u64 anchor_addr;
+	const struct ramtrail_module_entry *mods;
+	u32 nr_mods;
+	u32 state;
+	u32 flags;
+	u32 freeze_reason;
+	u32 freeze_cpu;
+	const struct ramtrail_saved_trace *saved;
+	struct rt_pstore_line *lines;
+	u64 nr_lines;
+	u64 next;
+	u64 invalid;
+	struct ramtrail_zone_cursor *cur;
+	u32 *heap;
+	struct ramtrail_merge merge;
+};
+
+/* image.c */
+int rt_image_read(struct rt_image *img, const char *path);
+void rt_image_free(struct rt_image *img);
+int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
+		   bool offset_given, struct rt_trace *t);
+int rt_trace_choose(struct rt_trace *t, s64 boot);
+int rt_pstore_parse(struct rt_image *img, struct rt_trace *t);
+void rt_trace_rewind(struct rt_trace *t);
+bool rt_trace_next(struct rt_trace *t, struct rt_rec *r);
+void rt_trace_free(struct rt_trace *t);
+extern const char *const rt_state_names[];
+extern const char *const rt_freeze_names[];
+
+/* symbols.c */
+struct rt_symbols;
+struct rt_symbols *rt_symbols_new(void);
+int rt_symbols_load_map(struct rt_symbols *s, const char *path);
+int rt_symbols_load_modules(struct rt_symbols *s, const char *dir);
+int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t);
+const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
+			 u64 addr, bool offset, char *buf, size_t len);
+int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out);
+void rt_symbols_free(struct rt_symbols *s);
+
+/* output.c */
+int rt_print_ftrace(struct rt_trace *t, const struct rt_symbols *s,
+		    bool sym_offset, FILE *out);
+int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out);
+void rt_print_stats(struct rt_trace *t, FILE *out);
+
+/* tracedat.c */
+int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
+		       FILE *out);
+
+#endif /* _RAMTRAIL_TOOL_H */

@@ -1,0 +1,592 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Names for the addresses of a trace, in the recording boot's terms.
+ *
+ * Kernel text: System.map holds link-time addresses. The region saved the
+ * address of panic() in the recording boot, so the KASLR delta is that
+ * address minus panic's in System.map. On x86-64 KASLR moves the kernel by
+ * multiples of 2 MiB (CONFIG_PHYSICAL_ALIGN): any other delta means the map
+ * is not the traced kernel's, and no name is printed at all.
+ *
+ * Modules: the region saved each module's text base and size. A .ko is an
+ * ELF relocatable; the loader lays its executable, non-init sections out
+ * back to back in section order, each at its alignment. Doing the same
+ * gives every function's offset from the module's text base.
+ *
+ * Like kallsyms, a symbol's size runs to the next symbol, and of several
+ * names at one address the first in kallsyms order wins (strong before
+ * weak, fewer leading underscores, then file order).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ramtrail.h"
+
+/* x86-64 CONFIG_PHYSICAL_ALIGN: KASLR's granule. */
+#define RT_KASLR_ALIGN		0x200000ULL
+#define RT_PAGE_ALIGN(x)	(((x) + 4095) & ~4095ULL)
+
+struct rt_sym {
+	u64 addr;	/* link-time, module text offset, then bound */
+	u64 end;	/* end of the text it lies in, once bound */
+	const char *name;
+	const char *mod;	/* NULL: kernel */
+	u32 order;
+	char type;
+};
+
+struct rt_ko {
+	char name[56];
+	const char *path;
+	u64 text_size;
+	struct rt_sym *syms;
+	size_t nr;
+};
+
+struct rt_symbols {
+	char *map_text;
+	struct rt_sym *map;
+	size_t nr_map;
+	u64 stext, etext, panic;
+	const char *map_path;
+	struct rt_ko *ko;
+	size_t nr_ko, ko_cap;
+	struct rt_sym *v;	/* bound: recording-boot addresses, sorted */
+	size_t n;
+	bool owns_names;	/* names in @v were allocated for it */
+	s64 delta;
+};
+
+static void *rt_grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 1024;
+	p = realloc(p, *cap * size);
+	if (!p) {
+		fprintf(stderr, "ramtrail: out of memory\n");
+		exit(RT_EXIT_IO);
+	}
+	return p;
+}
+
+/** rt_symbols_new() - an empty symbol set (prints no names) */
+struct rt_symbols *rt_symbols_new(void)
+{
+	struct rt_symbols *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		fprintf(stderr, "ramtrail: out of memory\n");
+		exit(RT_EXIT_IO);
+	}
+	return s;
+}
+
+static bool rt_is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/**
+ * rt_symbols_load_map() - read a System.map, or /proc/kallsyms
+ * @s: the set
+ * @path: the file ("address type name" lines); /proc/kallsyms of any boot
+ *	of the traced kernel will do: its own KASLR offset cancels out
+ *
+ * Return: RT_EXIT_OK, RT_EXIT_IO, or RT_EXIT_SYMBOLS if it names no panic().
+ */
+int rt_symbols_load_map(struct rt_symbols *s, const char *path)
+{
+	struct rt_image img;
+	size_t cap = 0;
+	char *p, *end;
+	int err;
+
+	err = rt_image_read(&img, path);
+	if (err)
+		return err;
+	/* Keep a NUL-terminated copy: names point into it. */
+	s->map_text = malloc(img.len + 1);
+	if (!s->map_text)
+		return RT_EXIT_IO;
+	memcpy(s->map_text, img.buf, img.len);
+	s->map_text[img.len] = 0;
+	rt_image_free(&img);
+	s->map_path = path;
+	for (p = s->map_text; *p; p = end) {
+		char *nl = strchr(p, '\n'), *name, type;
+		u64 addr;
+
+		end = nl ? nl + 1 : p + strlen(p);
+		if (nl)
+			*nl = 0;
+		addr = strtoull(p, &name, 16);
+		if (name == p || name[0] != ' ' || !name[1] || name[2] != ' ')
+			continue;
+		type = name[1];
+		name += 3;
+		if (strchr(name, '\t'))
+			continue;	/* a module's, in /proc/kallsyms */
+		if (!strcmp(name, "_stext"))
+			s->stext = addr;
+		else if (!strcmp(name, "_etext"))
+			s->etext = addr;
+		else if (!strcmp(name, "panic"))
+			s->panic = addr;
+		if (!rt_is_text(type))
+			continue;
+		s->map = rt_grow(s->map, &cap, s->nr_map, sizeof(*s->map));
+		s->map[s->nr_map] = (struct rt_sym){
+			.addr = addr, .name = name, .type = type,
+			.order = s->nr_map,
+		};
+		s->nr_map++;
+	}
+	if (!s->panic || !s->nr_map) {
+		fprintf(stderr, "ramtrail: %s: not a System.map (no text symbols, or no panic)\n",
+			path);
+		return RT_EXIT_SYMBOLS;
+	}
+	if (!s->stext || !s->etext || s->etext <= s->stext) {
+		fprintf(stderr, "ramtrail: %s: no _stext/_etext\n", path);
+		return RT_EXIT_SYMBOLS;
+	}
+	return RT_EXIT_OK;
+}
+
+static const Elf64_Shdr *rt_elf_shdr(const u8 *b, u64 len, u32 i)
+{
+	const Elf64_Ehdr *e = (const void *)b;
+
+	return (const void *)(b + e->e_shoff + (u64)i * e->e_shentsize);
+}
+
+static bool rt_elf_in(u64 len, u64 off, u64 size)
+{
+	return off <= len && size <= len - off;
+}
+
+/* Parse one .ko: its name, text layout and function symbols. */
+static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
+{
+	const Elf64_Ehdr *e = (const void *)b;
+	const Elf64_Shdr *sh, *sym_sh = NULL, *str_sh, *names;
+	u64 *sec_off, off = 0;
+	size_t cap = 0;
+	u32 i;
+
+	if (len < sizeof(*e) || memcmp(e->e_ident, ELFMAG, SELFMAG) ||
+	    e->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    e->e_ident[EI_DATA] != ELFDATA2LSB || e->e_type != ET_REL ||
+	    e->e_shentsize != sizeof(Elf64_Shdr) || !e->e_shnum ||
+	    !rt_elf_in(len, e->e_shoff, (u64)e->e_shnum * sizeof(*sh)) ||
+	    e->e_shstrndx >= e->e_shnum)
+		return -1;
+	names = rt_elf_shdr(b, len, e->e_shstrndx);
+	if (!rt_elf_in(len, names->sh_offset, names->sh_size) ||
+	    !names->sh_size)
+		return -1;
+	sec_off = calloc(e->e_shnum, sizeof(*sec_off));
+	if (!sec_off)
+		return -1;
+	for (i = 0; i < e->e_shnum; i++) {
+		const char *name;
+		u64 align;
+
+		sh = rt_elf_shdr(b, len, i);
+		sec_off[i] = ~0ULL;
+		if (sh->sh_name >= names->sh_size)
+			continue;
+		name = (const char *)b + names->sh_offset + sh->sh_name;
+		if (sh->sh_type == SHT_SYMTAB)
+			sym_sh = sh;
+		if (!strcmp(name, ".modinfo") &&
+		    rt_elf_in(len, sh->sh_offset, sh->sh_size)) {
+			const char *m = (const char *)b + sh->sh_offset;
+			const char *mend = m + sh->sh_size;
+
+			for (; m < mend; m += strnlen(m, mend - m) + 1)
+				if (!strncmp(m, "name=", 5) &&
+				    strnlen(m, mend - m) < mend - m)
+					snprintf(ko->name, sizeof(ko->name),
+						 "%s", m + 5);
+		}
+		/* The loader's first layout pass: core text, in order. */
+		if ((sh->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+		    (SHF_ALLOC | SHF_EXECINSTR) || !strncmp(name, ".init", 5))
+			continue;
+		align = sh->sh_addralign ? sh->sh_addralign : 1;
+		if (align & (align - 1))
+			continue;
+		off = (off + align - 1) & ~(align - 1);
+		sec_off[i] = off;
+		off += sh->sh_size;
+	}
+	ko->text_size = off;
+	if (!sym_sh || sym_sh->sh_link >= e->e_shnum ||
+	    sym_sh->sh_entsize != sizeof(Elf64_Sym) ||
+	    !rt_elf_in(len, sym_sh->sh_offset, sym_sh->sh_size))
+		goto out;
+	str_sh = rt_elf_shdr(b, len, sym_sh->sh_link);
+	if (!rt_elf_in(len, str_sh->sh_offset, str_sh->sh_size) ||
+	    !str_sh->sh_size || b[str_sh->sh_offset + str_sh->sh_size - 1])
+		goto out;
+	for (i = 0; i < sym_sh->sh_size / sizeof(Elf64_Sym); i++) {
+		const Elf64_Sym *y = (const void *)(b + sym_sh->sh_offset) + i;
+
+		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
+		    y->st_shndx >= e->e_shnum || sec_off[y->st_shndx] == ~0ULL ||
+		    y->st_name >= str_sh->sh_size)
+			continue;
+		ko->syms = rt_grow(ko->syms, &cap, ko->nr, sizeof(*ko->syms));
+		ko->syms[ko->nr] = (struct rt_sym){
+			.addr = sec_off[y->st_shndx] + y->st_value,
+			.name = strdup((const char *)b + str_sh->sh_offset +
+				       y->st_name),
+			.type = ELF64_ST_BIND(y->st_info) == STB_GLOBAL ?
+				'T' : 't',
+			.order = ko->nr,
+		};
+		ko->nr++;
+	}
+out:
+	free(sec_off);
+	return 0;
+}
+
+static struct rt_symbols *rt_walk_set;
+
+static int rt_walk_ko(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	struct rt_symbols *s = rt_walk_set;
+	size_t len = strlen(path);
+	struct rt_image img;
+	struct rt_ko ko = { 0 };
+	char *p;
+
+	if (flag != FTW_F || len < 3 || strcmp(path + len - 3, ".ko"))
+		return 0;
+	if (rt_image_read(&img, path))
+		return 0;
+	if (rt_ko_parse(&ko, img.buf, img.len)) {
+		fprintf(stderr, "ramtrail: %s: not a kernel module, skipped\n",
+			path);
+		rt_image_free(&img);
+		return 0;
+	}
+	rt_image_free(&img);
+	if (!ko.name[0]) {
+		/* No .modinfo name: the file name, as kmod would. */
+		snprintf(ko.name, sizeof(ko.name), "%s",
+			 strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+		ko.name[strcspn(ko.name, ".")] = 0;
+		for (p = ko.name; *p; p++)
+			if (*p == '-')
+				*p = '_';
+	}
+	ko.path = strdup(path);
+	s->ko = rt_grow(s->ko, &s->ko_cap, s->nr_ko, sizeof(*s->ko));
+	s->ko[s->nr_ko++] = ko;
+	return 0;
+}
+
+/**
+ * rt_symbols_load_modules() - read every .ko below a folder
+ * @s: the set
+ * @dir: the folder (searched recursively)
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_IO if @dir cannot be read.
+ */
+int rt_symbols_load_modules(struct rt_symbols *s, const char *dir)
+{
+	rt_walk_set = s;
+	if (nftw(dir, rt_walk_ko, 16, FTW_PHYS)) {
+		fprintf(stderr, "ramtrail: %s: %s\n", dir, strerror(errno));
+		return RT_EXIT_IO;
+	}
+	return RT_EXIT_OK;
+}
+
+static int rt_leading_underscores(const char *name)
+{
+	int n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/* kallsyms order (scripts/kallsyms.c): address, strong first, fewer "_". */
+static int rt_sym_cmp(const void *a, const void *b)
+{
+	const struct rt_sym *x = a, *y = b;
+	int wx, wy;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	wx = x->type == 'w' || x->type == 'W';
+	wy = y->type == 'w' || y->type == 'W';
+	if (wx != wy)
+		return wx - wy;
+	wx = rt_leading_underscores(x->name);
+	wy = rt_leading_underscores(y->name);
+	if (wx != wy)
+		return wx - wy;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void rt_add(struct rt_symbols *s, size_t *cap, const struct rt_sym *y,
+		   u64 delta, u64 end, const char *mod)
+{
+	s->v = rt_grow(s->v, cap, s->n, sizeof(*s->v));
+	s->v[s->n] = *y;
+	s->v[s->n].addr += delta;
+	s->v[s->n].end = end;
+	s->v[s->n].mod = mod;
+	s->n++;
+}
+
+/*
+ * "System.map-6.1.0-56-amd64" names its release; a map that names another
+ * release than the trace's is the wrong map.
+ */
+static bool rt_map_release_differs(const char *path, const char *release)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	return !strncmp(base, "System.map-", 11) && release[0] &&
+	       strcmp(base + 11, release);
+}
+
+/* "name+0xoff/0xsize [mod]" or "name [mod]", as pstore printed it. */
+static void rt_add_printed(struct rt_symbols *s, size_t *cap, u64 addr,
+			   const char *printed)
+{
+	const char *mod = strstr(printed, " [");
+	size_t len = strcspn(printed, "+ ");
+	unsigned long long off = 0, size = 1;
+	struct rt_sym y = { .type = 't' };
+
+	if (!len || printed[0] == '[' || !strncmp(printed, "0x", 2))
+		return;		/* pstore found no name either */
+	if (printed[len] == '+' &&
+	    sscanf(printed + len, "+0x%llx/0x%llx", &off, &size) != 2)
+		return;
+	if (off > addr)
+		return;
+	y.name = strndup(printed, len);
+	y.mod = mod ? strndup(mod + 2, strcspn(mod + 2, "]")) : NULL;
+	y.order = s->n;
+	rt_add(s, cap, &y, 0, addr - off + size, y.mod);
+	s->v[s->n - 1].addr = addr - off;
+	s->owns_names = true;
+}
+
+/* A pstore file names its addresses itself: keep those names. */
+static void rt_symbols_from_pstore(struct rt_symbols *s, struct rt_trace *t)
+{
+	size_t cap = 0, i, k;
+	struct rt_rec r;
+
+	while (rt_trace_next(t, &r)) {
+		if (r.parent_sym)
+			rt_add_printed(s, &cap, r.parent, r.parent_sym);
+		if (r.ip_sym)
+			rt_add_printed(s, &cap, r.ip, r.ip_sym);
+	}
+	rt_trace_rewind(t);
+	qsort(s->v, s->n, sizeof(*s->v), rt_sym_cmp);
+	for (i = k = 0; i < s->n; i++) {	/* one entry per (addr, name) */
+		if (k && s->v[k - 1].addr == s->v[i].addr &&
+		    !strcmp(s->v[k - 1].name, s->v[i].name)) {
+			free((char *)s->v[i].name);
+			free((char *)s->v[i].mod);
+			continue;
+		}
+		s->v[k++] = s->v[i];
+	}
+	s->n = k;
+}
+
+/**
+ * rt_symbols_bind() - place the loaded symbols where a trace's boot had them
+ * @s: the set
+ * @t: the trace (its anchor address and module table); a pstore file is
+ *	read once for the names it holds
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_SYMBOLS if the System.map is not the one of
+ * the traced kernel.
+ */
+int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
+{
+	size_t cap = 0, i, j;
+
+	s->n = 0;
+	if (t->kind == RT_PSTORE) {
+		rt_symbols_from_pstore(s, t);
+		return RT_EXIT_OK;
+	}
+	if (s->map) {
+		s->delta = t->anchor_addr - s->panic;
+		if (rt_map_release_differs(s->map_path, t->release)) {
+			fprintf(stderr, "ramtrail: %s does not match the traced kernel %s\n",
+				s->map_path, t->release);
+			return RT_EXIT_SYMBOLS;
+		}
+		if (!t->anchor_addr || s->delta % RT_KASLR_ALIGN) {
+			fprintf(stderr, "ramtrail: %s does not match the traced kernel (%s): panic() at %#llx there, %#llx in the map\n",
+				s->map_path, t->release,
+				(unsigned long long)t->anchor_addr,
+				(unsigned long long)s->panic);
+			return RT_EXIT_SYMBOLS;
+		}
+		for (i = 0; i < s->nr_map; i++)
+			if (s->map[i].addr >= s->stext &&
+			    s->map[i].addr < s->etext)
+				rt_add(s, &cap, &s->map[i], s->delta,
+				       s->etext + s->delta, NULL);
+	}
+	for (i = 0; i < t->nr_mods; i++) {
+		const struct ramtrail_module_entry *m = &t->mods[i];
+		char name[sizeof(m->name) + 1] = { 0 };
+		struct rt_ko *ko = NULL;
+
+		memcpy(name, m->name, sizeof(m->name));
+		for (j = 0; m->base && j < s->nr_ko; j++)
+			if (!strcmp(s->ko[j].name, name))
+				ko = &s->ko[j];
+		if (!ko)
+			continue;
+		if (RT_PAGE_ALIGN(ko->text_size) != RT_PAGE_ALIGN(m->size)) {
+			fprintf(stderr, "ramtrail: %s: text is %llu bytes, the traced %s had %llu: not used\n",
+				ko->path, (unsigned long long)ko->text_size,
+				name, (unsigned long long)m->size);
+			continue;
+		}
+		for (j = 0; j < ko->nr; j++)
+			rt_add(s, &cap, &ko->syms[j], m->base, m->base + m->size,
+			       ko->name);
+	}
+	qsort(s->v, s->n, sizeof(*s->v), rt_sym_cmp);
+	return RT_EXIT_OK;
+}
+
+/* The module of the recording boot whose text holds @addr, if any. */
+static const struct ramtrail_module_entry *
+rt_module_of(const struct rt_trace *t, u64 addr)
+{
+	u32 i;
+
+	for (i = 0; i < t->nr_mods; i++)
+		if (t->mods[i].base && addr >= t->mods[i].base &&
+		    addr - t->mods[i].base < t->mods[i].size)
+			return &t->mods[i];
+	return NULL;
+}
+
+/**
+ * rt_symbolize() - name an address of a trace
+ * @s: bound symbols
+ * @t: the trace
+ * @addr: address in the recording boot
+ * @offset: add "+0xoff/0xsize" as %pS does
+ * @buf: room for the result
+ * @len: bytes at @buf
+ *
+ * Return: @buf: "name", "name [mod]", "[mod]+0xoff" when only the module is
+ * known, or "0xaddr": never a name the address does not have.
+ */
+const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
+			 u64 addr, bool offset, char *buf, size_t len)
+{
+	const struct ramtrail_module_entry *m;
+	size_t lo = 0, hi = s ? s->n : 0, k;
+	const struct rt_sym *y;
+	u64 next;
+
+	while (lo < hi) {	/* first symbol above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < s->v[lo - 1].end) {
+		k = lo - 1;
+		while (k && s->v[k - 1].addr == s->v[k].addr)
+			k--;
+		y = &s->v[k];
+		next = lo < s->n && s->v[lo].addr < y->end ?
+		       s->v[lo].addr : y->end;
+		if (offset)
+			snprintf(buf, len, "%s+0x%llx/0x%llx%s%s%s", y->name,
+				 (unsigned long long)(addr - y->addr),
+				 (unsigned long long)(next - y->addr),
+				 y->mod ? " [" : "", y->mod ? y->mod : "",
+				 y->mod ? "]" : "");
+		else
+			snprintf(buf, len, "%s%s%s%s", y->name,
+				 y->mod ? " [" : "", y->mod ? y->mod : "",
+				 y->mod ? "]" : "");
+		return buf;
+	}
+	m = t ? rt_module_of(t, addr) : NULL;
+	if (m)
+		snprintf(buf, len, "[%.*s]+%#llx", (int)sizeof(m->name),
+			 m->name, (unsigned long long)(addr - m->base));
+	else
+		snprintf(buf, len, "%#llx", (unsigned long long)addr);
+	return buf;
+}
+
+/**
+ * rt_symbols_kallsyms() - the bound symbols as /proc/kallsyms lines
+ * @s: bound symbols
+ * @out: where to write
+ *
+ * Return: 0, or -1 on a write error.
+ */
+int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct rt_sym *y = &s->v[i];
+
+		if (y->mod)
+			fprintf(out, "%016llx %c %s\t[%s]\n",
+				(unsigned long long)y->addr, y->type, y->name,
+				y->mod);
+		else
+			fprintf(out, "%016llx %c %s\n",
+				(unsigned long long)y->addr, y->type, y->name);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+/** rt_symbols_free() - release a symbol set */
+void rt_symbols_free(struct rt_symbols *s)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nr_ko; i++) {
+		for (j = 0; j < s->ko[i].nr; j++)
+			free((char *)s->ko[i].syms[j].name);
+		free(s->ko[i].syms);
+		free((char *)s->ko[i].path);
+	}
+	for (i = 0; s->owns_names && i < s->n; i++) {
+		free((char *)s->v[i].name);
+		free((char *)s->v[i].mod);
+	}
+	free(s->ko);
+	free(s->map);
+	free(s->map_text);
+	free(s->v);
+	free(s);
+}
