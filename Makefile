@@ -5,10 +5,10 @@
 #   make KVER=6.1     ramtrail.ko for Debian's 6.1 (or 6.12), fetched
 #   make demo         record, panic, reboot and read back in QEMU
 #   make check        all tests (installs what they need first)
-#   make fuzz         fuzz the decoder, FUZZ_TIME seconds (default 600)
+#   make fuzz         fuzz the decoder and the command, FUZZ_TIME s each (600)
 #   make bench        every benchmark against the anchors (QEMU, ~10 min)
 #   make bench-core   userspace benchmark of the writer and decoder
-#   make tools        build the userspace side only
+#   make tools        build the userspace side only (build/tools/ramtrail)
 #   make checkpatch   kernel coding style of every C file
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -38,11 +38,15 @@ check: deps
 	@$(TOP)/tools/run-checks.sh
 
 fuzz: deps
-	$(MAKE) -C $(TOP)/tools O=$(BUILD)/tools $(BUILD)/tools/fuzz_decode
-	mkdir -p $(BUILD)/fuzz-corpus
-	$(BUILD)/tools/fuzz_decode -max_len=65536 \
-		-max_total_time=$(or $(FUZZ_TIME),600) -print_final_stats=1 \
-		-artifact_prefix=$(BUILD)/ $(BUILD)/fuzz-corpus $(TOP)/tools/fuzz/corpus
+	$(MAKE) -C $(TOP)/tools O=$(BUILD)/tools $(BUILD)/tools/fuzz_decode \
+		$(BUILD)/tools/fuzz_cli
+	for t in fuzz_decode fuzz_cli; do \
+		mkdir -p $(BUILD)/corpus-$$t && \
+		$(BUILD)/tools/$$t -max_len=65536 -close_fd_mask=1 \
+			-max_total_time=$(or $(FUZZ_TIME),600) -print_final_stats=1 \
+			-artifact_prefix=$(BUILD)/$$t- $(BUILD)/corpus-$$t \
+			$(TOP)/tools/fuzz/corpus || exit 1; \
+	done
 
 # Debian's matplotlib draws the plot, so Debian's python runs the bench.
 bench: tools

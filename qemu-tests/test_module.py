@@ -11,6 +11,9 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   oops      an oops the kernel survives freezes recording; reset, read back
   refusals  System RAM, busy pstore, bad parameters: clear errors, no load
 
+panic and powercut also check tools/ramtrail on the RAM file against what
+the guest printed (qemu-tests/toolcheck.py).
+
 usage: test_module.py [--kver 6.1,6.12] [--smp 2,4] [--only NAME,...]
 """
 import argparse
@@ -21,6 +24,7 @@ import sys
 import time
 
 import harness as h
+import toolcheck
 
 RESV, RESV_SIZE = 0x30000000, 64 << 20
 MEMMAP = f"memmap={RESV_SIZE >> 20}M${RESV:#x}"
@@ -31,7 +35,7 @@ PARAMS = f"mem_address={RESV:#x} mem_size={RESV_SIZE >> 20}M"
 # Functions the workload calls on every CPU, and the sysrq crash path.
 FUNCS = ("ksys_read,vfs_read,seq_read_iter,ksys_write,vfs_write,"
          "do_sys_openat2,__handle_sysrq,sysrq_handle_crash,write_sysrq_trigger")
-TOOL = h.REPO / "build" / "tools" / "ramtrail"
+TOOL = toolcheck.TOOL
 
 GUEST = r"""
 NCPU=$(grep -c ^processor /proc/cpuinfo)
@@ -59,7 +63,7 @@ pstore() {
     echo $level >/proc/sys/kernel/printk
 }
 rtlog() { begin rtlog; dmesg | grep -E 'ramtrail|pstore'; end rtlog; }
-"""
+""" + toolcheck.GUEST
 
 
 def build_all(kver):
@@ -92,7 +96,8 @@ class Guest:
     def run(self, append="", timeout=240, **kw):
         kw.setdefault("log_path", h.BUILD / f"{self.name}.log")
         return h.run_qemu(self.k, self.rd, self.ram, smp=self.smp,
-                          append=f"{MEMMAP} {append}".strip(), timeout=timeout,
+                          append=f"{MEMMAP} {toolcheck.MEMMAP} {append}".strip(),
+                          timeout=timeout,
                           **kw)
 
     def stats(self):
@@ -206,7 +211,7 @@ if [ "$(boot_id)" = 1 ]; then
     echo "sysrq-c: crashing the kernel"
     echo c > /proc/sysrq-trigger
 fi
-pstore; rtlog
+pstore; rtlog; ksyms_out
 """
 
 
@@ -225,6 +230,12 @@ def scenario_panic(k, ko, smp, res):
     res.check(f"{t} recovery names boot 1 and the panic freeze",
               "saved boot 1:" in rt and "frozen by panic" in rt, rt)
     no_oops(res, t, r.log)
+    ksyms = toolcheck.kallsyms(g, r)
+    res.check(f"{t} guest's kallsyms copied out", ksyms, "no 'kallsyms bytes' line")
+    if ksyms:
+        decoded = toolcheck.check_decode(res, t, g, 1, section(r, "ftrace-ramtrail-0"),
+                                         ksyms)
+        toolcheck.check_export(res, t, g, 1, ksyms, decoded)
 
 
 def scenario_powercut(k, ko, smp, res):
@@ -236,14 +247,16 @@ if [ "$(boot_id)" = 1 ]; then
     echo "=== RECORDING ==="
     sleep 600
 fi
-pstore; rtlog
-""")
+insmod /lib/modules/reed_solomon.ko
+pstore; rtlog; ksyms_out
+""", modules=["reed_solomon"])
     r = g.run(kill_on="=== RECORDING ===", kill_delay=3)
     res.check(f"{t} QEMU killed while recording", r.killed and boots(r) == 1, brief(r))
     rc, st = host_stats(g)
     res.check(f"{t} host decodes the cut region: still recording",
               rc == 0 and st.get("state") == "recording", st)
     host = {c: st.get(f"cpu{c}", 0) for c in range(smp)}
+    cut = toolcheck.cut_image(g)
     r = g.run()
     res.check(f"{t} new QEMU on the same RAM boots and powers off",
               boots(r) == 1 and r.rc == 0, brief(r))
@@ -256,6 +269,13 @@ pstore; rtlog
               "saved boot 1:" in section(r, "rtlog") and
               "still recording: power cut" in section(r, "rtlog"), section(r, "rtlog"))
     no_oops(res, t, r.log)
+    toolcheck.check_cut(res, t, cut, section(r, "ftrace-ramtrail-0"))
+    ksyms = toolcheck.kallsyms(g, r)
+    res.check(f"{t} guest's kallsyms copied out", ksyms, "no 'kallsyms bytes' line")
+    if ksyms:
+        toolcheck.check_decode(res, t, g, 1, section(r, "ftrace-ramtrail-0"), ksyms)
+        # Boot 2 loaded reed_solomon after ramtrail: its zones name it.
+        toolcheck.check_modules(res, t, g, k, 2, ksyms, "reed_solomon")
 
 
 # struct ramtrail_region_header.version (include/uapi/linux/ramtrail.h)

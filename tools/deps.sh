@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Installs the Debian packages the userspace checks need (clang with the
-# libFuzzer and sanitizer runtimes). Does nothing when they are there.
+# libFuzzer and sanitizer runtimes, trace-cmd, xz). Does nothing when they
+# are there.
 set -eu
 need=()
 command -v cc >/dev/null || need+=(gcc)
@@ -9,6 +10,9 @@ command -v make >/dev/null || need+=(make)
 command -v clang-14 >/dev/null || need+=(clang-14)
 ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
 	>/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+# trace-cmd reads the exported trace.dat back; xz unpacks 6.12's .ko.xz.
+command -v trace-cmd >/dev/null || need+=(trace-cmd)
+command -v xz >/dev/null || need+=(xz-utils)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "deps: installing ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive

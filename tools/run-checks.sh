@@ -30,16 +30,18 @@ suite() {
 }
 
 # libFuzzer prints no such line: one test, passed when it found nothing.
+# fuzz TARGET [libFuzzer options]: the decoder's seeds start both targets.
 fuzz() {
-	local corpus=$top/build/fuzz-corpus
+	local target=$1 corpus=$top/build/corpus-$1
+	shift
 	mkdir -p "$corpus"
-	"$bin/fuzz_decode" -max_len=65536 -max_total_time="${FUZZ_TIME:-60}" \
-		-print_final_stats=1 -artifact_prefix="$top/build/" \
+	"$bin/$target" -max_len=65536 -max_total_time="${FUZZ_TIME:-60}" \
+		-print_final_stats=1 -artifact_prefix="$top/build/$target-" "$@" \
 		"$corpus" "$top/tools/fuzz/corpus" 2>&1 | tail -n 6
 	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
 		echo "1 passed, 0 failed"
 	else
-		echo "fuzz_decode found a crash: see $top/build/crash-*"
+		echo "$target found a crash: see $top/build/$target-crash-*"
 		echo "0 passed, 1 failed"
 	fi
 }
@@ -62,14 +64,17 @@ build_module() {
 }
 
 KVERS=${KVERS:-6.1,6.12}
-if ! make -s -C "$top/tools" O="$bin" all "$bin/fuzz_decode"; then
+if ! make -s -C "$top/tools" O="$bin" all "$bin/fuzz_decode" "$bin/fuzz_cli"; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
 suite unit "$bin/test_decode"
 suite unit-asan "$bin/test_decode_san"
 suite crash "$bin/test_crash" "${CRASHES:-4000}"
-suite fuzz fuzz
+suite tool python3 "$top/tools/tests/test_tool.py" "$bin"
+suite fuzz fuzz fuzz_decode
+# The command prints a lot: its stdout and stderr are closed.
+suite fuzz-cli fuzz fuzz_cli -close_fd_mask=3
 suite checkpatch "$top/scripts/checkpatch.sh"
 if [ "${QEMU:-1}" != 0 ]; then
 	for kver in ${KVERS//,/ }; do

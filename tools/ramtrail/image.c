@@ -96,7 +96,7 @@ int rt_image_read(struct rt_image *img, const char *path)
 	close(fd);
 	return RT_EXIT_OK;
 fail:
-	fprintf(stderr, "ramtrail: %s: %s\n", path, strerror(errno));
+	rt_err("%s: %s\n", path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	free(img->buf);
@@ -137,15 +137,15 @@ static int rt_region_error(const struct rt_image *img, u64 off, u64 size,
 	if (err == RAMTRAIL_E_GEOMETRY) {
 		memcpy(&h, img->buf + off, sizeof(h));
 		if (h.region_size > avail) {
-			fprintf(stderr, "ramtrail: %s: truncated: the region at %#llx is %llu bytes, the image holds %llu of them\n",
-				img->path, (unsigned long long)off,
-				(unsigned long long)h.region_size,
-				(unsigned long long)avail);
+			rt_err("%s: truncated: the region at %#llx is %llu bytes, the image holds %llu of them\n",
+			       img->path, (unsigned long long)off,
+			       (unsigned long long)h.region_size,
+			       (unsigned long long)avail);
 			return RT_EXIT_NOTRACE;
 		}
 	}
-	fprintf(stderr, "ramtrail: %s: region at %#llx: %s\n", img->path,
-		(unsigned long long)off, ramtrail_strerror(err));
+	rt_err("%s: region at %#llx: %s\n", img->path,
+	       (unsigned long long)off, ramtrail_strerror(err));
 	return RT_EXIT_NOTRACE;
 }
 
@@ -171,9 +171,9 @@ int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 
 	if (offset_given) {
 		if (offset >= img->len) {
-			fprintf(stderr, "ramtrail: %s: offset %#llx is past the end of the image (%llu bytes)\n",
-				img->path, (unsigned long long)offset,
-				(unsigned long long)img->len);
+			rt_err("%s: offset %#llx is past the end of the image (%llu bytes)\n",
+			       img->path, (unsigned long long)offset,
+			       (unsigned long long)img->len);
 			return RT_EXIT_NOTRACE;
 		}
 		err = rt_region_try(img, offset, size, t);
@@ -195,8 +195,8 @@ int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 	}
 	if (first_bad != ~0ULL)
 		return rt_region_error(img, first_bad, size, first_err);
-	fprintf(stderr, "ramtrail: %s: no ramtrail region in it (neither a region, a RAM image holding one, nor a pstore ftrace file)\n",
-		img->path);
+	rt_err("%s: no ramtrail region in it (neither a region, a RAM image holding one, nor a pstore ftrace file)\n",
+	       img->path);
 	return RT_EXIT_NOTRACE;
 }
 
@@ -271,12 +271,12 @@ int rt_trace_choose(struct rt_trace *t, s64 boot)
 	}
 	if (!pick) {
 		if (boot < 0)
-			fprintf(stderr, "ramtrail: the region holds no trace (zones %s, no saved trace)\n",
-				h->state < 6 ? rt_state_names[h->state] : "?");
+			rt_err("the region holds no trace (zones %s, no saved trace)\n",
+			       h->state < 6 ? rt_state_names[h->state] : "?");
 		else
-			fprintf(stderr, "ramtrail: the trace of boot %lld %s (see 'ramtrail stats')\n",
-				(long long)boot, erased ? "was erased" :
-				"is not in the region");
+			rt_err("the trace of boot %lld %s (see 'ramtrail stats')\n",
+			       (long long)boot, erased ? "was erased" :
+			       "is not in the region");
 		return RT_EXIT_NOTRACE;
 	}
 	rt_use_saved(t, pick);
@@ -284,7 +284,7 @@ cursors:
 	t->cur = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->cur));
 	t->heap = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->heap));
 	if (!t->cur || !t->heap) {
-		fprintf(stderr, "ramtrail: out of memory\n");
+		rt_err("out of memory\n");
 		return RT_EXIT_IO;
 	}
 	rt_trace_rewind(t);
@@ -335,18 +335,33 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 
 	memset(t, 0, sizeof(*t));
 	t->kind = RT_PSTORE;
+	if (img->mapped && img->len && end[-1] != '\n') {
+		/* Lines are cut in place: the last one needs a byte after it. */
+		char *copy = malloc(img->len + 1);
+
+		if (!copy) {
+			rt_err("out of memory\n");
+			return RT_EXIT_IO;
+		}
+		memcpy(copy, img->buf, img->len);
+		munmap(img->buf, img->len);
+		img->buf = (u8 *)copy;
+		img->mapped = false;
+		p = copy;
+		end = p + img->len;
+	}
 	while (p < end) {
 		struct rt_pstore_line *grown;
 
 		nl = memchr(p, '\n', end - p);
 		if (!nl)
-			nl = end;	/* the last line may lack its newline */
+			nl = end;	/* no newline: rt_image_read() left room */
 		*nl = 0;
 		if (t->nr_lines == cap) {
 			cap = cap ? 2 * cap : 4096;
 			grown = realloc(t->lines, cap * sizeof(*grown));
 			if (!grown) {
-				fprintf(stderr, "ramtrail: out of memory\n");
+				rt_err("out of memory\n");
 				return RT_EXIT_IO;
 			}
 			t->lines = grown;
@@ -361,13 +376,13 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 		p = nl + 1;
 	}
 	if (!t->nr_lines) {
-		fprintf(stderr, "ramtrail: %s: no pstore ftrace record in it\n",
-			img->path);
+		rt_err("%s: no pstore ftrace record in it\n",
+		       img->path);
 		return RT_EXIT_NOTRACE;
 	}
 	if (bad)
-		fprintf(stderr, "ramtrail: %s: %llu lines are not records, skipped\n",
-			img->path, (unsigned long long)bad);
+		rt_err("%s: %llu lines are not records, skipped\n",
+		       img->path, (unsigned long long)bad);
 	return RT_EXIT_OK;
 }
 

@@ -5,6 +5,7 @@
  * module uses. The manual is Documentation/ramtrail/ramtrail.1.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ramtrail.h"
@@ -15,6 +16,9 @@ static const char usage[] =
 "                                         write trace.dat (trace-cmd, KernelShark)\n"
 "                                         or Chrome JSON (Perfetto)\n"
 "       ramtrail stats IMAGE [options]    what the image holds, drop counts\n"
+"       ramtrail kallsyms IMAGE --system-map FILE [--modules DIR]\n"
+"                                         the traced boot's symbols, as its\n"
+"                                         /proc/kallsyms would list them\n"
 "       ramtrail --help\n"
 "\n"
 "IMAGE: a bare region, a RAM image holding one (QEMU -mem-path file, dump\n"
@@ -48,10 +52,21 @@ struct rt_args {
 	bool sym_offset;
 };
 
+/** rt_err() - say what went wrong, prefixed with the command's name */
+void rt_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ramtrail: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 static int rt_usage(const char *why, const char *what)
 {
-	fprintf(stderr, "ramtrail: %s%s%s\n%s", why, what ? ": " : "",
-		what ? what : "", usage);
+	fprintf(stderr, "ramtrail: %s%s%s (see 'ramtrail --help')\n", why,
+		what ? ": " : "", what ? what : "");
 	return RT_EXIT_USAGE;
 }
 
@@ -78,6 +93,12 @@ static bool rt_number(const char *s, u64 *v)
 	return !*end && !errno;
 }
 
+/* Is the option @arg (its name @len bytes long) @name? */
+static bool rt_is(const char *arg, size_t len, const char *name)
+{
+	return strlen(name) == len && !strncmp(arg, name, len);
+}
+
 static int rt_parse(int argc, char **argv, struct rt_args *a)
 {
 	int i;
@@ -85,7 +106,8 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 	memset(a, 0, sizeof(*a));
 	a->boot = -1;
 	for (i = 1; i < argc; i++) {
-		char *arg = argv[i], *val = NULL, *eq;
+		const char *arg = argv[i], *val, *eq;
+		size_t len;
 		u64 n;
 
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help") ||
@@ -106,33 +128,32 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 			a->sym_offset = true;
 			continue;
 		}
-		eq = strchr(arg, '=');
-		if (eq && arg[1] == '-') {
-			*eq = 0;
+		eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
+		len = eq ? (size_t)(eq - arg) : strlen(arg);
+		if (eq)
 			val = eq + 1;
-		} else if (i + 1 < argc) {
+		else if (i + 1 < argc)
 			val = argv[++i];
-		} else {
+		else
 			return rt_usage("option needs a value", arg);
-		}
-		if (!strcmp(arg, "--offset")) {
+		if (rt_is(arg, len, "--offset")) {
 			if (!rt_number(val, &a->offset))
 				return rt_usage("bad --offset", val);
 			a->offset_given = true;
-		} else if (!strcmp(arg, "--size")) {
+		} else if (rt_is(arg, len, "--size")) {
 			if (!rt_number(val, &a->size) || !a->size)
 				return rt_usage("bad --size", val);
-		} else if (!strcmp(arg, "--boot")) {
+		} else if (rt_is(arg, len, "--boot")) {
 			if (!rt_number(val, &n) || n > (u64)INT64_MAX)
 				return rt_usage("bad --boot", val);
 			a->boot = n;
-		} else if (!strcmp(arg, "--system-map")) {
+		} else if (rt_is(arg, len, "--system-map")) {
 			a->system_map = val;
-		} else if (!strcmp(arg, "--modules")) {
+		} else if (rt_is(arg, len, "--modules")) {
 			a->modules = val;
-		} else if (!strcmp(arg, "--format")) {
+		} else if (rt_is(arg, len, "--format")) {
 			a->format = val;
-		} else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
+		} else if (rt_is(arg, len, "-o") || rt_is(arg, len, "--output")) {
 			a->output = val;
 		} else {
 			return rt_usage("unknown option", arg);
@@ -141,7 +162,7 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 	if (!a->cmd)
 		return rt_usage("no command", NULL);
 	if (strcmp(a->cmd, "decode") && strcmp(a->cmd, "export") &&
-	    strcmp(a->cmd, "stats"))
+	    strcmp(a->cmd, "stats") && strcmp(a->cmd, "kallsyms"))
 		return rt_usage("unknown command", a->cmd);
 	if (!a->image)
 		return rt_usage("no image", NULL);
@@ -166,8 +187,8 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 		return err;
 	if (img->len >= 4 && !memcmp(img->buf, "CPU:", 4) && !a->offset_given) {
 		if (a->boot >= 0 || a->system_map || a->modules)
-			fprintf(stderr, "ramtrail: %s: a pstore file names its symbols and boot itself; --boot, --system-map and --modules are ignored\n",
-				a->image);
+			rt_err("%s: a pstore file names its own symbols and boot: %s\n",
+			       a->image, "--boot, --system-map, --modules ignored");
 		return rt_pstore_parse(img, t);
 	}
 	err = rt_region_find(img, a->offset, a->size, a->offset_given, t);
@@ -184,14 +205,14 @@ static void rt_report_drops(const struct rt_trace *t)
 	u32 cpu;
 
 	if (t->invalid)
-		fprintf(stderr, "ramtrail: %llu saved records were damaged and skipped\n",
-			(unsigned long long)t->invalid);
+		rt_err("%llu saved records were damaged and skipped\n",
+		       (unsigned long long)t->invalid);
 	if (t->kind == RT_SAVED) {
 		const struct ramtrail_saved_trace *s = t->saved;
 
 		if (s->corrupt_blocks || s->torn || s->no_time || s->skipped)
-			fprintf(stderr, "ramtrail: recovery of boot %llu dropped %llu corrupt blocks, %llu torn records, %llu without time; %llu oldest records did not fit\n",
-				(unsigned long long)s->boot_id,
+			rt_err("boot %llu's recovery dropped %llu corrupt blocks, %llu torn records, %llu without time; %llu oldest did not fit\n",
+			       (unsigned long long)s->boot_id,
 				(unsigned long long)s->corrupt_blocks,
 				(unsigned long long)s->torn,
 				(unsigned long long)s->no_time,
@@ -207,8 +228,8 @@ static void rt_report_drops(const struct rt_trace *t)
 		refused += t->reg.hdr.cpu[cpu].dropped;
 	}
 	if (sum.corrupt_blocks || sum.torn || sum.no_base || refused)
-		fprintf(stderr, "ramtrail: dropped %llu corrupt blocks, %llu torn records, %llu without time; writers refused %llu (see 'ramtrail stats')\n",
-			(unsigned long long)sum.corrupt_blocks,
+		rt_err("dropped %llu corrupt blocks, %llu torn records, %llu without time; %llu refused\n",
+		       (unsigned long long)sum.corrupt_blocks,
 			(unsigned long long)sum.torn,
 			(unsigned long long)sum.no_base,
 			(unsigned long long)refused);
@@ -239,12 +260,14 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 	if (a->output && strcmp(a->output, "-")) {
 		out = fopen(a->output, "w");
 		if (!out) {
-			fprintf(stderr, "ramtrail: %s: %s\n", a->output,
-				strerror(errno));
+			rt_err("%s: %s\n", a->output,
+			       strerror(errno));
 			return RT_EXIT_IO;
 		}
 	}
-	if (!strcmp(a->format, "tracedat"))
+	if (!strcmp(a->cmd, "kallsyms"))
+		n = rt_symbols_kallsyms(s, out) ? -1 : 0;
+	else if (!strcmp(a->format, "tracedat"))
 		n = rt_export_tracedat(t, s, out);
 	else if (!strcmp(a->format, "json"))
 		n = rt_print_json(t, s, out);
@@ -255,21 +278,21 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 	else if (out == stdout && fflush(out))
 		n = -1;
 	if (n < 0) {
-		fprintf(stderr, "ramtrail: %s: write failed\n",
-			a->output ? a->output : "standard output");
+		rt_err("%s: write failed\n",
+		       a->output ? a->output : "standard output");
 		return RT_EXIT_IO;
 	}
 	rt_report_drops(t);
-	if (out != stdout)
-		fprintf(stderr, "ramtrail: %d records written to %s\n", n,
-			a->output);
+	if (out != stdout && strcmp(a->cmd, "kallsyms"))
+		rt_err("%d records written to %s\n", n,
+		       a->output);
 	return RT_EXIT_OK;
 }
 
 /**
  * ramtrail_main() - the whole command
  * @argc: as main()'s
- * @argv: as main()'s; option strings may be cut at '='
+ * @argv: as main()'s
  *
  * Return: the exit code.
  */

@@ -48,8 +48,9 @@ static void rt_print_origin(struct rt_trace *t, FILE *out, const char *lead)
 			t->freeze_cpu);
 	fputc('\n', out);
 	if (!(t->flags & RAMTRAIL_F_CLOCK_RELIABLE))
-		fprintf(out, "%s ramtrail: the counter was not synchronised across CPUs: cross-CPU order is approximate\n",
-			lead);
+		fprintf(out, "%s ramtrail: %s: %s\n", lead,
+			"counter not synchronised across CPUs",
+			"cross-CPU order is approximate");
 }
 
 static void rt_hex(FILE *out, const u8 *p, u32 len)
@@ -151,8 +152,8 @@ int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 	rt_json_string(out, what);
 	fprintf(out, "}}");
 	for (cpu = 0; cpu < t->nr_cpus; cpu++)
-		fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%u,\"args\":{\"name\":\"CPU %u\"}}",
-			cpu, cpu);
+		fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",%s%u%s%u\"}}",
+			"\"pid\":0,\"tid\":", cpu, ",\"args\":{\"name\":\"CPU ", cpu);
 	while (rt_trace_next(t, &r)) {
 		fprintf(out, ",\n{\"name\":");
 		if (r.type == RAMTRAIL_W_EVENT) {
@@ -162,10 +163,12 @@ int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 			rt_json_string(out, rt_name(t, s, r.ip, r.ip_sym,
 						    false, a));
 		}
-		fprintf(out, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%llu.%03llu,\"pid\":0,\"tid\":%u",
+		fprintf(out, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",%s%llu.%03llu%s%u",
 			r.type == RAMTRAIL_W_EVENT ? "event" : "function",
+			"\"ts\":",
 			(unsigned long long)(r.ns / 1000),
-			(unsigned long long)(r.ns % 1000), r.cpu);
+			(unsigned long long)(r.ns % 1000), ",\"pid\":0,\"tid\":",
+			r.cpu);
 		if (r.type == RAMTRAIL_W_EVENT) {
 			fprintf(out, ",\"args\":{\"data\":\"");
 			rt_hex(out, r.data, r.len);
@@ -218,6 +221,9 @@ static void rt_print_span(FILE *out, const char *lead, const struct rt_span *s)
 static void rt_print_region(struct rt_trace *t, FILE *out)
 {
 	const struct ramtrail_region_header *h = &t->reg.hdr;
+	const struct ramtrail_module_entry *mods =
+		(const void *)(t->reg.base + h->modtab_offset);
+	u32 i;
 
 	fprintf(out, "region_offset %#llx\nversion %u\nboot_id %llu\nrelease %.*s\n",
 		(unsigned long long)t->region_offset, h->version,
@@ -238,6 +244,12 @@ static void rt_print_region(struct rt_trace *t, FILE *out)
 	fprintf(out, "saved_offset %llu\nsaved_size %llu\n",
 		(unsigned long long)h->saved_offset,
 		(unsigned long long)h->saved_size);
+	for (i = 0; i < h->modtab_count; i++)
+		if (mods[i].base)
+			fprintf(out, "module %.*s base %#llx size %llu\n",
+				(int)sizeof(mods[i].name), mods[i].name,
+				(unsigned long long)mods[i].base,
+				(unsigned long long)mods[i].size);
 }
 
 /* What the zones hold now, whatever their state: one line per CPU. */
@@ -251,7 +263,7 @@ static void rt_print_zones(struct rt_trace *t, FILE *out)
 	z.cur = calloc(RAMTRAIL_MAX_CPUS, sizeof(*z.cur));
 	z.heap = calloc(RAMTRAIL_MAX_CPUS, sizeof(*z.heap));
 	if (!span || !z.cur || !z.heap) {
-		fprintf(stderr, "ramtrail: out of memory\n");
+		rt_err("out of memory\n");
 		exit(RT_EXIT_IO);
 	}
 	z.kind = RT_ZONES;

@@ -118,6 +118,9 @@ struct rt_trace {
 	struct ramtrail_merge merge;
 };
 
+/* main.c: "ramtrail: " and the message, on standard error */
+__printf(1, 2) void rt_err(const char *fmt, ...);
+
 /* image.c */
 int rt_image_read(struct rt_image *img, const char *path);
 void rt_image_free(struct rt_image *img);

@@ -23,6 +23,8 @@
 #include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "ramtrail.h"
 
 /* x86-64 CONFIG_PHYSICAL_ALIGN: KASLR's granule. */
@@ -67,7 +69,7 @@ static void *rt_grow(void *p, size_t *cap, size_t n, size_t size)
 	*cap = *cap ? 2 * *cap : 1024;
 	p = realloc(p, *cap * size);
 	if (!p) {
-		fprintf(stderr, "ramtrail: out of memory\n");
+		rt_err("out of memory\n");
 		exit(RT_EXIT_IO);
 	}
 	return p;
@@ -79,7 +81,7 @@ struct rt_symbols *rt_symbols_new(void)
 	struct rt_symbols *s = calloc(1, sizeof(*s));
 
 	if (!s) {
-		fprintf(stderr, "ramtrail: out of memory\n");
+		rt_err("out of memory\n");
 		exit(RT_EXIT_IO);
 	}
 	return s;
@@ -146,12 +148,12 @@ int rt_symbols_load_map(struct rt_symbols *s, const char *path)
 		s->nr_map++;
 	}
 	if (!s->panic || !s->nr_map) {
-		fprintf(stderr, "ramtrail: %s: not a System.map (no text symbols, or no panic)\n",
-			path);
+		rt_err("%s: not a System.map (no text symbols, or no panic)\n",
+		       path);
 		return RT_EXIT_SYMBOLS;
 	}
 	if (!s->stext || !s->etext || s->etext <= s->stext) {
-		fprintf(stderr, "ramtrail: %s: no _stext/_etext\n", path);
+		rt_err("%s: no _stext/_etext\n", path);
 		return RT_EXIT_SYMBOLS;
 	}
 	return RT_EXIT_OK;
@@ -235,7 +237,7 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 	    !str_sh->sh_size || b[str_sh->sh_offset + str_sh->sh_size - 1])
 		goto out;
 	for (i = 0; i < sym_sh->sh_size / sizeof(Elf64_Sym); i++) {
-		const Elf64_Sym *y = (const void *)(b + sym_sh->sh_offset) + i;
+		const Elf64_Sym *y = (const Elf64_Sym *)(b + sym_sh->sh_offset) + i;
 
 		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
 		    y->st_shndx >= e->e_shnum || sec_off[y->st_shndx] == ~0ULL ||
@@ -257,24 +259,86 @@ out:
 	return 0;
 }
 
+/* Decompress @path with @tool (xz, zstd) into memory, without a shell. */
+static int rt_read_decompressed(struct rt_image *img, const char *tool,
+				const char *path)
+{
+	u64 cap = 1 << 20;
+	int fd[2], status;
+	ssize_t n;
+	pid_t pid;
+	u8 *grown;
+
+	memset(img, 0, sizeof(*img));
+	img->path = path;
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		execlp(tool, tool, "-dc", "--", path, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	img->buf = malloc(cap);
+	while (img->buf && (n = read(fd[0], img->buf + img->len,
+				     cap - img->len)) > 0) {
+		img->len += n;
+		if (img->len < cap)
+			continue;
+		grown = realloc(img->buf, cap *= 2);
+		if (!grown)
+			break;
+		img->buf = grown;
+	}
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) || !img->buf || img->len == cap) {
+		rt_err("%s: cannot decompress with %s\n",
+		       path, tool);
+		free(img->buf);
+		img->buf = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static bool rt_ends_with(const char *s, const char *end)
+{
+	size_t a = strlen(s), b = strlen(end);
+
+	return a >= b && !strcmp(s + a - b, end);
+}
+
 static struct rt_symbols *rt_walk_set;
 
 static int rt_walk_ko(const char *path, const struct stat *st, int flag,
 		      struct FTW *ftw)
 {
 	struct rt_symbols *s = rt_walk_set;
-	size_t len = strlen(path);
 	struct rt_image img;
 	struct rt_ko ko = { 0 };
 	char *p;
 
-	if (flag != FTW_F || len < 3 || strcmp(path + len - 3, ".ko"))
+	if (flag != FTW_F)
 		return 0;
-	if (rt_image_read(&img, path))
+	if (rt_ends_with(path, ".ko")) {
+		if (rt_image_read(&img, path))
+			return 0;
+	} else if (rt_ends_with(path, ".ko.xz") || rt_ends_with(path, ".ko.zst")) {
+		if (rt_read_decompressed(&img, rt_ends_with(path, ".xz") ?
+					 "xz" : "zstd", path))
+			return 0;
+	} else {
 		return 0;
+	}
 	if (rt_ko_parse(&ko, img.buf, img.len)) {
-		fprintf(stderr, "ramtrail: %s: not a kernel module, skipped\n",
-			path);
+		rt_err("%s: not a kernel module, skipped\n",
+		       path);
 		rt_image_free(&img);
 		return 0;
 	}
@@ -295,9 +359,9 @@ static int rt_walk_ko(const char *path, const struct stat *st, int flag,
 }
 
 /**
- * rt_symbols_load_modules() - read every .ko below a folder
+ * rt_symbols_load_modules() - read every module below a folder
  * @s: the set
- * @dir: the folder (searched recursively)
+ * @dir: the folder (searched recursively); .ko, .ko.xz and .ko.zst files
  *
  * Return: RT_EXIT_OK, or RT_EXIT_IO if @dir cannot be read.
  */
@@ -305,7 +369,7 @@ int rt_symbols_load_modules(struct rt_symbols *s, const char *dir)
 {
 	rt_walk_set = s;
 	if (nftw(dir, rt_walk_ko, 16, FTW_PHYS)) {
-		fprintf(stderr, "ramtrail: %s: %s\n", dir, strerror(errno));
+		rt_err("%s: %s\n", dir, strerror(errno));
 		return RT_EXIT_IO;
 	}
 	return RT_EXIT_OK;
@@ -399,7 +463,8 @@ static void rt_symbols_from_pstore(struct rt_symbols *s, struct rt_trace *t)
 			rt_add_printed(s, &cap, r.ip, r.ip_sym);
 	}
 	rt_trace_rewind(t);
-	qsort(s->v, s->n, sizeof(*s->v), rt_sym_cmp);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), rt_sym_cmp);
 	for (i = k = 0; i < s->n; i++) {	/* one entry per (addr, name) */
 		if (k && s->v[k - 1].addr == s->v[i].addr &&
 		    !strcmp(s->v[k - 1].name, s->v[i].name)) {
@@ -433,15 +498,15 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 	if (s->map) {
 		s->delta = t->anchor_addr - s->panic;
 		if (rt_map_release_differs(s->map_path, t->release)) {
-			fprintf(stderr, "ramtrail: %s does not match the traced kernel %s\n",
-				s->map_path, t->release);
+			rt_err("%s does not match the traced kernel %s\n",
+			       s->map_path, t->release);
 			return RT_EXIT_SYMBOLS;
 		}
 		if (!t->anchor_addr || s->delta % RT_KASLR_ALIGN) {
-			fprintf(stderr, "ramtrail: %s does not match the traced kernel (%s): panic() at %#llx there, %#llx in the map\n",
-				s->map_path, t->release,
-				(unsigned long long)t->anchor_addr,
-				(unsigned long long)s->panic);
+			rt_err("%s does not match the traced kernel (%s): panic() at %#llx there, %#llx in the map\n",
+			       s->map_path, t->release,
+			       (unsigned long long)t->anchor_addr,
+			       (unsigned long long)s->panic);
 			return RT_EXIT_SYMBOLS;
 		}
 		for (i = 0; i < s->nr_map; i++)
@@ -462,16 +527,17 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 		if (!ko)
 			continue;
 		if (RT_PAGE_ALIGN(ko->text_size) != RT_PAGE_ALIGN(m->size)) {
-			fprintf(stderr, "ramtrail: %s: text is %llu bytes, the traced %s had %llu: not used\n",
-				ko->path, (unsigned long long)ko->text_size,
-				name, (unsigned long long)m->size);
+			rt_err("%s: text is %llu bytes, the traced %s had %llu: not used\n",
+			       ko->path, (unsigned long long)ko->text_size,
+			       name, (unsigned long long)m->size);
 			continue;
 		}
 		for (j = 0; j < ko->nr; j++)
 			rt_add(s, &cap, &ko->syms[j], m->base, m->base + m->size,
 			       ko->name);
 	}
-	qsort(s->v, s->n, sizeof(*s->v), rt_sym_cmp);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), rt_sym_cmp);
 	return RT_EXIT_OK;
 }
 

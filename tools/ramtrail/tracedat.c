@@ -52,13 +52,15 @@ static const char rt_function_format[] =
 	"\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n";
 
-static const char rt_event_format[] =
+/* In pieces: the print fmt line is too long for one line of C. */
+static const char *const rt_event_format[] = {
 	"name: event\nID: 1000\nformat:\n" RT_COMMON_FIELDS
 	"\tfield:unsigned short id;\toffset:8;\tsize:2;\tsigned:0;\n"
 	"\tfield:unsigned short len;\toffset:10;\tsize:2;\tsigned:0;\n"
-	"\tfield:__data_loc unsigned char[] data;\toffset:12;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"id=%u len=%u data=%s\", REC->id, REC->len, "
-	"__print_hex(__get_dynamic_array(data), REC->len)\n";
+	"\tfield:__data_loc unsigned char[] data;\toffset:12;\tsize:4;\tsigned:0;\n\n",
+	"print fmt: \"id=%u len=%u data=%s\", REC->id, REC->len, ",
+	"__print_hex(__get_dynamic_array(data), REC->len)\n",
+};
 
 /* The ring-buffer pages of one CPU, filled as the kernel would. */
 struct rt_cpu_pages {
@@ -195,9 +197,10 @@ static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus)
 	static const u8 magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i',
 				    'n', 'g', '6', 0, 0, 8 };
 	char *syms = NULL;
-	size_t syms_len = 0;
+	size_t syms_len = 0, i;
+	u8 b[4], b8[8];
+	u64 len;
 	FILE *k;
-	u8 b[4];
 
 	fwrite(magic, sizeof(magic), 1, f);
 	rt_put32(b, RT_PAGE);
@@ -214,7 +217,12 @@ static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus)
 	fwrite("ramtrail", 9, 1, f);
 	rt_put32(b, 1);
 	fwrite(b, 4, 1, f);
-	rt_put_blob(f, rt_event_format, strlen(rt_event_format), 8);
+	for (i = 0, len = 0; i < ARRAY_SIZE(rt_event_format); i++)
+		len += strlen(rt_event_format[i]);
+	rt_put64(b8, len);
+	fwrite(b8, 8, 1, f);
+	for (i = 0; i < ARRAY_SIZE(rt_event_format); i++)
+		fputs(rt_event_format[i], f);
 	k = open_memstream(&syms, &syms_len);
 	if (!k || rt_symbols_kallsyms(s, k) || fclose(k))
 		return -1;

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the whole ramtrail command: the input is the image
+ * file, handed to ramtrail_main() as a path like a user's file; its last
+ * byte also picks the command and options. Every path from the command
+ * line to the output (region search, trace choice, pstore text parsing,
+ * symbol binding, ftrace text, JSON and trace.dat writers) runs on input
+ * nobody validated. Output goes to /dev/null.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "compat.h"
+
+int ramtrail_main(int argc, char **argv);
+
+static int image_fd = -1;
+static char image_path[64], map_path[] = "/tmp/ramtrail-fuzz-map-XXXXXX";
+
+/* A small System.map whose panic() makes a KASLR delta of 0 plausible. */
+static const char fuzz_map[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T f0\n"
+	"ffffffff81000040 t f1\n"
+	"ffffffff81000100 T panic\n"
+	"ffffffff81000200 T _etext\n";
+
+static void setup(void)
+{
+	int fd;
+
+	image_fd = memfd_create("ramtrail-fuzz-image", 0);
+	fd = mkstemp(map_path);
+	if (image_fd < 0 || fd < 0 ||
+	    write(fd, fuzz_map, sizeof(fuzz_map) - 1) != sizeof(fuzz_map) - 1)
+		abort();
+	close(fd);
+	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d", image_fd);
+	if (!freopen("/dev/null", "w", stdout))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	static const char *const commands[][4] = {
+		{ "decode" }, { "stats" },
+		{ "export", "-o", "/dev/null" },
+		{ "export", "--format=json", "-o", "/dev/null" },
+	};
+	char *argv[16], boot[] = "--boot=1", offset[] = "--offset=0";
+	char sym_offset[] = "--sym-offset", smap[] = "--system-map";
+	u8 opt = size ? data[size - 1] : 0;
+	int argc = 0, i;
+
+	if (image_fd < 0)
+		setup();
+	if (ftruncate(image_fd, 0) || pwrite(image_fd, data, size, 0) != size)
+		abort();
+	argv[argc++] = "ramtrail";
+	for (i = 0; i < 4 && commands[opt & 3][i]; i++)
+		argv[argc++] = (char *)commands[opt & 3][i];
+	argv[argc++] = image_path;
+	if (opt & 4)
+		argv[argc++] = sym_offset;
+	if (opt & 8)
+		argv[argc++] = boot;
+	if (opt & 16)
+		argv[argc++] = offset;
+	if (opt & 32) {
+		argv[argc++] = smap;
+		argv[argc++] = map_path;
+	}
+	argv[argc] = NULL;
+	ramtrail_main(argc, argv);
+	return 0;
+}

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The ramtrail command on images the real writer made (tools/tests/mkimage.c
+says what they hold and writes what decode must print), and on broken ones.
+
+usage: test_tool.py BUILD_DIR     (holds ramtrail and mkimage)
+"""
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parents[2]
+BIN = Path(sys.argv[1]) if len(sys.argv) > 1 else TOP / "build" / "tools"
+TOOL = BIN / "ramtrail"
+DECODE = re.compile(r"^ *<\.\.\.>-0 +\[(\d+)\] \.{5} +(\d+\.\d{6}): (.*)$")
+RAM_OFFSET = 0x300000
+passed = failed = 0
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name}: {str(detail)[:600]}")
+
+
+def run(*args):
+    return subprocess.run([str(TOOL), *map(str, args)], capture_output=True,
+                          text=True, errors="replace")
+
+
+def usec(ns):
+    us = (ns + 500) // 1000
+    return f"{us // 1000000}.{us % 1000000:06d}"
+
+
+def records(out):
+    """decode output -> ["CPU TIME TEXT"], the form of expect.txt."""
+    return [f"{int(m[1])} {m[2]} {m[3]}" for m in map(DECODE.match, out.splitlines())
+            if m]
+
+
+def main():
+    work = Path(tempfile.mkdtemp(prefix="ramtrail-tool-"))
+    subprocess.run([str(BIN / "mkimage"), str(work)], check=True)
+    region, ram, smap = work / "region.img", work / "ram.img", work / "System.map-test"
+    expect = (work / "expect.txt").read_text().splitlines()
+    names = {line.split()[2] for line in smap.read_text().splitlines()}
+
+    # Decoding and symbols
+    p = run("decode", region, "--system-map", smap, "--sym-offset")
+    got = records(p.stdout)
+    check("decode: every record, in order, named across KASLR, events with data",
+          p.returncode == 0 and got == expect,
+          f"rc={p.returncode} {p.stderr} {len(got)}/{len(expect)} "
+          f"{next((a, b) for a, b in zip(got + [''], expect + [''] ) if a != b)}"
+          if got != expect else p.stderr)
+    p2 = run("decode", ram, "--system-map", smap, "--sym-offset")
+    check("decode: finds the region inside a RAM image by itself",
+          p2.returncode == 0 and records(p2.stdout) == expect, p2.stderr)
+    p3 = run("decode", ram, "--offset", hex(RAM_OFFSET), "--system-map", smap,
+             "--sym-offset")
+    check("decode: --offset gives the same records", p3.returncode == 0 and
+          records(p3.stdout) == expect, p3.stderr)
+    p = run("decode", region, "--system-map", smap)
+    plain = [re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+", "", e) for e in expect]
+    check("decode: without --sym-offset, names as ftrace prints them",
+          records(p.stdout) == plain, records(p.stdout)[:3])
+    p = run("decode", region)
+    used = {w.lstrip("<-") for line in records(p.stdout) for w in line.split()[2:]}
+    check("decode: without symbols, addresses only, never a name",
+          p.returncode == 0 and len(records(p.stdout)) == len(expect)
+          and not (used & names), sorted(used & names)[:5])
+    p = run("decode", region, "--system-map", smap, "--sym-offset", "--boot", 1)
+    check("decode: --boot names the zones' boot", records(p.stdout) == expect,
+          p.stderr)
+
+    shifted = work / "System.map-shifted"
+    shifted.write_text(re.sub(r"^([0-9a-f]+)", lambda m: f"{int(m[1], 16) + 0x1000:016x}",
+                              smap.read_text(), flags=re.M))
+    p = run("decode", region, "--system-map", shifted)
+    check("symbols: a System.map not of the traced kernel is refused (exit 4)",
+          p.returncode == 4 and not records(p.stdout) and "does not match" in p.stderr,
+          f"rc={p.returncode} {p.stderr}")
+    other = work / "System.map-9.9.9-other"
+    shutil.copy(smap, other)
+    p = run("decode", region, "--system-map", other)
+    check("symbols: a System.map of another release is refused (exit 4)",
+          p.returncode == 4 and "does not match" in p.stderr, f"rc={p.returncode} {p.stderr}")
+    kallsyms = work / "kallsyms"
+    kallsyms.write_text(smap.read_text() + "ffffffffc0200120 t modfunc\t[rt_fake]\n")
+    p = run("decode", region, "--system-map", kallsyms, "--sym-offset")
+    check("symbols: /proc/kallsyms form accepted, its module lines ignored",
+          p.returncode == 0 and records(p.stdout) == expect, p.stderr)
+
+    # Exports
+    dat = work / "trace.dat"
+    p = run("export", region, "--system-map", smap, "-o", dat)
+    rep = subprocess.run(["trace-cmd", "report", str(dat)], capture_output=True,
+                         text=True, errors="replace")
+    funcs = re.findall(r"\[(\d+)\] +(\d+\.\d{6}): function: +(\S+)", rep.stdout)
+    events = [(c, ts, i, n, d.replace(" ", "")) for c, ts, i, n, d in re.findall(
+        r"\[(\d+)\] +(\d+\.\d{6}): event: +id=(\d+) len=(\d+) data=([0-9a-f ]*)$",
+        rep.stdout, re.M)]
+    want_f = [(str(int(e.split()[0])), e.split()[1], e.split()[2].split("+")[0])
+              for e in expect if "ramtrail_event" not in e and "[rt_fake]" not in e]
+    got_f = [(str(int(c)), ts, n) for c, ts, n in funcs if n.startswith("f")]
+    want_e = [re.search(r"id=(\d+) len=(\d+) data=(\w*)", e).groups() for e in expect
+              if "ramtrail_event" in e]
+    check("export: trace-cmd report lists every function with CPU, time and name",
+          p.returncode == 0 and rep.returncode == 0 and got_f == want_f,
+          f"rc={p.returncode}/{rep.returncode} {p.stderr} {rep.stderr[:300]} "
+          f"{len(got_f)}/{len(want_f)} {got_f[:2]} {want_f[:2]}")
+    check("export: trace-cmd report shows every event's id and data",
+          [e[2:] for e in events] == want_e and len(events) == len(want_e),
+          f"{len(events)}/{len(want_e)} {events[:2]} {want_e[:2]}")
+    check("export: report's CPUs and event total match decode",
+          re.search(r"^cpus=3$", rep.stdout, re.M) and
+          len(funcs) + len(events) == len(expect), f"{len(funcs) + len(events)}")
+
+    js = work / "trace.json"
+    p = run("export", region, "--format=json", "--system-map", smap, "-o", js)
+    try:
+        ev = json.loads(js.read_text())["traceEvents"]
+    except (ValueError, KeyError, OSError) as e:
+        ev = []
+        p.stderr += str(e)
+    inst = [e for e in ev if e.get("ph") == "i"]
+    ok = len(inst) == len(expect) and all(
+        e["tid"] == int(x.split()[0]) and usec(round(e["ts"] * 1000)) == x.split()[1]
+        for e, x in zip(inst, expect))
+    check("export json: one event per record, CPU as track, time in us",
+          p.returncode == 0 and ok, f"rc={p.returncode} {p.stderr} {len(inst)}")
+
+    # Statistics
+    p = run("stats", ram)
+    kv = dict(line.split(None, 1) for line in p.stdout.splitlines() if " " in line)
+    per_cpu = [int(kv.get(f"cpu{c}", "records 0").split()[1]) for c in range(3)]
+    check("stats: per-CPU records add up to what was written",
+          p.returncode == 0 and sum(per_cpu) == len(expect) and
+          per_cpu == [sum(1 for e in expect if e.startswith(f"{c} ")) for c in range(3)],
+          f"{per_cpu} {p.stderr}")
+    check("stats: format version, state, clock, region position reported",
+          kv.get("version") == "1" and kv.get("state") == "recording" and
+          kv.get("clock_reliable") == "0" and kv.get("region_offset") == hex(RAM_OFFSET),
+          kv)
+    first, last = expect[0].split()[1], expect[-1].split()[1]
+    span = kv.get("zones_records", "").split()
+    check("stats: time span of the trace",
+          len(span) == 5 and f"{int(span[2]) / 1e9:.6f}" == first and
+          f"{int(span[4]) / 1e9:.6f}" == last, span)
+
+    # pstore's form of a saved trace
+    pst = work / "ftrace-ramtrail-0"
+    lines = []
+    for e in expect:
+        cpu, ts, text = e.split(None, 2)
+        m = re.match(r"f(\d+)\+0x0/0x40 <-f(\d+)\+0x(\w+)/0x40$", text)
+        if m:
+            ns = int(ts.replace(".", "")) * 1000
+            ip = 0xffffffff81000000 + 0x40 * int(m[1])
+            parent = 0xffffffff81000000 + 0x40 * int(m[2]) + int(m[3], 16)
+            lines.append(f"CPU:{cpu} ts:{ns} {ip:x}  {parent:x}  "
+                         f"f{m[1]} <- f{m[2]}+0x{m[3]}/0x40")
+    pst.write_text("\n".join(lines) + "\n")
+    p = run("decode", pst, "--sym-offset")
+    want = [f"{x.split()[0].split(':')[1]} " for x in lines]
+    got = records(p.stdout)
+    check("pstore file: decoded with the names pstore printed",
+          p.returncode == 0 and len(got) == len(lines) and
+          all(g.startswith(w) and g.endswith(x.split("  ")[-1].replace(" <- ", " <-"))
+              for g, w, x in zip(got, want, lines)),
+          f"rc={p.returncode} {p.stderr} {got[:2]} {lines[:2]}")
+    p = run("export", pst, "-o", dat)
+    rep = subprocess.run(["trace-cmd", "report", str(dat)], capture_output=True,
+                         text=True, errors="replace")
+    names_seen = re.findall(r"function: +(\S+)", rep.stdout)
+    check("pstore file: exported trace.dat keeps pstore's names",
+          p.returncode == 0 and names_seen == [x.split("  ")[-1].split(" <- ")[0]
+                                               for x in lines], names_seen[:3])
+
+    # Broken inputs: a clean error or a partial result with counts
+    blob = region.read_bytes()
+    cases = {
+        "missing file": (work / "nope", 2, "No such file"),
+        "empty file": (b"", 3, "no ramtrail region"),
+        "foreign file": (bytes(random.Random(1).randrange(256) for _ in range(1 << 16)),
+                         3, "no ramtrail region"),
+        "truncated region": (blob[:len(blob) // 2], 3, "truncated"),
+        "damaged header": (blob[:40] + bytes([blob[40] ^ 1]) + blob[41:], 3,
+                           "checksum"),
+        "directory": (work, 2, "Is a directory"),
+    }
+    for name, (data, rc, msg) in cases.items():
+        path = data if isinstance(data, Path) else work / "case.img"
+        if not isinstance(data, Path):
+            path.write_bytes(data)
+        results = [run(cmd, path, *extra) for cmd, *extra in
+                   (("decode",), ("stats",), ("export", "-o", work / "x.dat"))]
+        check(f"broken input: {name}: exit {rc} and says why, for every command",
+              all(r.returncode == rc and msg in r.stderr and not records(r.stdout)
+                  for r in results),
+              [(r.returncode, r.stderr.strip()) for r in results])
+
+    damaged = bytearray(blob)
+    zone = int(re.search(r"^zone_offset (\d+)", run("stats", region).stdout, re.M)[1])
+    rnd = random.Random(2)
+    for i in range(64, 64 + 256):                   # first block of zone 0
+        damaged[zone + i] = rnd.randrange(256)
+    (work / "damaged.img").write_bytes(damaged)
+    p = run("decode", work / "damaged.img", "--system-map", smap, "--sym-offset")
+    s = run("stats", work / "damaged.img")
+    got = records(p.stdout)
+    it = iter(expect)
+    check("damaged zone: partial result, in order, only records that were written",
+          p.returncode == 0 and 0 < len(got) < len(expect) and all(g in it for g in got),
+          f"rc={p.returncode} {len(got)}/{len(expect)}")
+    check("damaged zone: decode and stats say what was dropped",
+          "dropped" in p.stderr and re.search(r"^cpu0 .*corrupt_blocks [1-9]", s.stdout, re.M),
+          p.stderr + s.stdout)
+
+    usage = {
+        "no arguments": [],
+        "unknown command": ["frobnicate", region],
+        "unknown option": ["decode", region, "--frob"],
+        "bad --offset": ["decode", region, "--offset", "12Q"],
+        "export without -o": ["export", region],
+        "format of another command": ["decode", region, "--format", "tracedat"],
+        "two images": ["decode", region, ram],
+    }
+    for name, args in usage.items():
+        p = run(*args)
+        check(f"usage: {name}: exit 1 with a message", p.returncode == 1 and
+              "ramtrail:" in p.stderr, f"rc={p.returncode} {p.stderr}")
+    p = run("decode", ram, "--offset", "0x10000000")
+    check("offset past the end: exit 3", p.returncode == 3 and "past the end" in p.stderr,
+          p.stderr)
+    p = run("decode", region, "--boot", 5)
+    check("a boot the region does not hold: exit 3", p.returncode == 3 and
+          "boot 5" in p.stderr, p.stderr)
+    p = run("export", region, "-o", work / "no" / "such" / "dir")
+    check("unwritable output: exit 2", p.returncode == 2, p.stderr)
+
+    # --help and the manual agree
+    p = run("--help")
+    man = (TOP / "Documentation" / "ramtrail" / "ramtrail.1").read_text()
+    opts = set(re.findall(r"(--[a-z-]+)", p.stdout))
+    cmds = set(re.findall(r"ramtrail (\w+) IMAGE", p.stdout))
+    man_opts = set(re.findall(r"\\-\\-([a-z\\-]+)", man))
+    man_opts = {"--" + o.replace("\\-", "-") for o in man_opts}
+    check("--help: every option and command is in the man page",
+          p.returncode == 0 and opts and cmds and opts <= man_opts and
+          all(f".B {c}" in man or f"B {c}" in man for c in cmds),
+          f"missing {sorted(opts - man_opts)} cmds {cmds}")
+    check("man page: documents the exit codes the tool uses",
+          all(f".B {n}" in man for n in range(5)), "exit codes 0..4")
+
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
