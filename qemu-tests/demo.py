@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """ramtrail's main job, shown: a guest records what every CPU does, panics,
 reboots warm (same RAM), and reads back the merged trace and the panic log
-from /sys/fs/pstore.
+from /sys/fs/pstore; then the host reads the same trace offline from the
+guest's RAM file with tools/ramtrail, and exports it for KernelShark.
 
 usage: demo.py [--kver 6.12] [--smp 4]
 """
@@ -11,6 +12,7 @@ import sys
 
 import harness as h
 import test_module as tm
+import toolcheck
 
 
 def main():
@@ -37,6 +39,17 @@ def main():
     start = next((i for i, l in enumerate(dm) if "Kernel panic" in l or "sysrq" in l), 0)
     print("\n--- /sys/fs/pstore/dmesg-ramtrail-0 (the panic log), from the crash ---")
     print("\n".join(dm[start:start + 15]))
+    ksyms = toolcheck.kallsyms(g, r)
+    if ksyms:
+        out = toolcheck.tool("decode", g.ram.path, "--boot", 1, "--system-map", ksyms)
+        lines = out.stdout.splitlines()
+        print(f"\n--- offline on the host: {toolcheck.TOOL.name} decode {g.ram.path} "
+              f"--boot 1 --system-map <guest's kallsyms> ---")
+        print("\n".join(lines[:7] + ["   ..."] + lines[-8:]))
+        dat = g.work / "trace.dat"
+        out = toolcheck.tool("export", g.ram.path, "--boot", 1, "--system-map", ksyms,
+                             "-o", dat)
+        print(out.stderr.strip() + f"  (trace-cmd report {dat}; kernelshark {dat})")
     print(f"\nFull serial log: {h.BUILD / (g.name + '.log')}")
     return 0
 
