@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/io.h>
@@ -386,6 +387,21 @@ static struct notifier_block ramtrail_module_nb = {
 	.notifier_call = ramtrail_module_event,
 };
 
+/*
+ * The region as it is, read-only: tools/ramtrail reads a live system's
+ * zones and saved traces from here (records being written show as torn).
+ */
+static struct debugfs_blob_wrapper ramtrail_blob;
+static struct dentry *ramtrail_debugfs;
+
+static void ramtrail_debugfs_init(void)
+{
+	ramtrail_blob.data = ramtrail.base;
+	ramtrail_blob.size = ramtrail.size;
+	ramtrail_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_blob("region", 0400, ramtrail_debugfs, &ramtrail_blob);
+}
+
 static int __init ramtrail_init(void)
 {
 	phys_addr_t start;
@@ -415,6 +431,7 @@ static int __init ramtrail_init(void)
 	err = ramtrail_record_start(functions);
 	if (err)
 		goto record;
+	ramtrail_debugfs_init();
 	return 0;
 record:
 	ramtrail_freeze_hooks_exit();
@@ -432,6 +449,7 @@ unmap:
 
 static void __exit ramtrail_exit(void)
 {
+	debugfs_remove_recursive(ramtrail_debugfs);
 	ramtrail_record_stop();
 	ramtrail_freeze_hooks_exit();
 	unregister_module_notifier(&ramtrail_module_nb);
