@@ -90,6 +90,7 @@ class Guest:
         self.k, self.smp, self.name = k, smp, f"{k.kver}-smp{smp}-{name}"
         self.work = h.BUILD / self.name
         self.rd = h.Initramfs(k, self.work, h.init_script(GUEST + body),
+                              files={"bin/ramtrail": toolcheck.STATIC},
                               modules=list(modules) + [ko])
         self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh)
 
@@ -248,7 +249,7 @@ if [ "$(boot_id)" = 1 ]; then
     sleep 600
 fi
 insmod /lib/modules/reed_solomon.ko
-pstore; rtlog; ksyms_out
+pstore; rtlog; live_tool; ksyms_out
 """, modules=["reed_solomon"])
     r = g.run(kill_on="=== RECORDING ===", kill_delay=3)
     res.check(f"{t} QEMU killed while recording", r.killed and boots(r) == 1, brief(r))
@@ -270,6 +271,7 @@ pstore; rtlog; ksyms_out
               "still recording: power cut" in section(r, "rtlog"), section(r, "rtlog"))
     no_oops(res, t, r.log)
     toolcheck.check_cut(res, t, cut, section(r, "ftrace-ramtrail-0"))
+    toolcheck.check_live(res, t, r, section(r, "ftrace-ramtrail-0"))
     ksyms = toolcheck.kallsyms(g, r)
     res.check(f"{t} guest's kallsyms copied out", ksyms, "no 'kallsyms bytes' line")
     if ksyms:
@@ -506,7 +508,8 @@ def main():
     a = ap.parse_args()
     res = h.Results()
     subprocess.run(["make", "-s", "-C", str(h.REPO / "tools"),
-                    f"O={h.REPO}/build/tools", str(TOOL)], check=True)
+                    f"O={h.REPO}/build/tools", str(TOOL), str(toolcheck.STATIC)],
+                   check=True)
     scenarios = {n[9:]: f for n, f in globals().items() if n.startswith("scenario_")}
     only = [s for s in a.only.split(",") if s] or list(scenarios)
     for kver in a.kver.split(","):

@@ -14,6 +14,8 @@ dd to /dev/mem (Debian's System.map is a placeholder; the real one is in an
             recovered from it at the next boot
   modules   names of a module loaded after ramtrail, from its .ko, equal the
             guest's own /proc/kallsyms
+  live      in the guest, the command reads the live region through debugfs
+            and the pstore file itself
 """
 import re
 import shutil
@@ -22,12 +24,21 @@ import subprocess
 import harness as h
 
 TOOL = h.REPO / "build" / "tools" / "ramtrail"
+STATIC = h.REPO / "build" / "tools" / "ramtrail-static"   # /bin/ramtrail in guests
 KSYMS, KSYMS_SIZE = 0x3c000000, 16 << 20
 MEMMAP = f"memmap={KSYMS_SIZE >> 20}M${KSYMS:#x}"
 GUEST = f"""
 ksyms_out() {{
     dd if=/proc/kallsyms of=/dev/mem bs=4096 seek=$(({KSYMS:#x} / 4096)) 2>/dev/null
     echo "kallsyms bytes $(wc -c </proc/kallsyms)"
+}}
+live_tool() {{
+    mount -t debugfs debugfs /sys/kernel/debug
+    begin live; ramtrail stats /sys/kernel/debug/ramtrail/region; echo "rc=$?"; end live
+    begin livepstore
+    ramtrail decode /sys/fs/pstore/ftrace-ramtrail-0 >/tmp/d; echo "rc=$?"
+    echo "records $(grep -c '^ *<' /tmp/d)"
+    end livepstore
 }}
 """
 PSTORE = re.compile(r"^CPU:(\d+) ts:(\d+) [0-9a-f]+  [0-9a-f]+  (.+) <- (.+)$")
@@ -153,3 +164,21 @@ def check_modules(res, t, g, k, boot, ksyms, mod):
               and ours <= guest,
               f"rc={p.returncode} {p.stderr.strip()[:200]} ours {len(ours)} "
               f"guest {len(guest)} wrong {sorted(ours - guest)[:3]}")
+
+
+def check_live(res, t, r, pstore_text):
+    """The guest's own ramtrail on debugfs and pstore (live_tool)."""
+    live = "\n".join(h.sections(r.log, "live"))
+    kv = dict(line.split(None, 1) for line in live.splitlines() if " " in line)
+    zones = kv.get("zones_records", "0").split()
+    res.check(f"{t} tool in the guest: reads the live region through debugfs "
+              "(boot 2 recording, its modules listed)",
+              "rc=0" in live and kv.get("boot_id") == "2" and
+              kv.get("state") == "recording" and int(zones[0]) > 0 and
+              "module reed_solomon" in live, live[:600])
+    lp = "\n".join(h.sections(r.log, "livepstore"))
+    n = re.search(r"records (\d+)", lp)
+    want = len(pstore_records(pstore_text))
+    res.check(f"{t} tool in the guest: decodes /sys/fs/pstore/ftrace-ramtrail-0",
+              "rc=0" in lp and n and int(n[1]) == want and want,
+              f"{lp.strip()} pstore records {want}")

@@ -42,6 +42,44 @@ struct rt_pstore_line {
 };
 
 /**
+ * rt_image_read_fd() - read a file descriptor to its end
+ * @img: its @buf and @len are set, with a NUL after the data
+ * @fd: what to read (a pipe, a pstore or sysfs file)
+ *
+ * Return: 0, or -1 with errno set.
+ */
+int rt_image_read_fd(struct rt_image *img, int fd)
+{
+	u64 cap = 1 << 20;
+	ssize_t n;
+	u8 *grown;
+
+	img->len = 0;
+	img->mapped = false;
+	img->buf = malloc(cap + 1);
+	if (!img->buf)
+		return -1;
+	while ((n = read(fd, img->buf + img->len, cap - img->len)) != 0) {
+		if (n < 0)
+			goto fail;
+		img->len += n;
+		if (img->len < cap)
+			continue;
+		grown = realloc(img->buf, 2 * cap + 1);
+		if (!grown)
+			goto fail;
+		img->buf = grown;
+		cap *= 2;
+	}
+	img->buf[img->len] = 0;
+	return 0;
+fail:
+	free(img->buf);
+	img->buf = NULL;
+	return -1;
+}
+
+/**
  * rt_image_read() - map or read a whole input file
  * @img: filled on success
  * @path: the file; anything read() can read (pstore, debugfs, a pipe)
@@ -50,10 +88,7 @@ struct rt_pstore_line {
  */
 int rt_image_read(struct rt_image *img, const char *path)
 {
-	u64 cap = 1 << 20;
 	struct stat st;
-	ssize_t n;
-	u8 *grown;
 	int fd;
 
 	memset(img, 0, sizeof(*img));
@@ -77,29 +112,14 @@ int rt_image_read(struct rt_image *img, const char *path)
 		}
 	}
 	/* pstore, sysfs and pipes have no size or cannot be mapped. */
-	img->buf = malloc(cap + 1);
-	if (!img->buf)
+	if (rt_image_read_fd(img, fd))
 		goto fail;
-	while ((n = read(fd, img->buf + img->len, cap - img->len)) != 0) {
-		if (n < 0)
-			goto fail;
-		img->len += n;
-		if (img->len < cap)
-			continue;
-		grown = realloc(img->buf, 2 * cap + 1);
-		if (!grown)
-			goto fail;
-		img->buf = grown;
-		cap *= 2;
-	}
-	img->buf[img->len] = 0;
 	close(fd);
 	return RT_EXIT_OK;
 fail:
 	rt_err("%s: %s\n", path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
-	free(img->buf);
 	img->buf = NULL;
 	return RT_EXIT_IO;
 }

@@ -263,11 +263,8 @@ out:
 static int rt_read_decompressed(struct rt_image *img, const char *tool,
 				const char *path)
 {
-	u64 cap = 1 << 20;
-	int fd[2], status;
-	ssize_t n;
+	int fd[2], status, err;
 	pid_t pid;
-	u8 *grown;
 
 	memset(img, 0, sizeof(*img));
 	img->path = path;
@@ -284,22 +281,11 @@ static int rt_read_decompressed(struct rt_image *img, const char *tool,
 		_exit(127);
 	}
 	close(fd[1]);
-	img->buf = malloc(cap);
-	while (img->buf && (n = read(fd[0], img->buf + img->len,
-				     cap - img->len)) > 0) {
-		img->len += n;
-		if (img->len < cap)
-			continue;
-		grown = realloc(img->buf, cap *= 2);
-		if (!grown)
-			break;
-		img->buf = grown;
-	}
+	err = rt_image_read_fd(img, fd[0]);
 	close(fd[0]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) || !img->buf || img->len == cap) {
-		rt_err("%s: cannot decompress with %s\n",
-		       path, tool);
+	    WEXITSTATUS(status) || err) {
+		rt_err("%s: cannot decompress with %s\n", path, tool);
 		free(img->buf);
 		img->buf = NULL;
 		return -1;
