@@ -27,6 +27,11 @@ static const char fuzz_map[] =
 	"ffffffff81000100 T panic\n"
 	"ffffffff81000200 T _etext\n";
 
+static void remove_map(void)
+{
+	unlink(map_path);
+}
+
 static void setup(void)
 {
 	int fd;
@@ -37,6 +42,7 @@ static void setup(void)
 	    write(fd, fuzz_map, sizeof(fuzz_map) - 1) != sizeof(fuzz_map) - 1)
 		abort();
 	close(fd);
+	atexit(remove_map);
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d", image_fd);
 	if (!freopen("/dev/null", "w", stdout))
 		abort();
