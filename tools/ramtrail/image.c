@@ -124,6 +124,34 @@ fail:
 	return RT_EXIT_IO;
 }
 
+/**
+ * rt_image_append() - add another file's bytes after an image's
+ * @img: the image; becomes a buffer in memory if it was mapped
+ * @more: the bytes to add
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_IO if memory runs out.
+ */
+int rt_image_append(struct rt_image *img, const struct rt_image *more)
+{
+	bool nl = img->len && img->buf[img->len - 1] != '\n';
+	u8 *buf = malloc(img->len + nl + more->len + 1);
+
+	if (!buf) {
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
+	}
+	memcpy(buf, img->buf, img->len);
+	if (nl)		/* never glue two files' lines together */
+		buf[img->len] = '\n';
+	memcpy(buf + img->len + nl, more->buf, more->len);
+	buf[img->len + nl + more->len] = 0;
+	rt_image_free(img);
+	img->buf = buf;
+	img->len += nl + more->len;
+	img->mapped = false;
+	return RT_EXIT_OK;
+}
+
 /** rt_image_free() - release what rt_image_read() took */
 void rt_image_free(struct rt_image *img)
 {

@@ -12,6 +12,8 @@
 
 static const char usage[] =
 "usage: ramtrail decode IMAGE [options]   print the trace (ftrace text)\n"
+"       ramtrail decode ftrace-ramtrail-0 ftrace-ramtrail-1 ... [options]\n"
+"                                         the parts of one trace in pstore\n"
 "       ramtrail export IMAGE -o FILE [options]\n"
 "                                         write trace.dat (trace-cmd, KernelShark)\n"
 "                                         or Chrome JSON (Perfetto)\n"
@@ -41,6 +43,8 @@ static const char usage[] =
 struct rt_args {
 	const char *cmd;
 	const char *image;
+	char **more;		/* further pstore files, after @image */
+	int nr_more;
 	const char *system_map;
 	const char *modules;
 	const char *format;
@@ -120,8 +124,10 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 				a->cmd = arg;
 			else if (!a->image)
 				a->image = arg;
-			else
-				return rt_usage("one image at a time", arg);
+			else if (!a->nr_more++)
+				a->more = &argv[i];
+			else if (a->more + a->nr_more - 1 != &argv[i])
+				return rt_usage("give the pstore files together", arg);
 			continue;
 		}
 		if (!strcmp(arg, "--sym-offset")) {
@@ -179,10 +185,29 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 /* Load the input and choose its trace. */
 static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 {
-	int err;
+	int err = 0, i;
 
 	memset(t, 0, sizeof(*t));
 	err = rt_image_read(img, a->image);
+	if (err)
+		return err;
+	for (i = 0; i < a->nr_more && !err; i++) {
+		/* The parts of one trace, as pstore splits it: one text. */
+		struct rt_image part;
+
+		if (img->len < 4 || memcmp(img->buf, "CPU:", 4) ||
+		    a->offset_given)
+			return rt_usage("several files: pstore files only",
+					a->more[i]);
+		err = rt_image_read(&part, a->more[i]);
+		if (!err && (part.len < 4 || memcmp(part.buf, "CPU:", 4)))
+			err = rt_usage("several files: pstore files only",
+				       a->more[i]);
+		if (!err)
+			err = rt_image_append(img, &part);
+		if (part.buf)
+			rt_image_free(&part);
+	}
 	if (err)
 		return err;
 	if (img->len >= 4 && !memcmp(img->buf, "CPU:", 4) && !a->offset_given) {

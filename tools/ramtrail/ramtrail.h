@@ -124,6 +124,7 @@ __printf(1, 2) void rt_err(const char *fmt, ...);
 /* image.c */
 int rt_image_read(struct rt_image *img, const char *path);
 int rt_image_read_fd(struct rt_image *img, int fd);
+int rt_image_append(struct rt_image *img, const struct rt_image *more);
 void rt_image_free(struct rt_image *img);
 int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 		   bool offset_given, struct rt_trace *t);

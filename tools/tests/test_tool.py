@@ -180,6 +180,16 @@ def main():
           all(g.startswith(w) and g.endswith(x.split("  ")[-1].replace(" <- ", " <-"))
               for g, w, x in zip(got, want, lines)),
           f"rc={p.returncode} {p.stderr} {got[:2]} {lines[:2]}")
+    half = len(lines) // 2
+    (work / "ftrace-ramtrail-1").write_text("\n".join(lines[:half]))   # no last newline
+    (work / "ftrace-ramtrail-2").write_text("\n".join(lines[half:]) + "\n")
+    p2 = run("decode", work / "ftrace-ramtrail-1", work / "ftrace-ramtrail-2",
+             "--sym-offset")
+    check("pstore files: the parts of one trace decode as the whole",
+          p2.returncode == 0 and records(p2.stdout) == got, f"{p2.stderr}")
+    p2 = run("decode", work / "ftrace-ramtrail-1", region)
+    check("pstore files: anything but pstore files together is refused (exit 1)",
+          p2.returncode == 1 and "pstore files only" in p2.stderr, p2.stderr)
     p = run("export", pst, "-o", dat)
     rep = subprocess.run(["trace-cmd", "report", str(dat)], capture_output=True,
                          text=True, errors="replace")
