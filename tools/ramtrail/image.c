@@ -162,6 +162,12 @@ void rt_image_free(struct rt_image *img)
 	img->buf = NULL;
 }
 
+/** rt_image_is_pstore() - the image is pstore's text form of a trace */
+bool rt_image_is_pstore(const struct rt_image *img)
+{
+	return img->len >= 4 && !memcmp(img->buf, "CPU:", 4);
+}
+
 static int rt_region_try(const struct rt_image *img, u64 off, u64 size,
 			 struct rt_trace *t)
 {
@@ -290,6 +296,31 @@ static void rt_use_saved(struct rt_trace *t, const struct ramtrail_saved_trace *
 	t->freeze_cpu = s->freeze_cpu;
 }
 
+/* One cursor and heap slot per possible zone, then the merge from the start. */
+static int rt_trace_cursors(struct rt_trace *t)
+{
+	t->cur = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->cur));
+	t->heap = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->heap));
+	if (!t->cur || !t->heap) {
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
+	}
+	rt_trace_rewind(t);
+	return RT_EXIT_OK;
+}
+
+/**
+ * rt_trace_zones() - read a found region's zones, whatever their state
+ * @t: with its region found
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_IO if memory runs out.
+ */
+int rt_trace_zones(struct rt_trace *t)
+{
+	rt_use_zones(t);
+	return rt_trace_cursors(t);
+}
+
 /**
  * rt_trace_choose() - pick the trace of a boot from a found region
  * @t: with its region found
@@ -305,10 +336,8 @@ int rt_trace_choose(struct rt_trace *t, s64 boot)
 	bool erased = false;
 	u64 off = 0;
 
-	if (rt_zones_hold_trace(h->state) && (boot < 0 || h->boot_id == boot)) {
-		rt_use_zones(t);
-		goto cursors;
-	}
+	if (rt_zones_hold_trace(h->state) && (boot < 0 || h->boot_id == boot))
+		return rt_trace_zones(t);
 	while ((s = ramtrail_saved_next(&t->reg, &off))) {
 		if (boot >= 0 && s->boot_id != (u64)boot)
 			continue;
@@ -328,15 +357,7 @@ int rt_trace_choose(struct rt_trace *t, s64 boot)
 		return RT_EXIT_NOTRACE;
 	}
 	rt_use_saved(t, pick);
-cursors:
-	t->cur = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->cur));
-	t->heap = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->heap));
-	if (!t->cur || !t->heap) {
-		rt_err("out of memory\n");
-		return RT_EXIT_IO;
-	}
-	rt_trace_rewind(t);
-	return RT_EXIT_OK;
+	return rt_trace_cursors(t);
 }
 
 /* "CPU:%d ts:%llu %08lx  %08lx  %ps <- %pS": fs/pstore/inode.c */

@@ -195,12 +195,11 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 		/* The parts of one trace, as pstore splits it: one text. */
 		struct rt_image part;
 
-		if (img->len < 4 || memcmp(img->buf, "CPU:", 4) ||
-		    a->offset_given)
+		if (!rt_image_is_pstore(img) || a->offset_given)
 			return rt_usage("several files: pstore files only",
 					a->more[i]);
 		err = rt_image_read(&part, a->more[i]);
-		if (!err && (part.len < 4 || memcmp(part.buf, "CPU:", 4)))
+		if (!err && !rt_image_is_pstore(&part))
 			err = rt_usage("several files: pstore files only",
 				       a->more[i]);
 		if (!err)
@@ -210,7 +209,7 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 	}
 	if (err)
 		return err;
-	if (img->len >= 4 && !memcmp(img->buf, "CPU:", 4) && !a->offset_given) {
+	if (rt_image_is_pstore(img) && !a->offset_given) {
 		if (a->boot >= 0 || a->system_map || a->modules)
 			rt_err("%s: a pstore file names its own symbols and boot: %s\n",
 			       a->image, "--boot, --system-map, --modules ignored");

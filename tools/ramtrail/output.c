@@ -260,16 +260,8 @@ static void rt_print_zones(struct rt_trace *t, FILE *out)
 	struct rt_trace z = { .reg = t->reg };
 	u32 cpu;
 
-	z.cur = calloc(RAMTRAIL_MAX_CPUS, sizeof(*z.cur));
-	z.heap = calloc(RAMTRAIL_MAX_CPUS, sizeof(*z.heap));
-	if (!span || !z.cur || !z.heap) {
-		rt_err("out of memory\n");
+	if (!span || rt_trace_zones(&z))
 		exit(RT_EXIT_IO);
-	}
-	z.kind = RT_ZONES;
-	z.nr_cpus = h->nr_cpus;
-	z.text_base = h->text_base;
-	rt_trace_rewind(&z);
 	rt_spans(&z, span, &all);
 	rt_print_span(out, "zones_", &all);
 	fprintf(out, "\nzones_span_ns %llu\n",

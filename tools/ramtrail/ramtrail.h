@@ -125,10 +125,12 @@ __printf(1, 2) void rt_err(const char *fmt, ...);
 int rt_image_read(struct rt_image *img, const char *path);
 int rt_image_read_fd(struct rt_image *img, int fd);
 int rt_image_append(struct rt_image *img, const struct rt_image *more);
+bool rt_image_is_pstore(const struct rt_image *img);
 void rt_image_free(struct rt_image *img);
 int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 		   bool offset_given, struct rt_trace *t);
 int rt_trace_choose(struct rt_trace *t, s64 boot);
+int rt_trace_zones(struct rt_trace *t);
 int rt_pstore_parse(struct rt_image *img, struct rt_trace *t);
 void rt_trace_rewind(struct rt_trace *t);
 bool rt_trace_next(struct rt_trace *t, struct rt_rec *r);
