@@ -28,21 +28,24 @@ static notrace bool ramtrail_ring_drop(struct ramtrail_ring *r)
  * @head: head payload
  * @cont: continuation payloads
  * @ncont: number of continuation words
+ * @outer: this is the CPU's outermost writer in flight, owner of ring->floor
  *
- * Reserves like the fast path, with the same ordering points [R1]-[R3], but
+ * Reserves like the fast path, with the same ordering points [R1]-[R4], but
  * may also enter the next block: the reservation then covers the old
  * block's tail (filled with PAD words), the new block's header and the
  * record, all timestamped with the one counter read. The header's full
- * counter value is the record's base, so no TSEXT is needed.
+ * counter value is the record's base, so no TSEXT is needed. A nested
+ * writer does not enter a block whose slot still holds the outermost
+ * writer's open reservation ([R4]).
  *
  * Return: true if recorded, false if dropped (and counted).
  */
 notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 					       unsigned int type, u32 head,
 					       const u32 *cont,
-					       unsigned int ncont)
+					       unsigned int ncont, bool outer)
 {
-	unsigned long pos, next, off;
+	unsigned long pos, next, off, floor;
 	unsigned int i, lap, ext, pad;
 	u64 ts, g, blk, *w;
 
@@ -52,6 +55,11 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 		if (READ_ONCE(r->stopped))
 			return ramtrail_ring_drop(r);
 		pos = local_read(&r->pos);
+		if (outer) {
+			WRITE_ONCE(r->floor, pos);
+			barrier();	/* [R4]: floor before the cmpxchg */
+		}
+		floor = READ_ONCE(r->floor);
 		ts = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;	/* [R1] */
 		off = pos & RAMTRAIL_BLOCK_MASK;
 		ext = ((ts - READ_ONCE(r->last_ts)) & RAMTRAIL_CLOCK_MASK) >=
@@ -69,6 +77,14 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 				WRITE_ONCE(r->stopped, 1);
 				return ramtrail_ring_drop(r);
 			}
+			/*
+			 * [R4]: neither the outer reservation's block nor the
+			 * one before it (its time base while its header may
+			 * still be unwritten) is entered again.
+			 */
+			if (((next - 1) >> RAMTRAIL_BLOCK_SHIFT) -
+			    (floor >> RAMTRAIL_BLOCK_SHIFT) >= r->nr_blocks - 1)
+				return ramtrail_ring_drop(r);
 		}
 	} while (local_cmpxchg(&r->pos, pos, next) != pos);
 
@@ -121,5 +137,6 @@ notrace void ramtrail_ring_init(struct ramtrail_ring *r, u64 *zone,
 	r->zone = zone;
 	r->nr_blocks = nr_blocks;
 	r->flags = flags;
+	r->floor = RAMTRAIL_FLOOR_IDLE;
 	r->block = ramtrail_block_cache(r, 0);
 }

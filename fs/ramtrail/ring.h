@@ -33,6 +33,15 @@
  *  [R3] ring->block caches the block of ring->pos. It is only trusted when
  *       its generation bits match pos (checked before the cmpxchg; a stale
  *       cache sends the writer to the slow path, which rebuilds it).
+ *  [R4] ring->floor is the position of the outermost writer in flight,
+ *       stored before its cmpxchg (barrier()). Nested writers run and
+ *       return while it waits, so they see it, and they never enter a
+ *       block whose slot holds the floor's block or the one before it:
+ *       the outer record's stores, made later with an old lap, would land
+ *       in a newer lap's block, and a block whose header the outer writer
+ *       has not stored yet takes its time base from the block before.
+ *       They drop (and count) their records instead, as ftrace does on a
+ *       commit overrun.
  *
  * Documentation/ramtrail/writer.rst proves these in longer form.
  */
@@ -58,11 +67,16 @@
 /* ring->flags */
 #define RAMTRAIL_RING_STOP_WHEN_FULL	0x1
 
+/* ring->floor when no writer of the CPU is between reserve and commit */
+#define RAMTRAIL_FLOOR_IDLE	(~0UL)
+
 /**
  * struct ramtrail_ring - a CPU's writer state, in ordinary cached memory
  * @pos: next byte to reserve; counts bytes written since format, never wraps
  * @block: cached block of @pos, see RAMTRAIL_CB_*
  * @last_ts: counter value of a committed record, never newer than the newest
+ * @floor: reservation of the outermost writer in flight, or
+ *	RAMTRAIL_FLOOR_IDLE; see [R4]
  * @stopped: nonzero while records are refused (frozen, full, disabled)
  * @nr_blocks: blocks in the zone
  * @zone: first word of the zone
@@ -73,6 +87,7 @@ struct ramtrail_ring {
 	local_t pos;
 	u64 block;
 	u64 last_ts;
+	unsigned long floor;
 	u32 stopped;
 	u32 nr_blocks;
 	u64 *zone;
@@ -141,7 +156,8 @@ static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
 #endif
 
 bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
-			      u32 head, const u32 *cont, unsigned int ncont);
+			      u32 head, const u32 *cont, unsigned int ncont,
+			      bool outer);
 
 /**
  * ramtrail_ring_write() - record one head word and @ncont CONT words
@@ -161,12 +177,17 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 						const u32 *cont,
 						unsigned int ncont)
 {
+	bool outer = READ_ONCE(r->floor) == RAMTRAIL_FLOOR_IDLE, ok = true;
 	unsigned long pos, size;
 	u64 ts, blk;
 	bool ext;
 
 	do {
 		pos = local_read(&r->pos);
+		if (outer) {
+			WRITE_ONCE(r->floor, pos);
+			barrier();	/* [R4]: floor before the cmpxchg */
+		}
 		blk = READ_ONCE(r->block);
 		ts = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;	/* [R1] */
 		ext = ((ts - READ_ONCE(r->last_ts)) & RAMTRAIL_CLOCK_MASK) >=
@@ -177,16 +198,23 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 			     (blk >> RAMTRAIL_CB_GEN_SHIFT) !=
 			     ((pos >> RAMTRAIL_BLOCK_SHIFT) & RAMTRAIL_CB_GEN_MASK) ||
 			     (pos & RAMTRAIL_BLOCK_MASK) == 0 ||
-			     (pos & RAMTRAIL_BLOCK_MASK) + size > RAMTRAIL_BLOCK_SIZE))
-			return ramtrail_ring_write_slow(r, type, head, cont,
-							ncont);
+			     (pos & RAMTRAIL_BLOCK_MASK) + size > RAMTRAIL_BLOCK_SIZE)) {
+			ok = ramtrail_ring_write_slow(r, type, head, cont,
+						      ncont, outer);
+			goto out;
+		}
 	} while (local_cmpxchg(&r->pos, pos, pos + size) != pos);
 
 	ramtrail_test_reserved(r, pos + ext * 8, ts, type, head, cont, ncont);
 	ramtrail_ring_commit(r, ramtrail_cb_words(r, blk) +
 			     (pos & RAMTRAIL_BLOCK_MASK) / 8, ramtrail_cb_lap(blk),
 			     ts, ext, type, head, cont, ncont);
-	return true;
+out:
+	if (outer) {
+		barrier();	/* [R4]: stores done before floor is released */
+		WRITE_ONCE(r->floor, RAMTRAIL_FLOOR_IDLE);
+	}
+	return ok;
 }
 
 /**

@@ -22,6 +22,12 @@
  *  - the merged stream is ordered by timestamp.
  *
  * Then the writers resume, and the next crash comes at another instant.
+ *
+ * Now and then an "interrupt" fires right after a reservation, before the
+ * record's words are stored, and tries to write 1 to 4 whole zone laps
+ * (a hardirq whose exit runs softirqs, with every function traced and a
+ * small zone). The writer must refuse what would overwrite the block of
+ * the reservation still in flight, and count it.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -38,11 +44,15 @@
 #define BLOCKS		8		/* small zones: many laps */
 #define LOG_SIZE	65536		/* per CPU, a ring */
 #define MAX_DEPTH	8
-#define SCAN		((BLOCKS + 1) * RAMTRAIL_BLOCK_WORDS + 256)
+/* Log entries to look back: a burst of laps sits between a record and its
+ * reservation. */
+#define SCAN		((MAX_LAPS + 2) * BLOCKS * RAMTRAIL_BLOCK_WORDS)
 #define TABLE		((BLOCKS + 2) * RAMTRAIL_BLOCK_WORDS)
 #define SIG_IRQ		SIGUSR1
 #define SIG_NMI		SIGUSR2
 #define SIG_FREEZE	SIGRTMIN
+#define BURST_ODDS	2048		/* reservations per lap burst, about */
+#define MAX_LAPS	4
 
 enum { INTENT = 1, COMMITTED = 2 };
 
@@ -74,6 +84,38 @@ static __thread _Atomic u64 clock_now;
 static __thread u64 rnd = 88172645463325252ULL;
 static __thread int depth;
 static __thread u64 slot[MAX_DEPTH];
+static __thread bool bursting;
+static __thread u64 refused;		/* writes that returned false */
+static _Atomic u64 n_bursts[MAX_LAPS + 1][2], bad_burst_laps;
+static u64 refused_total;
+
+static void write_one(void);
+
+/*
+ * An interrupt inside the reservation at @pos that writes @laps zone laps,
+ * or as much of them as the writer accepts.
+ */
+static void lap_burst(struct ramtrail_ring *r, u64 pos, unsigned int laps)
+{
+	u64 zone = (u64)BLOCKS * RAMTRAIL_BLOCK_SIZE, tries, was;
+	bool slow = (pos & RAMTRAIL_BLOCK_MASK) ==
+		    RAMTRAIL_BLOCK_WORDS_HDR * 8;
+	unsigned int refusals = 0;
+
+	bursting = true;
+	for (tries = laps * zone / 8 + 64; tries-- && refusals < 64 &&
+	     (u64)local_read(&r->pos) - pos < laps * zone;) {
+		was = refused;
+		write_one();
+		refusals = refused != was ? refusals + 1 : 0;
+	}
+	/* The block of @pos must not have been entered by a later lap. */
+	if ((u64)local_read(&r->pos) >
+	    ((pos >> RAMTRAIL_BLOCK_SHIFT) + BLOCKS) << RAMTRAIL_BLOCK_SHIFT)
+		atomic_fetch_add(&bad_burst_laps, 1);
+	atomic_fetch_add(&n_bursts[laps][slow], 1);
+	bursting = false;
+}
 
 static u64 xorshift(u64 *s)
 {
@@ -117,6 +159,9 @@ void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 		e->cont[k] = cont[k];
 	__atomic_store_n(&e->state, INTENT, __ATOMIC_SEQ_CST);
 	slot[depth] = i;
+	if (!bursting && depth < MAX_DEPTH - 1 &&
+	    xorshift(&rnd) % BURST_ODDS == 0)
+		lap_burst(r, pos, 1 + (xorshift(&rnd) >> 32) % MAX_LAPS);
 }
 
 static void write_one(void)
@@ -147,6 +192,8 @@ static void write_one(void)
 	if (ok)
 		__atomic_store_n(&self->log[slot[depth] % LOG_SIZE].state,
 				 COMMITTED, __ATOMIC_SEQ_CST);
+	else
+		refused++;
 	depth--;
 }
 
@@ -181,6 +228,7 @@ static void *writer(void *arg)
 	atomic_store(&clock_now, 1000000 + (xorshift(&rnd) & 0xffffffff));
 	while (!atomic_load(&stop))
 		write_one();
+	__atomic_fetch_add(&refused_total, refused, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
@@ -365,6 +413,8 @@ static void verdict(const char *name, bool ok, const char *fmt, u64 v)
 int main(int argc, char **argv)
 {
 	u64 snaps = argc > 1 ? strtoull(argv[1], NULL, 0) : 4000, s = 99;
+	u64 dropped = 0;
+	unsigned int laps;
 	pthread_t irq;
 	u8 *image;
 	int cpu;
@@ -414,5 +464,19 @@ int main(int argc, char **argv)
 		max_laps);
 	verdict("extended timestamps crossed and checked", n_big_gaps > 0,
 		"%llu gaps >= 2^26", n_big_gaps);
+	for (laps = 1; laps <= MAX_LAPS; laps++) {
+		char name[64];
+
+		snprintf(name, sizeof(name),
+			 "%u-lap bursts inside fast/slow reservations", laps);
+		verdict(name, n_bursts[laps][0] && n_bursts[laps][1],
+			"%llu", n_bursts[laps][0] + n_bursts[laps][1]);
+	}
+	verdict("no burst entered the block of an open reservation",
+		!bad_burst_laps, "%llu did", bad_burst_laps);
+	for (cpu = 0; cpu < NCPU; cpu++)
+		dropped += local_read(&cpus[cpu].ring->dropped);
+	verdict("every refused record counted as dropped",
+		dropped == refused_total, "%llu dropped", dropped);
 	return check_summary();
 }
