@@ -5,7 +5,8 @@
 #   make KVER=6.1     ramtrail.ko for Debian's 6.1 (or 6.12), fetched
 #   make demo         record, panic, reboot and read back in QEMU
 #   make check        all tests (installs what they need first)
-#   make fuzz         fuzz the decoder and the command, FUZZ_TIME s each (600)
+#   make fuzz         fuzz the header, the decoder and the command, FUZZ_TIME s
+#                     each (600)
 #   make bench        every benchmark against the anchors (QEMU, ~10 min)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make tools        build the userspace side only (build/tools/ramtrail)
@@ -39,8 +40,8 @@ check: deps
 
 fuzz: deps
 	$(MAKE) -C $(TOP)/tools O=$(BUILD)/tools $(BUILD)/tools/fuzz_decode \
-		$(BUILD)/tools/fuzz_cli
-	for t in fuzz_decode fuzz_cli; do \
+		$(BUILD)/tools/fuzz_cli $(BUILD)/tools/fuzz_header
+	for t in fuzz_header fuzz_decode fuzz_cli; do \
 		mkdir -p $(BUILD)/corpus-$$t && \
 		$(BUILD)/tools/$$t -max_len=65536 -close_fd_mask=1 \
 			-max_total_time=$(or $(FUZZ_TIME),600) -print_final_stats=1 \

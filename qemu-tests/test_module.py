@@ -443,6 +443,77 @@ pstore; rtlog
     no_oops(res, t, r.log, intended="ramtrail_oops: writing through a NULL pointer")
 
 
+# struct ramtrail_region_header (include/uapi/linux/ramtrail.h): state, and
+# nonce, a per-boot field covered by the header checksum only.
+STATE_OFFSET, NONCE_OFFSET, STATE_FORMATTING = 20, 128, 1
+
+
+def scenario_torn(k, ko, smp, res):
+    """A reset while the next boot rewrites the header (its state left
+    FORMATTING, or its per-boot fields half written) loses that boot's zones,
+    never the saved traces and dmesg records of earlier boots."""
+    t = f"[{k.kver} smp{smp} torn]"
+    g = Guest(k, ko, "torn", smp, f"""
+rt_load {PARAMS} functions={FUNCS}
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 2
+    echo c > /proc/sysrq-trigger
+fi
+pstore; rtlog
+""")
+    r = g.run()
+    first = {f: section(r, f) for f in ("ftrace-ramtrail-0", "dmesg-ramtrail-0")}
+    res.check(f"{t} crash and read back", boots(r) == 2 and all(first.values()),
+              brief(r))
+    for name, offset, data in (
+            ("format interrupted", STATE_OFFSET, STATE_FORMATTING.to_bytes(4, "little")),
+            ("header half written", NONCE_OFFSET, bytes(8))):
+        g.ram.write(RESV + offset, data)
+        r = g.run()
+        now = {f: section(r, f) for f in first}
+        res.check(f"{t} {name}: module loads", boots(r) == 1 and "insmod rc=0" in r.log,
+                  brief(r))
+        res.check(f"{t} {name}: boot 1's trace and panic log still there, unchanged",
+                  now == first, {f: len(v) for f, v in now.items()})
+        no_oops(res, f"{t} {name}", r.log)
+
+
+def scenario_crosskernel(k, ko, smp, res):
+    """A trace recorded by another kernel build is shown with offsets, never
+    with this kernel's names for them; the same build's trace is named."""
+    if k.kver != "6.12":
+        return
+    t = f"[6.1->6.12->6.1 smp{smp} crosskernel]"
+    k61 = h.kernel("6.1")
+    body = f"""
+rt_load {PARAMS} functions={FUNCS}
+if ! grep -q rt.read /proc/cmdline; then
+    workload; sleep 2
+    echo c > /proc/sysrq-trigger
+fi
+pstore; rtlog
+"""
+    old = Guest(k61, build_all("6.1"), "crosskernel", smp, body)
+    new = Guest(k, ko, "crosskernel", smp, body)
+    new.ram = old.ram
+    r = old.run(append="panic=0", timeout=120, kill_on="Kernel panic", kill_delay=2)
+    res.check(f"{t} 6.1 recorded and crashed", r.killed, brief(r))
+    r = new.run(append="rt.read")
+    recs, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    named = [x for x in recs if not x[2].startswith("0x")]
+    res.check(f"{t} 6.12 shows 6.1's trace with offsets only",
+              recs and not named, named[:3])
+    r = new.run(append="panic=0", timeout=120, kill_on="Kernel panic", kill_delay=2)
+    res.check(f"{t} 6.12 recorded and crashed", r.killed, brief(r))
+    r = old.run(append="rt.read")
+    files = h.sections(r.log, "files")
+    recs, _ = parse_ftrace(section(r, "ftrace-ramtrail-1"))
+    named = [x for x in recs if not x[2].startswith("0x")]
+    res.check(f"{t} 6.1 shows 6.12's trace with offsets only",
+              recs and not named, (files, named[:3]))
+    no_oops(res, t, r.log)
+
+
 def scenario_refusals(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} refusals]"
     g = Guest(k, ko, "refusals", smp, f"""

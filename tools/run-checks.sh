@@ -64,7 +64,8 @@ build_module() {
 }
 
 KVERS=${KVERS:-6.1,6.12}
-if ! make -s -C "$top/tools" O="$bin" all "$bin/fuzz_decode" "$bin/fuzz_cli"; then
+if ! make -s -C "$top/tools" O="$bin" all "$bin/fuzz_decode" "$bin/fuzz_cli" \
+	"$bin/fuzz_header"; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
@@ -73,6 +74,7 @@ suite unit-asan "$bin/test_decode_san"
 suite crash "$bin/test_crash" "${CRASHES:-4000}"
 suite tool python3 "$top/tools/tests/test_tool.py" "$bin"
 suite fuzz fuzz fuzz_decode
+suite fuzz-header fuzz fuzz_header -max_len=16384
 # The command prints a lot: its stdout and stderr are closed.
 suite fuzz-cli fuzz fuzz_cli -close_fd_mask=3
 suite checkpatch "$top/scripts/checkpatch.sh"

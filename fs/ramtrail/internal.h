@@ -3,6 +3,7 @@
 #ifndef _RAMTRAIL_INTERNAL_H
 #define _RAMTRAIL_INTERNAL_H
 
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/pstore.h>
 #include "ring.h"
@@ -22,9 +23,15 @@
  * @base: kernel mapping of the region
  * @hdr: the header at @base
  * @reg: validated view of the region (geometry checked)
- * @frozen: recording froze (oops/panic/API)
+ * @prev_err: what opening the region at load said of the previous boot's
+ *	header (enum ramtrail_error)
+ * @formatted: this load wrote the header: it may end the recording
+ * @live: rings are set up; cleared at unload under the parameters' lock
+ * @frozen: 0 recording, 1 a freeze is under way, 2 the freeze is sealed
  * @recording: the function tracer hook is registered
- * @nr_modules: entries used in the module table
+ * @nr_modules: entries used in the module table; entries below it are
+ *	complete (smp_store_release() after the entry's stores)
+ * @modules_lock: serialises appending to the module table
  */
 struct ramtrail {
 	phys_addr_t phys;
@@ -34,24 +41,48 @@ struct ramtrail {
 	u8 *base;
 	struct ramtrail_region_header *hdr;
 	struct ramtrail_region reg;
+	int prev_err;
+	bool formatted;
+	bool live;
 	atomic_t frozen;
 	bool recording;
 	unsigned int nr_modules;
+	struct mutex modules_lock;
 };
 
 extern struct ramtrail ramtrail;
 DECLARE_PER_CPU(struct ramtrail_ring, ramtrail_rings);
 
 /* main.c */
-void ramtrail_seal(void);
 void ramtrail_flush(void *p, size_t len);
-const char *ramtrail_reason_name(u32 reason);
+void ramtrail_set_state(u32 state);
+void ramtrail_end(u32 reason, u32 state);
+
+/**
+ * struct ramtrail_reloc - how a saved trace's offsets map to this boot
+ * @t: the saved trace
+ * @same_build: the recording kernel is this build, at a 2 MiB KASLR delta
+ * @delta: KASLR delta of kernel text
+ * @now: this boot's module table
+ * @nr_now: complete entries in @now
+ */
+struct ramtrail_reloc {
+	const struct ramtrail_saved_trace *t;
+	bool same_build;
+	long delta;
+	const struct ramtrail_module_entry *now;
+	int nr_now;
+};
+
+/* main.c */
+const struct ramtrail_module_entry *ramtrail_modtab_now(int *nr);
 
 /* save.c */
-int ramtrail_save_previous(void);
+int ramtrail_save_previous(bool reset);
 void ramtrail_list_saved(void);
-unsigned long ramtrail_relocate(const struct ramtrail_saved_trace *t,
-				u32 off);
+void ramtrail_reloc_init(struct ramtrail_reloc *rl,
+			 const struct ramtrail_saved_trace *t);
+unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off);
 
 /* record.c */
 int ramtrail_record_start(const char *functions);

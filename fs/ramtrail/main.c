@@ -29,12 +29,13 @@
 struct ramtrail ramtrail;
 DEFINE_PER_CPU(struct ramtrail_ring, ramtrail_rings);
 
+/* Hardware parameters, as ramoops': kernel lockdown refuses them. */
 static unsigned long mem_address;
-module_param(mem_address, ulong, 0400);
+module_param_hw(mem_address, ulong, iomem, 0400);
 MODULE_PARM_DESC(mem_address, "physical start of the region (memmap= reserved)");
 
 static char *mem_size;
-module_param(mem_size, charp, 0400);
+module_param_hw(mem_size, charp, iomem, 0400);
 MODULE_PARM_DESC(mem_size, "size of the region, e.g. 64M");
 
 static char *mem_name;
@@ -75,6 +76,7 @@ MODULE_PARM_DESC(reset, "ignore and clear what the region holds");
 
 static bool enabled = true;
 
+/* Runs under the module's parameter lock, as ramtrail_exit()'s teardown. */
 static int enabled_set(const char *val, const struct kernel_param *kp)
 {
 	bool on;
@@ -82,12 +84,25 @@ static int enabled_set(const char *val, const struct kernel_param *kp)
 
 	if (err)
 		return err;
+	if (ramtrail.live && atomic_read(&ramtrail.frozen)) {
+		pr_warn("recording is frozen by %s: reload the module to record again\n",
+			ramtrail_reason_name(ramtrail.hdr->freeze.reason));
+		return -EBUSY;
+	}
 	enabled = on;
-	if (ramtrail.hdr && !atomic_read(&ramtrail.frozen))
-		for_each_possible_cpu(cpu)
-			if (cpu < ramtrail.hdr->nr_cpus)
-				WRITE_ONCE(per_cpu(ramtrail_rings, cpu).stopped,
-					   !on);
+	if (!ramtrail.live)
+		return 0;
+	for (cpu = 0; cpu < ramtrail.reg.hdr.nr_cpus && cpu < nr_cpu_ids; cpu++)
+		WRITE_ONCE(per_cpu(ramtrail_rings, cpu).stopped, !on);
+	/*
+	 * Pairs with the full barrier of the freeze's atomic_cmpxchg(): either
+	 * the freeze's stores to stopped come after ours, or we see it here.
+	 */
+	smp_mb();
+	if (atomic_read(&ramtrail.frozen))
+		for (cpu = 0; cpu < ramtrail.reg.hdr.nr_cpus &&
+		     cpu < nr_cpu_ids; cpu++)
+			WRITE_ONCE(per_cpu(ramtrail_rings, cpu).stopped, 1);
 	return 0;
 }
 
@@ -97,25 +112,6 @@ static const struct kernel_param_ops enabled_ops = {
 };
 module_param_cb(enabled, &enabled_ops, &enabled, 0600);
 MODULE_PARM_DESC(enabled, "record (1, default) or not (0); writable at run time");
-
-static const char * const reason_names[] = {
-	[RAMTRAIL_FREEZE_NONE]	= "none",
-	[RAMTRAIL_FREEZE_PANIC]	= "panic",
-	[RAMTRAIL_FREEZE_OOPS]	= "oops",
-	[RAMTRAIL_FREEZE_API]	= "ramtrail_freeze()",
-	[RAMTRAIL_FREEZE_USER]	= "user",
-};
-
-/**
- * ramtrail_reason_name() - name of a freeze reason
- * @reason: enum ramtrail_freeze_reason
- *
- * Return: a static string.
- */
-const char *ramtrail_reason_name(u32 reason)
-{
-	return reason < ARRAY_SIZE(reason_names) ? reason_names[reason] : "?";
-}
 
 /**
  * ramtrail_flush() - make stores to part of the region reach memory
@@ -134,11 +130,50 @@ notrace void ramtrail_flush(void *p, size_t len)
 	wmb();	/* drains this CPU's write-combining buffers */
 }
 
-/** ramtrail_seal() - recompute the header checksum and flush the header */
-notrace void ramtrail_seal(void)
+/**
+ * ramtrail_set_state() - change the region's state, crash-safely
+ * @state: enum ramtrail_state
+ *
+ * One aligned 32-bit store: the state is outside the header checksum, so
+ * a reset at any instant leaves either the old or the new state.
+ */
+notrace void ramtrail_set_state(u32 state)
 {
-	ramtrail.hdr->checksum = ramtrail_header_checksum(ramtrail.hdr);
-	ramtrail_flush(ramtrail.hdr, sizeof(*ramtrail.hdr));
+	WRITE_ONCE(ramtrail.hdr->state, state);
+	ramtrail_flush(&ramtrail.hdr->state, sizeof(ramtrail.hdr->state));
+}
+
+/**
+ * ramtrail_end() - write how recording ended, then the state
+ * @reason: enum ramtrail_freeze_reason (NONE for a clean stop)
+ * @state: RAMTRAIL_STATE_FROZEN or RAMTRAIL_STATE_STOPPED
+ *
+ * The caller has stopped every ring. The freeze record carries its own
+ * checksum and is flushed before the state names it: a reset in between
+ * leaves a region that reads as cut while recording, never a damaged one.
+ * Callable in panic and NMI context.
+ */
+notrace void ramtrail_end(u32 reason, u32 state)
+{
+	struct ramtrail_region_header *h = ramtrail.hdr;
+	struct ramtrail_freeze_info *f = &h->freeze;
+	u32 cpu;
+
+	f->checksum = 0;
+	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
+		struct ramtrail_ring *r = per_cpu_ptr(&ramtrail_rings, cpu);
+
+		f->zone[cpu].freeze_pos = local_read(&r->pos);
+		f->zone[cpu].dropped = local_read(&r->dropped);
+	}
+	f->reason = reason;
+	f->boot_id = h->boot_id;
+	f->cpu = raw_smp_processor_id();
+	f->nr_zones = h->nr_cpus;
+	f->cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
+	f->checksum = ramtrail_freeze_checksum(f);
+	ramtrail_flush(f, sizeof(*f));	/* the record before the state */
+	ramtrail_set_state(state);
 }
 
 static int ramtrail_find_region(phys_addr_t *start, u64 *size)
@@ -165,6 +200,11 @@ static int ramtrail_find_region(phys_addr_t *start, u64 *size)
 	}
 	if (!mem_address || !mem_size) {
 		pr_err("no region: give mem_address= and mem_size= (reserved with memmap=SIZE$ADDR)\n");
+		return -EINVAL;
+	}
+	if (!dmesg_count || dmesg_count > RAMTRAIL_MAX_DMESG) {
+		pr_err("dmesg_count=%u: give 1 to %u (pstore needs a dmesg front end)\n",
+		       dmesg_count, RAMTRAIL_MAX_DMESG);
 		return -EINVAL;
 	}
 	*start = mem_address;
@@ -234,7 +274,8 @@ static int ramtrail_layout_new(struct ramtrail_region_header *h,
 			       const struct ramtrail_region *old, bool old_ok)
 {
 	u32 cpus = min_t(u32, nr_cpu_ids, RAMTRAIL_MAX_CPUS);
-	u64 saved = saved_size ? memparse(saved_size, NULL) : ramtrail.size / 4;
+	u64 saved = round_down(saved_size ? memparse(saved_size, NULL) :
+			       ramtrail.size / 4, 8);
 	int err;
 
 	if (old_ok) {
@@ -247,8 +288,12 @@ static int ramtrail_layout_new(struct ramtrail_region_header *h,
 		err = ramtrail_layout(h, ramtrail.size, cpus,
 				      old->hdr.dmesg_count, old->hdr.dmesg_size,
 				      old->hdr.saved_size, old->hdr.modtab_count);
-		if (!err && h->saved_offset == old->hdr.saved_offset &&
-		    h->dmesg_offset == old->hdr.dmesg_offset)
+		/* Kept only if rewritten byte for byte: see ramtrail_format(). */
+		if (!err && !memcmp(&h->region_size, &old->hdr.region_size,
+				    offsetof(struct ramtrail_region_header,
+					     reserved0) -
+				    offsetof(struct ramtrail_region_header,
+					     region_size)))
 			return 0;
 	}
 	err = ramtrail_layout(h, ramtrail.size, cpus, dmesg_count,
@@ -266,30 +311,56 @@ static int ramtrail_layout_new(struct ramtrail_region_header *h,
 	return 1;	/* new layout: clear the areas */
 }
 
-/* Write this boot's header and clear what it does not keep. */
+/* The next boot number: past every boot the region remembers. */
+static u64 ramtrail_next_boot_id(const struct ramtrail_region *old)
+{
+	const struct ramtrail_saved_trace *t;
+	const struct ramtrail_dmesg_header *d;
+	/* A header that failed its checksum has no boot number to trust. */
+	u64 id = ramtrail.prev_err == RAMTRAIL_OK ||
+		 ramtrail.prev_err == RAMTRAIL_E_STATE ? old->hdr.boot_id : 0;
+	u64 off = 0;
+	u32 i;
+
+	while ((t = ramtrail_saved_next(old, &off)))
+		id = max(id, t->boot_id);
+	for (i = 0; i < old->hdr.dmesg_count; i++) {
+		d = ramtrail_dmesg_at(old, i);
+		if (d)
+			id = max(id, d->boot_id);
+	}
+	return id + 1;
+}
+
+/*
+ * Write this boot's header and clear what it does not keep. Reset-safe at
+ * every instant: the state goes to FORMATTING first (one store), so a torn
+ * header rewrite or a half-cleared zone is never read as a trace; the
+ * layout is rewritten with the same values, so its own checksum keeps the
+ * dmesg records and saved traces reachable throughout.
+ */
 static int ramtrail_format(void)
 {
-	struct ramtrail_region_header *h, *old_hdr = &ramtrail.reg.hdr;
-	bool old_ok = !reset && ramtrail_region_open(&ramtrail.reg,
-						      ramtrail.base,
-						      ramtrail.size) == RAMTRAIL_OK;
-	u64 boot_id = old_ok ? old_hdr->boot_id + 1 : 1;
+	struct ramtrail_region_header *h;
+	struct ramtrail_region *old = &ramtrail.reg;
+	bool old_ok = !reset && old->base;
 	int fresh;
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;
-	fresh = ramtrail_layout_new(h, &ramtrail.reg, old_ok);
+	fresh = ramtrail_layout_new(h, old, old_ok);
 	if (fresh < 0) {
 		kfree(h);
 		return fresh;
 	}
 	h->nonce = get_random_u64();
-	h->boot_id = boot_id;
+	h->boot_id = old_ok ? ramtrail_next_boot_id(old) : 1;
 	h->phys_addr = ramtrail.phys;
 	h->text_base = RAMTRAIL_TEXT_BASE;
 	h->anchor_addr = (unsigned long)panic;
 	strscpy(h->release, init_utsname()->release, sizeof(h->release));
+	strscpy(h->build, init_utsname()->version, sizeof(h->build));
 	if (stop_when_full)
 		h->flags |= RAMTRAIL_F_STOP_WHEN_FULL;
 #ifdef CONFIG_X86
@@ -299,14 +370,18 @@ static int ramtrail_format(void)
 		h->flags |= RAMTRAIL_F_CLOCK_RELIABLE;
 #else
 	h->clock_hz = NSEC_PER_SEC;
-	h->flags |= RAMTRAIL_F_CLOCK_RELIABLE;
 #endif
+	if (h->clock_hz < RAMTRAIL_CLOCK_HZ_MIN ||
+	    h->clock_hz > RAMTRAIL_CLOCK_HZ_MAX)
+		h->clock_hz = 0;	/* unknown: times stay in ticks */
 	h->clock_ref_cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
 	h->clock_ref_ns = ktime_get_mono_fast_ns();
+	h->checksum = ramtrail_header_checksum(h);
 
-	/* A crash in the middle leaves FORMATTING: zones are never read. */
-	*ramtrail.hdr = *h;
-	ramtrail_seal();
+	/* Pairs with ramtrail_region_open(): FORMATTING zones are never read. */
+	ramtrail_set_state(RAMTRAIL_STATE_FORMATTING);
+	memcpy(ramtrail.hdr, h, sizeof(*h));
+	ramtrail_flush(ramtrail.hdr, sizeof(*h));
 	memset(ramtrail.base + h->modtab_offset, 0,
 	       h->dmesg_offset - h->modtab_offset);
 	if (fresh)
@@ -314,13 +389,16 @@ static int ramtrail_format(void)
 		       h->zone_offset - h->dmesg_offset);
 	memset(ramtrail.base + h->zone_offset, 0,
 	       (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT);
-	ramtrail.hdr->state = RAMTRAIL_STATE_RECORDING;
-	ramtrail_seal();
+	ramtrail_flush(ramtrail.base + h->modtab_offset,
+		       h->region_size - h->modtab_offset);
+	ramtrail_set_state(RAMTRAIL_STATE_RECORDING);
+	ramtrail.formatted = true;
 	kfree(h);
 	if (ramtrail_region_open(&ramtrail.reg, ramtrail.base, ramtrail.size))
 		return -EIO;	/* cannot happen: we just wrote it */
 	pr_info("boot %llu: region %pa+%#llx, %u zones of %u KiB, mem_type %u%s\n",
-		boot_id, &ramtrail.phys, ramtrail.size, ramtrail.hdr->nr_cpus,
+		ramtrail.hdr->boot_id, &ramtrail.phys, ramtrail.size,
+		ramtrail.hdr->nr_cpus,
 		ramtrail.hdr->nr_blocks << (RAMTRAIL_BLOCK_SHIFT - 10),
 		ramtrail.mem_type, fresh && old_ok ? ", new layout" : "");
 	return 0;
@@ -348,31 +426,79 @@ static void ramtrail_rings_init(void)
 	}
 }
 
-/* Text of a module, in this boot. */
-static void ramtrail_module_text(struct module *mod, u64 *base, u64 *size)
+/* Text and core size of a module, in this boot. */
+static void ramtrail_module_text(struct module *mod,
+				 struct ramtrail_module_entry *e)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-	*base = (unsigned long)mod->mem[MOD_TEXT].base;
-	*size = mod->mem[MOD_TEXT].size;
+	e->base = (unsigned long)mod->mem[MOD_TEXT].base;
+	e->size = mod->mem[MOD_TEXT].size;
+	e->core_size = mod->mem[MOD_TEXT].size + mod->mem[MOD_DATA].size +
+		       mod->mem[MOD_RODATA].size + mod->mem[MOD_RO_AFTER_INIT].size;
 #else
-	*base = (unsigned long)mod->core_layout.base;
-	*size = mod->core_layout.text_size;
+	e->base = (unsigned long)mod->core_layout.base;
+	e->size = mod->core_layout.text_size;
+	e->core_size = mod->core_layout.size;
 #endif
 }
 
+static struct ramtrail_module_entry *ramtrail_modtab(void)
+{
+	return (void *)(ramtrail.base + ramtrail.hdr->modtab_offset);
+}
+
+/**
+ * ramtrail_modtab_now() - this boot's module table, as far as it is written
+ * @nr: set to the number of complete entries
+ *
+ * Return: the first entry.
+ */
+const struct ramtrail_module_entry *ramtrail_modtab_now(int *nr)
+{
+	/* Pairs with smp_store_release() in ramtrail_add_module(). */
+	*nr = smp_load_acquire(&ramtrail.nr_modules);
+	return ramtrail_modtab();
+}
+
+/*
+ * Append @mod to the region's module table. Entries are never reused: an
+ * unloaded module keeps its entry, marked gone, so a later module at the
+ * same address makes that range ambiguous (printed as offsets) instead of
+ * taking over its names.
+ */
 static void ramtrail_add_module(struct module *mod)
 {
 	struct ramtrail_module_entry *e;
-	const struct ramtrail_region_header *h = ramtrail.hdr;
+	unsigned int n;
 
-	if (ramtrail.nr_modules >= h->modtab_count) {
-		pr_warn_once("module table full: ips in later modules stay unrelocated\n");
+	mutex_lock(&ramtrail.modules_lock);
+	n = ramtrail.nr_modules;
+	if (n >= ramtrail.hdr->modtab_count) {
+		mutex_unlock(&ramtrail.modules_lock);
+		pr_warn_once("module table full: ips in later modules stay unnamed\n");
 		return;
 	}
-	e = (struct ramtrail_module_entry *)(ramtrail.base + h->modtab_offset) +
-	    ramtrail.nr_modules++;
-	ramtrail_module_text(mod, &e->base, &e->size);
+	e = ramtrail_modtab() + n;
+	memset(e, 0, sizeof(*e));
+	ramtrail_module_text(mod, e);
 	strscpy(e->name, mod->name, sizeof(e->name));
+	e->checksum = ramtrail_module_checksum(e);
+	ramtrail_flush(e, sizeof(*e));
+	/* Pairs with the smp_load_acquire() of readers of this boot's table. */
+	smp_store_release(&ramtrail.nr_modules, n + 1);
+	mutex_unlock(&ramtrail.modules_lock);
+}
+
+static void ramtrail_module_gone(struct module *mod)
+{
+	struct ramtrail_module_entry *e = ramtrail_modtab();
+	unsigned int i;
+
+	mutex_lock(&ramtrail.modules_lock);
+	for (i = 0; i < ramtrail.nr_modules; i++)
+		if (!strncmp(e[i].name, mod->name, sizeof(e[i].name)))
+			WRITE_ONCE(e[i].flags, e[i].flags | RAMTRAIL_MOD_GONE);
+	mutex_unlock(&ramtrail.modules_lock);
 }
 
 static int ramtrail_module_event(struct notifier_block *nb,
@@ -380,6 +506,8 @@ static int ramtrail_module_event(struct notifier_block *nb,
 {
 	if (action == MODULE_STATE_COMING)
 		ramtrail_add_module(data);
+	else if (action == MODULE_STATE_GOING)
+		ramtrail_module_gone(data);
 	return NOTIFY_OK;
 }
 
@@ -408,13 +536,13 @@ static int __init ramtrail_init(void)
 	u64 size;
 	int err;
 
+	mutex_init(&ramtrail.modules_lock);
 	err = ramtrail_find_region(&start, &size);
 	if (!err)
 		err = ramtrail_map(start, size, mem_name && *mem_name);
 	if (err)
 		return err;
-	if (!reset)
-		err = ramtrail_save_previous();
+	err = ramtrail_save_previous(reset);
 	if (!err)
 		err = ramtrail_format();
 	if (!err)
@@ -428,43 +556,47 @@ static int __init ramtrail_init(void)
 	err = ramtrail_freeze_hooks_init();
 	if (err)
 		goto hooks;
+	kernel_param_lock(THIS_MODULE);
+	ramtrail.live = true;
+	kernel_param_unlock(THIS_MODULE);
 	err = ramtrail_record_start(functions);
 	if (err)
 		goto record;
 	ramtrail_debugfs_init();
 	return 0;
 record:
+	kernel_param_lock(THIS_MODULE);
+	ramtrail.live = false;
+	kernel_param_unlock(THIS_MODULE);
 	ramtrail_freeze_hooks_exit();
 hooks:
 	unregister_module_notifier(&ramtrail_module_nb);
 	ramtrail_pstore_exit();
 unmap:
-	if (ramtrail.reg.base) {
-		ramtrail.hdr->state = RAMTRAIL_STATE_STOPPED;
-		ramtrail_seal();
-	}
+	/* Only this load's own, empty recording is ended here. */
+	if (ramtrail.formatted)
+		ramtrail_end(RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);
 	ramtrail_unmap();
 	return err;
 }
 
 static void __exit ramtrail_exit(void)
 {
+	int cpu;
+
+	/* enabled_set() runs under this lock: it sees live false after. */
+	kernel_param_lock(THIS_MODULE);
+	ramtrail.live = false;
+	kernel_param_unlock(THIS_MODULE);
 	debugfs_remove_recursive(ramtrail_debugfs);
 	ramtrail_record_stop();
 	ramtrail_freeze_hooks_exit();
 	unregister_module_notifier(&ramtrail_module_nb);
 	ramtrail_pstore_exit();
-	if (!atomic_read(&ramtrail.frozen)) {
-		int cpu;
-
-		for (cpu = 0; cpu < ramtrail.hdr->nr_cpus; cpu++) {
-			struct ramtrail_ring *r = per_cpu_ptr(&ramtrail_rings, cpu);
-
-			ramtrail.hdr->cpu[cpu].freeze_pos = local_read(&r->pos);
-			ramtrail.hdr->cpu[cpu].dropped = local_read(&r->dropped);
-		}
-		ramtrail.hdr->state = RAMTRAIL_STATE_STOPPED;
-		ramtrail_seal();
+	if (!atomic_cmpxchg(&ramtrail.frozen, 0, 2)) {
+		for (cpu = 0; cpu < ramtrail.hdr->nr_cpus; cpu++)
+			WRITE_ONCE(per_cpu_ptr(&ramtrail_rings, cpu)->stopped, 1);
+		ramtrail_end(RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);
 	}
 	ramtrail_unmap();
 }

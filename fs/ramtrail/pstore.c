@@ -32,12 +32,6 @@ static struct ramtrail_dmesg_header *ramtrail_dmesg(u32 slot)
 	return (void *)(ramtrail.base + h->dmesg_offset + slot * h->dmesg_size);
 }
 
-static bool ramtrail_dmesg_valid(const struct ramtrail_dmesg_header *d)
-{
-	return d->magic == RAMTRAIL_DMESG_MAGIC &&
-	       d->len <= ramtrail.hdr->dmesg_size - sizeof(*d);
-}
-
 static struct ramtrail_saved_trace *ramtrail_trace_at(u64 off)
 {
 	return (void *)(ramtrail.base + ramtrail.hdr->saved_offset + off);
@@ -49,10 +43,10 @@ static int ramtrail_open(struct pstore_info *psi)
 	return 0;
 }
 
-static ssize_t ramtrail_read_dmesg(struct pstore_record *record, u32 slot)
+static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
+				   const struct ramtrail_dmesg_header *d,
+				   u32 slot)
 {
-	struct ramtrail_dmesg_header *d = ramtrail_dmesg(slot);
-
 	record->buf = kmemdup(d + 1, d->len, GFP_KERNEL);
 	if (!record->buf)
 		return -ENOMEM;
@@ -75,15 +69,17 @@ static ssize_t ramtrail_read_part(struct pstore_record *record,
 	u64 first = (u64)part * RAMTRAIL_SAVED_PART_RECORDS, i;
 	u64 n = min_t(u64, t->nr_records - first, RAMTRAIL_SAVED_PART_RECORDS);
 	struct pstore_ftrace_record *out;
+	struct ramtrail_reloc rl;
 
 	out = kmalloc_array(n, sizeof(*out), GFP_KERNEL | __GFP_NOWARN);
 	if (!out)
 		return -ENOMEM;
+	ramtrail_reloc_init(&rl, t);
 	for (i = 0; i < n; i++) {
 		const struct ramtrail_saved_record *r = &s[first + i];
 
-		out[i].ip = ramtrail_relocate(t, r->ip);
-		out[i].parent_ip = ramtrail_relocate(t, r->parent);
+		out[i].ip = ramtrail_relocate(&rl, r->ip);
+		out[i].parent_ip = ramtrail_relocate(&rl, r->parent);
 		pstore_ftrace_write_timestamp(&out[i], r->ts_cpu >> 8);
 		pstore_ftrace_encode_cpu(&out[i], r->ts_cpu & 0xff);
 	}
@@ -94,16 +90,28 @@ static ssize_t ramtrail_read_part(struct pstore_record *record,
 	return record->size;
 }
 
+/*
+ * The next record pstore has not seen. One that cannot be read now (out
+ * of memory) is skipped with a warning rather than returned as an error:
+ * pstore stops at the first error and would hide every later file.
+ */
 static ssize_t ramtrail_read(struct pstore_record *record)
 {
+	const struct ramtrail_dmesg_header *d;
 	struct ramtrail_saved_trace *t;
+	ssize_t ret;
 	u64 off;
 
 	while (ramtrail_cursor.slot < ramtrail.hdr->dmesg_count) {
 		u32 slot = ramtrail_cursor.slot++;
 
-		if (ramtrail_dmesg_valid(ramtrail_dmesg(slot)))
-			return ramtrail_read_dmesg(record, slot);
+		d = ramtrail_dmesg_at(&ramtrail.reg, slot);
+		if (!d)
+			continue;
+		ret = ramtrail_read_dmesg(record, d, slot);
+		if (ret >= 0)
+			return ret;
+		pr_warn("dmesg-ramtrail-%u not shown: error %zd\n", slot, ret);
 	}
 	for (;;) {
 		off = ramtrail_cursor.off;
@@ -114,43 +122,48 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 			u32 part = ramtrail_cursor.part++;
 			u64 id = ramtrail_cursor.id++;
 
-			if (t->magic == RAMTRAIL_SAVED_MAGIC &&
-			    !(part < 64 && (t->erased >> part & 1)))
-				return ramtrail_read_part(record, t, part, id);
+			if (part < 64 ? READ_ONCE(t->erased) >> part & 1 :
+			    READ_ONCE(t->erased) == ~0ULL)
+				continue;
+			ret = ramtrail_read_part(record, t, part, id);
+			if (ret >= 0)
+				return ret;
+			pr_warn("ftrace-ramtrail-%llu not shown: error %zd\n",
+				id, ret);
 		}
 		ramtrail_cursor.off = off;
 		ramtrail_cursor.part = 0;
 	}
 }
 
+/*
+ * Erasing changes one aligned word at a time (the erased bits sit outside
+ * the trace's checksum, a dmesg record's magic is cleared in one store),
+ * so a reset during an erase never damages a neighbour.
+ */
 static void ramtrail_erase_trace_part(u64 id)
 {
 	struct ramtrail_saved_trace *t;
-	u64 off = 0, at = 0, first = 0;
-	bool all_erased = true;
+	u64 off = 0, first = 0;
+	bool all_erased = true, any = false;
 
 	while ((t = (void *)ramtrail_saved_next(&ramtrail.reg, &off))) {
-		u32 parts = ramtrail_saved_parts(t);
-		u64 mask = parts >= 64 ? ~0ULL : (1ULL << parts) - 1;
+		u64 parts = ramtrail_saved_parts(t);
 
-		if (id >= first && id < first + parts &&
-		    t->magic == RAMTRAIL_SAVED_MAGIC) {
-			u32 part = id - first;
+		if (id >= first && id < first + parts) {
+			u64 part = id - first;
 
-			if (part < 64)
-				t->erased |= 1ULL << part;
-			if (part >= 64 || (t->erased & mask) == mask)
-				t->magic = RAMTRAIL_SAVED_ERASED;
-			t->checksum = ramtrail_saved_checksum(t);
-			ramtrail_flush(t, sizeof(*t));
+			WRITE_ONCE(t->erased, part < 64 ?
+				   READ_ONCE(t->erased) | 1ULL << part : ~0ULL);
+			ramtrail_flush(&t->erased, sizeof(t->erased));
 		}
-		all_erased &= t->magic == RAMTRAIL_SAVED_ERASED;
+		all_erased &= ramtrail_saved_all_erased(t);
 		first += parts;
-		at = off;
+		any = true;
 	}
-	if (at && all_erased) {
+	if (any && all_erased) {
 		/* Nothing left: the next boot's trace starts at the front. */
-		ramtrail_trace_at(0)->magic = 0;
+		WRITE_ONCE(ramtrail_trace_at(0)->magic, 0);
 		ramtrail_flush(ramtrail_trace_at(0), sizeof(*t));
 	}
 }
@@ -163,7 +176,7 @@ static int ramtrail_erase(struct pstore_record *record)
 		if (record->id >= ramtrail.hdr->dmesg_count)
 			return -EINVAL;
 		d = ramtrail_dmesg(record->id);
-		d->magic = 0;
+		WRITE_ONCE(d->magic, 0);
 		ramtrail_flush(d, sizeof(*d));
 		return 0;
 	}
@@ -185,7 +198,7 @@ static int ramtrail_dmesg_slot(void)
 	u32 i, n = ramtrail.hdr->dmesg_count;
 
 	for (i = 0; i < n; i++)
-		if (!ramtrail_dmesg_valid(ramtrail_dmesg(i)))
+		if (!ramtrail_dmesg_at(&ramtrail.reg, i))
 			return i;
 	for (i = 0; i < n; i++) {
 		u32 slot = (next + i) % n;
@@ -210,7 +223,8 @@ static notrace int ramtrail_write(struct pstore_record *record)
 	if (slot < 0)
 		return slot;
 	d = ramtrail_dmesg(slot);
-	d->magic = 0;
+	WRITE_ONCE(d->magic, 0);
+	ramtrail_flush(d, sizeof(d->magic));
 	d->len = min_t(size_t, record->size,
 		       ramtrail.hdr->dmesg_size - sizeof(*d));
 	d->boot_id = ramtrail.hdr->boot_id;
@@ -219,10 +233,12 @@ static notrace int ramtrail_write(struct pstore_record *record)
 	d->part = record->part;
 	d->compressed = record->compressed;
 	d->count = record->count;
+	d->reserved = 0;
 	memcpy(d + 1, record->buf, d->len);
-	wmb();	/* data before the magic that makes it valid */
-	d->magic = RAMTRAIL_DMESG_MAGIC;
-	ramtrail_flush(d, sizeof(*d) + d->len);
+	d->checksum = ramtrail_dmesg_checksum(d);
+	ramtrail_flush(d, sizeof(*d) + d->len);	/* data before the magic */
+	WRITE_ONCE(d->magic, RAMTRAIL_DMESG_MAGIC);
+	ramtrail_flush(d, sizeof(d->magic));
 	return 0;
 }
 
@@ -282,10 +298,16 @@ int ramtrail_pstore_init(int max_reason)
 	spin_lock_init(&ramtrail_psi.buf_lock);
 #endif
 	err = pstore_register(&ramtrail_psi);
-	if (err) {
+	if (err == -EBUSY) {
 		ramtrail_pstore_owner(owner, sizeof(owner));
-		pr_err("pstore is taken by %s (error %d); boot with pstore.backend=ramtrail to reserve it for ramtrail\n",
-		       owner, err);
+		pr_err("pstore is taken by %s; boot with pstore.backend=ramtrail to reserve it for ramtrail\n",
+		       owner);
+	} else if (err == -EPERM) {
+		pr_err("pstore.backend= on the kernel command line names another backend\n");
+	} else if (err) {
+		pr_err("pstore refused the backend (error %d)\n", err);
+	}
+	if (err) {
 		kfree(ramtrail_psi.buf);
 		ramtrail_psi.buf = NULL;
 		return err;

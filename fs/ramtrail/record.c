@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/kdebug.h>
 #include <linux/module.h>
@@ -83,32 +84,33 @@ EXPORT_SYMBOL_GPL(ramtrail_record_event);
  * ramtrail_freeze() - stop recording so the zones keep what led here
  * @reason: enum ramtrail_freeze_reason
  *
- * The first call wins: it stops every CPU's writer, stores each zone's
- * position and the reason in the region header, and flushes the region.
+ * The first call wins: it stops every CPU's writer, writes each zone's
+ * position and the reason to the region with their own checksum, sets the
+ * state, and only then flushes the zones (the long part). A CPU that loses
+ * the race waits, bounded, until the winner has sealed: a panicking loser
+ * would otherwise stop the winner with smp_send_stop() in the middle.
  * Callable from any context, NMI and panic included.
  */
 notrace void ramtrail_freeze(u32 reason)
 {
 	struct ramtrail_region_header *h = ramtrail.hdr;
-	int cpu;
+	int cpu, us;
 
-	if (!h || atomic_xchg(&ramtrail.frozen, 1))
+	if (!h)
 		return;
+	if (atomic_cmpxchg(&ramtrail.frozen, 0, 1)) {
+		/* Up to 20 ms: the winner may be this CPU, interrupted. */
+		for (us = 0; us < 20000 && atomic_read(&ramtrail.frozen) == 1;
+		     us++)
+			udelay(1);
+		return;
+	}
 	for (cpu = 0; cpu < h->nr_cpus; cpu++)
 		WRITE_ONCE(per_cpu_ptr(&ramtrail_rings, cpu)->stopped, 1);
-	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
-		struct ramtrail_ring *r = per_cpu_ptr(&ramtrail_rings, cpu);
-
-		h->cpu[cpu].freeze_pos = local_read(&r->pos);
-		h->cpu[cpu].dropped = local_read(&r->dropped);
-	}
-	h->state = RAMTRAIL_STATE_FROZEN;
-	h->freeze_reason = reason;
-	h->freeze_cpu = raw_smp_processor_id();
-	h->freeze_cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
+	ramtrail_end(reason, RAMTRAIL_STATE_FROZEN);
+	atomic_set(&ramtrail.frozen, 2);
 	ramtrail_flush(ramtrail.base + h->zone_offset,
 		       (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT);
-	ramtrail_seal();
 }
 EXPORT_SYMBOL_GPL(ramtrail_freeze);
 

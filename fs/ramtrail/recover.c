@@ -29,6 +29,21 @@
 
 _Static_assert(sizeof(struct ramtrail_region_header) <= RAMTRAIL_HEADER_SIZE,
 	       "region header larger than its page");
+_Static_assert(offsetof(struct ramtrail_region_header, state) ==
+	       offsetof(struct ramtrail_region_header, checksum) + 4,
+	       "state must follow checksum: one span outside the checksum");
+_Static_assert(offsetof(struct ramtrail_saved_trace, erased) ==
+	       offsetof(struct ramtrail_saved_trace, checksum) + 4,
+	       "erased must follow checksum: one span outside the checksum");
+_Static_assert(offsetof(struct ramtrail_module_entry, checksum) ==
+	       offsetof(struct ramtrail_module_entry, flags) + 4,
+	       "checksum must follow flags: one span outside the checksum");
+_Static_assert(sizeof(struct ramtrail_module_entry) == 88 &&
+	       sizeof(struct ramtrail_dmesg_header) == 48 &&
+	       sizeof(struct ramtrail_saved_trace) == 264 &&
+	       offsetof(struct ramtrail_region_header, freeze) == 512 &&
+	       sizeof(struct ramtrail_saved_record) == 16,
+	       "on-RAM structure size changed: that is a new format version");
 
 static const char * const ramtrail_errors[RAMTRAIL_E_NR] = {
 	[RAMTRAIL_OK]		= "ok",
@@ -58,61 +73,248 @@ static bool rt_area_ok(u64 off, u64 size, u64 start, u64 end)
 	return off % 8 == 0 && off >= start && off <= end && size <= end - off;
 }
 
+/* The areas that outlive a boot: each inside the region, after the header. */
+static bool rt_areas_ok(const struct ramtrail_region_header *h, u64 len)
+{
+	u64 end = h->region_size;
+
+	return h->region_size <= len && h->region_size >= RAMTRAIL_HEADER_SIZE &&
+	       h->modtab_count <= RAMTRAIL_MAX_MODULES &&
+	       h->dmesg_count <= RAMTRAIL_MAX_DMESG &&
+	       rt_area_ok(h->modtab_offset, (u64)h->modtab_count *
+			  sizeof(struct ramtrail_module_entry),
+			  RAMTRAIL_HEADER_SIZE, end) &&
+	       (!h->dmesg_count ||
+		(h->dmesg_size % 8 == 0 &&
+		 h->dmesg_size <= h->region_size / h->dmesg_count &&
+		 h->dmesg_size >= sizeof(struct ramtrail_dmesg_header))) &&
+	       rt_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
+			  RAMTRAIL_HEADER_SIZE, end) &&
+	       rt_area_ok(h->saved_offset, h->saved_size,
+			  RAMTRAIL_HEADER_SIZE, end);
+}
+
+/* The zones: after every other area, inside the region. */
+static bool rt_zones_ok(const struct ramtrail_region_header *h)
+{
+	u64 zones = (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT;
+
+	return h->block_shift == RAMTRAIL_BLOCK_SHIFT &&
+	       h->nr_cpus >= 1 && h->nr_cpus <= RAMTRAIL_MAX_CPUS &&
+	       h->nr_blocks >= RAMTRAIL_MIN_BLOCKS &&
+	       h->zone_offset % RAMTRAIL_BLOCK_SIZE == 0 &&
+	       rt_area_ok(h->zone_offset, zones, RAMTRAIL_HEADER_SIZE,
+			  h->region_size) &&
+	       h->modtab_offset + (u64)h->modtab_count *
+	       sizeof(struct ramtrail_module_entry) <= h->zone_offset &&
+	       h->dmesg_offset + h->dmesg_count * h->dmesg_size <=
+	       h->zone_offset &&
+	       h->saved_offset + h->saved_size <= h->zone_offset;
+}
+
+/* The per-boot fields, bounded to what a writer produces. */
+static bool rt_boot_ok(const struct ramtrail_region_header *h)
+{
+	return (!h->clock_hz || (h->clock_hz >= RAMTRAIL_CLOCK_HZ_MIN &&
+				 h->clock_hz <= RAMTRAIL_CLOCK_HZ_MAX)) &&
+	       !(h->flags & ~(RAMTRAIL_F_CLOCK_RELIABLE |
+			      RAMTRAIL_F_STOP_WHEN_FULL)) &&
+	       h->boot_id < (1ULL << 62) &&
+	       h->clock_ref_cycles <= RAMTRAIL_CLOCK_MASK;
+}
+
 /**
  * ramtrail_region_open() - validate a region header
- * @reg: filled on success
+ * @reg: filled on success, and with the layout alone on some errors
  * @buf: the region's bytes
  * @len: bytes readable at @buf
  *
- * Checks magic, version, checksum and that every area the header declares
- * lies inside @len. After success, the zone and merge functions may be used.
+ * Checks magic, version, the layout checksum and that every area that
+ * outlives a boot lies inside @len; then the header checksum, the zone
+ * geometry, the per-boot fields and the state. A header whose layout holds but whose rest does not (a
+ * reset while it was rewritten, or while the zones were being formatted)
+ * still gives @reg->base, so that saved traces and dmesg records are found:
+ * only the zones are unusable.
  *
- * Return: RAMTRAIL_OK or an enum ramtrail_error.
+ * Return: RAMTRAIL_OK (zones usable, if the state says they hold a trace)
+ * or an enum ramtrail_error.
  */
 int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 			 u64 len)
 {
 	struct ramtrail_region_header *h = &reg->hdr;
-	u64 zones;
 
 	memset(reg, 0, sizeof(*reg));
 	if (len < RAMTRAIL_HEADER_SIZE)
 		return RAMTRAIL_E_SHORT;
 	memcpy(h, buf, sizeof(*h));
+	h->release[sizeof(h->release) - 1] = 0;
+	h->build[sizeof(h->build) - 1] = 0;
 	if (h->magic != RAMTRAIL_MAGIC)
 		return RAMTRAIL_E_MAGIC;
 	if (h->version != RAMTRAIL_VERSION)
 		return RAMTRAIL_E_VERSION;
-	if (h->header_size != sizeof(*h) ||
-	    h->checksum != ramtrail_header_checksum(h))
+	if (h->layout_checksum != ramtrail_layout_checksum(h))
 		return RAMTRAIL_E_CHECKSUM;
-	if (h->block_shift != RAMTRAIL_BLOCK_SHIFT ||
-	    h->nr_cpus < 1 || h->nr_cpus > RAMTRAIL_MAX_CPUS ||
-	    h->nr_blocks < RAMTRAIL_MIN_BLOCKS ||
-	    h->region_size > len || h->region_size < RAMTRAIL_HEADER_SIZE)
+	if (!rt_areas_ok(h, len))
 		return RAMTRAIL_E_GEOMETRY;
-	zones = (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT;
-	if (h->zone_offset % RAMTRAIL_BLOCK_SIZE ||
-	    !rt_area_ok(h->zone_offset, zones, RAMTRAIL_HEADER_SIZE,
-			h->region_size) ||
-	    h->modtab_count > h->region_size ||
-	    !rt_area_ok(h->modtab_offset, (u64)h->modtab_count *
-			sizeof(struct ramtrail_module_entry),
-			RAMTRAIL_HEADER_SIZE, h->zone_offset) ||
-	    (h->dmesg_count &&
-	     h->dmesg_size > h->region_size / h->dmesg_count) ||
-	    (h->dmesg_count && h->dmesg_size <
-	     sizeof(struct ramtrail_dmesg_header)) ||
-	    !rt_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
-			RAMTRAIL_HEADER_SIZE, h->zone_offset) ||
-	    !rt_area_ok(h->saved_offset, h->saved_size,
-			RAMTRAIL_HEADER_SIZE, h->zone_offset))
-		return RAMTRAIL_E_GEOMETRY;
-	if (h->state == RAMTRAIL_STATE_FORMATTING)
-		return RAMTRAIL_E_STATE;
 	reg->base = buf;
 	reg->len = len;
+	if (h->header_size != offsetof(struct ramtrail_region_header, freeze) ||
+	    h->checksum != ramtrail_header_checksum(h))
+		return RAMTRAIL_E_CHECKSUM;
+	if (!rt_zones_ok(h) || !rt_boot_ok(h))
+		return RAMTRAIL_E_GEOMETRY;
+	if (h->state == RAMTRAIL_STATE_FORMATTING ||
+	    h->state >= RAMTRAIL_STATE_NR)
+		return RAMTRAIL_E_STATE;
 	return RAMTRAIL_OK;
+}
+
+/**
+ * ramtrail_zones_hold_trace() - do the zones of an opened region hold a trace
+ * @reg: the region
+ * @err: what ramtrail_region_open() returned for it
+ *
+ * Return: true if the zones can be decoded and were not saved yet.
+ */
+bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err)
+{
+	u32 state = reg->hdr.state;
+
+	return !err && (state == RAMTRAIL_STATE_RECORDING ||
+			state == RAMTRAIL_STATE_FROZEN ||
+			state == RAMTRAIL_STATE_STOPPED);
+}
+
+/**
+ * ramtrail_region_freeze() - how recording ended in an opened region
+ * @reg: region for which ramtrail_region_open() returned RAMTRAIL_OK
+ *
+ * Return: the freeze record, or NULL if none was completed in that boot
+ * (still recording, or a reset in the middle of the freeze).
+ */
+const struct ramtrail_freeze_info *
+ramtrail_region_freeze(const struct ramtrail_region *reg)
+{
+	const struct ramtrail_freeze_info *f = &reg->hdr.freeze;
+
+	if (f->checksum != ramtrail_freeze_checksum(f) ||
+	    f->boot_id != reg->hdr.boot_id || f->nr_zones != reg->hdr.nr_cpus ||
+	    f->reason >= RAMTRAIL_FREEZE_NR)
+		return NULL;
+	return f;
+}
+
+static const char * const ramtrail_states[RAMTRAIL_STATE_NR] = {
+	[RAMTRAIL_STATE_EMPTY]		= "empty",
+	[RAMTRAIL_STATE_FORMATTING]	= "formatting",
+	[RAMTRAIL_STATE_RECORDING]	= "recording",
+	[RAMTRAIL_STATE_FROZEN]		= "frozen",
+	[RAMTRAIL_STATE_STOPPED]	= "stopped",
+	[RAMTRAIL_STATE_SAVED]		= "saved",
+};
+
+static const char * const ramtrail_reasons[RAMTRAIL_FREEZE_NR] = {
+	[RAMTRAIL_FREEZE_NONE]	= "none",
+	[RAMTRAIL_FREEZE_PANIC]	= "panic",
+	[RAMTRAIL_FREEZE_OOPS]	= "oops",
+	[RAMTRAIL_FREEZE_API]	= "ramtrail_freeze()",
+	[RAMTRAIL_FREEZE_USER]	= "user",
+};
+
+/**
+ * ramtrail_state_name() - name of an enum ramtrail_state
+ * @state: the state, any value
+ *
+ * Return: a static string, "?" out of range.
+ */
+const char *ramtrail_state_name(u32 state)
+{
+	return state < RAMTRAIL_STATE_NR ? ramtrail_states[state] : "?";
+}
+
+/**
+ * ramtrail_reason_name() - name of an enum ramtrail_freeze_reason
+ * @reason: the reason, any value
+ *
+ * Return: a static string, "?" out of range.
+ */
+const char *ramtrail_reason_name(u32 reason)
+{
+	return reason < RAMTRAIL_FREEZE_NR ? ramtrail_reasons[reason] : "?";
+}
+
+/**
+ * ramtrail_dmesg_checksum() - CRC32 of a dmesg record
+ * @d: the record: header and @d->len bytes of data, which the caller has
+ *	bounded. The magic (stored last, to publish the record) and the
+ *	checksum are not covered.
+ *
+ * Return: the checksum to store in or compare with @d->checksum.
+ */
+u32 ramtrail_dmesg_checksum(const struct ramtrail_dmesg_header *d)
+{
+	size_t from = offsetof(struct ramtrail_dmesg_header, len);
+	size_t field = offsetof(struct ramtrail_dmesg_header, checksum);
+	u32 crc = ramtrail_crc32_update(~0U, (const u8 *)d + from,
+					field - from);
+
+	crc = ramtrail_crc32_update(crc, (const u8 *)d + field + sizeof(u32),
+				    sizeof(*d) - field - sizeof(u32));
+	return ~ramtrail_crc32_update(crc, d + 1, d->len);
+}
+
+/**
+ * ramtrail_dmesg_at() - a dmesg record of an opened region, if it is valid
+ * @reg: region with its layout validated (@reg->base set)
+ * @slot: record number
+ *
+ * Return: the record, or NULL if the slot is free, out of range or damaged.
+ */
+const struct ramtrail_dmesg_header *
+ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot)
+{
+	const struct ramtrail_region_header *h = &reg->hdr;
+	const struct ramtrail_dmesg_header *d;
+
+	if (!reg->base || slot >= h->dmesg_count)
+		return NULL;
+	d = (const void *)(reg->base + h->dmesg_offset + slot * h->dmesg_size);
+	if (READ_ONCE(d->magic) != RAMTRAIL_DMESG_MAGIC ||
+	    d->len > h->dmesg_size - sizeof(*d) ||
+	    d->checksum != ramtrail_dmesg_checksum(d))
+		return NULL;
+	return d;
+}
+
+/**
+ * ramtrail_module_find() - the one module table entry covering an address
+ * @tab: the table
+ * @n: its entries
+ * @addr: the address
+ *
+ * Entries are only appended, so a module unloaded and another loaded at
+ * the same place both cover its addresses: such an address has no answer.
+ *
+ * Return: the entry's index, or -1 if none or more than one covers @addr
+ * (or an entry's checksum fails).
+ */
+int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
+			 u64 addr)
+{
+	int found = -1;
+	u32 i;
+
+	for (i = 0; i < n && tab[i].base; i++) {
+		if (addr < tab[i].base || addr - tab[i].base >= tab[i].size)
+			continue;
+		if (found >= 0 ||
+		    tab[i].checksum != ramtrail_module_checksum(&tab[i]))
+			return -1;
+		found = i;
+	}
+	return found;
 }
 
 static u64 rt_load(const u64 *p)
@@ -560,24 +762,41 @@ const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 	return m->nr ? &m->cursor[m->heap[0]].rec : NULL;
 }
 
+/*
+ * @d ticks at @hz in ns, saturated. Whole seconds first: the division of the
+ * rest then has a quotient below 10^9, which never overflows (a quotient
+ * past 64 bits is a divide error in the kernel).
+ */
+static u64 rt_cycles_to_ns(u64 d, u64 hz)
+{
+	u64 s = div64_u64(d, hz);
+
+	if (s >= U64_MAX / 1000000000ULL)
+		return U64_MAX;
+	return s * 1000000000ULL +
+	       ramtrail_mul_div(d - s * hz, 1000000000ULL, hz);
+}
+
 /**
  * ramtrail_ts_to_ns() - convert a record's counter value to CLOCK_MONOTONIC
  * @hdr: header of the region the record came from
  * @ts: counter value
  *
- * Return: nanoseconds, or @ts itself if the header names no frequency.
+ * Return: nanoseconds (saturated at 0 and U64_MAX), or @ts itself if the
+ * header names no frequency.
  */
 u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
 {
 	u64 ref = hdr->clock_ref_cycles & RAMTRAIL_CLOCK_MASK;
+	u64 d = ts >= ref ? ts - ref : ref - ts, ns;
 
 	if (!hdr->clock_hz)
 		return ts;
+	ns = rt_cycles_to_ns(d, hdr->clock_hz);
 	if (ts >= ref)
-		return hdr->clock_ref_ns +
-		       ramtrail_mul_div(ts - ref, 1000000000ULL, hdr->clock_hz);
-	return hdr->clock_ref_ns -
-	       ramtrail_mul_div(ref - ts, 1000000000ULL, hdr->clock_hz);
+		return ns > U64_MAX - hdr->clock_ref_ns ? U64_MAX :
+		       hdr->clock_ref_ns + ns;
+	return ns > hdr->clock_ref_ns ? 0 : hdr->clock_ref_ns - ns;
 }
 
 /**
@@ -589,17 +808,32 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
 u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t)
 {
 	return ramtrail_crc32_skip(t, sizeof(*t),
-				   offsetof(struct ramtrail_saved_trace, checksum));
+				   offsetof(struct ramtrail_saved_trace, checksum),
+				   sizeof(t->checksum) + sizeof(t->erased));
+}
+
+/**
+ * ramtrail_saved_all_erased() - is every pstore file of a saved trace erased
+ * @t: a saved trace
+ *
+ * Return: true if nothing of it is shown any more.
+ */
+bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t)
+{
+	u64 parts = ramtrail_saved_parts(t);
+	u64 mask = parts >= 64 ? ~0ULL : (1ULL << parts) - 1;
+
+	return (READ_ONCE(t->erased) & mask) == mask;
 }
 
 /**
  * ramtrail_saved_next() - walk the saved traces of a region
- * @reg: region opened with ramtrail_region_open()
+ * @reg: region with its layout validated (@reg->base set)
  * @off: offset in the saved area; 0 to start, advanced past the entry
  *
- * Erased entries are returned too (their magic says so): they still take
- * their place. An entry is returned only if its header checksum holds and
- * its modules and records lie inside the saved area.
+ * Erased traces are returned too (ramtrail_saved_all_erased() tells): they
+ * still take their place. An entry is returned only if its header checksum
+ * holds and its modules and records lie inside the saved area.
  *
  * Return: the entry, or NULL at the end of the list.
  */
@@ -610,22 +844,22 @@ ramtrail_saved_next(const struct ramtrail_region *reg, u64 *off)
 	const struct ramtrail_saved_trace *t;
 	u64 room, need;
 
-	if (*off % 8 || *off > h->saved_size ||
+	if (!reg->base || *off % 8 || *off > h->saved_size ||
 	    h->saved_size - *off < sizeof(*t))
 		return NULL;
 	t = (const void *)(reg->base + h->saved_offset + *off);
-	if ((t->magic != RAMTRAIL_SAVED_MAGIC &&
-	     t->magic != RAMTRAIL_SAVED_ERASED) ||
+	if (t->magic != RAMTRAIL_SAVED_MAGIC ||
 	    t->checksum != ramtrail_saved_checksum(t))
 		return NULL;
 	room = h->saved_size - *off;
 	need = sizeof(*t) + (u64)t->modtab_count *
 	       sizeof(struct ramtrail_module_entry);
-	if (t->size % 8 || t->size > room || need > t->size ||
+	if (t->modtab_count > RAMTRAIL_MAX_MODULES ||
+	    t->size % 8 || t->size > room || need > t->size ||
 	    t->nr_records != (t->size - need) /
 			     sizeof(struct ramtrail_saved_record) ||
 	    (t->size - need) % sizeof(struct ramtrail_saved_record) ||
-	    t->nr_cpus > RAMTRAIL_MAX_CPUS)
+	    t->nr_cpus > RAMTRAIL_MAX_CPUS || t->nr_cpus < 1)
 		return NULL;
 	*off += t->size;
 	return t;

@@ -21,11 +21,17 @@ enum ramtrail_error {
 	RAMTRAIL_E_NR		= 7,
 };
 
+/* Records per pstore file (24 bytes each there: under 6.1's 4 MiB kmalloc) */
+#define RAMTRAIL_SAVED_PART_RECORDS	131072
+
 /**
  * struct ramtrail_region - a region whose header passed validation
- * @base: first byte of the region
+ * @base: first byte of the region; NULL if not even its layout is valid
  * @len: bytes available at @base (at least hdr.region_size)
- * @hdr: copy of the header, safe to use without further checks
+ * @hdr: copy of the header. After ramtrail_region_open() returned
+ *	RAMTRAIL_OK every field is checked; with another result but @base
+ *	set, only the layout (the areas and the zone geometry) is: the dmesg
+ *	records and saved traces can be read, the zones cannot.
  */
 struct ramtrail_region {
 	const u8 *base;
@@ -145,6 +151,17 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts);
 const struct ramtrail_saved_trace *
 ramtrail_saved_next(const struct ramtrail_region *reg, u64 *off);
 u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t);
+bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t);
+const struct ramtrail_freeze_info *
+ramtrail_region_freeze(const struct ramtrail_region *reg);
+bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err);
+const char *ramtrail_state_name(u32 state);
+const char *ramtrail_reason_name(u32 reason);
+u32 ramtrail_dmesg_checksum(const struct ramtrail_dmesg_header *d);
+const struct ramtrail_dmesg_header *
+ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot);
+int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
+			 u64 addr);
 
 /* The parts of a saved trace entry (layout in the uapi header). */
 static inline struct ramtrail_module_entry *
@@ -168,7 +185,11 @@ static inline u64 ramtrail_saved_parts(const struct ramtrail_saved_trace *t)
 
 /* region.c: building a region, shared with the writer side. */
 u32 ramtrail_header_checksum(const struct ramtrail_region_header *hdr);
-u32 ramtrail_crc32_skip(const void *p, size_t len, size_t field);
+u32 ramtrail_layout_checksum(const struct ramtrail_region_header *hdr);
+u32 ramtrail_freeze_checksum(const struct ramtrail_freeze_info *f);
+u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e);
+u32 ramtrail_crc32_skip(const void *p, size_t len, size_t skip,
+			size_t skip_len);
 int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,
 		    u32 nr_cpus, u32 dmesg_count, u64 dmesg_size,
 		    u64 saved_size, u32 modtab_count);

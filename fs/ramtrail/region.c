@@ -6,37 +6,84 @@
 #include "recover.h"
 
 /**
- * ramtrail_header_checksum() - CRC32 of a header, its checksum field as 0
- * @hdr: the header; @hdr->header_size bytes are covered
+ * ramtrail_header_checksum() - CRC32 of a header's per-format part
+ * @hdr: the header; @hdr->header_size bytes are covered, with the checksum
+ *	and the state (changed later by single stores) taken as 0
  *
  * Return: the checksum to store in or compare with @hdr->checksum.
  */
 u32 ramtrail_header_checksum(const struct ramtrail_region_header *hdr)
 {
-	return ramtrail_crc32_skip(hdr, sizeof(*hdr),
+	return ramtrail_crc32_skip(hdr, offsetof(struct ramtrail_region_header,
+						 freeze),
 				   offsetof(struct ramtrail_region_header,
-					    checksum));
+					    checksum),
+				   sizeof(hdr->checksum) + sizeof(hdr->state));
 }
 
 /**
- * ramtrail_crc32_skip() - CRC32 of a structure, one u32 field taken as 0
+ * ramtrail_layout_checksum() - CRC32 of a header's layout fields
+ * @hdr: the header
+ *
+ * Return: the checksum to store in or compare with @hdr->layout_checksum.
+ */
+u32 ramtrail_layout_checksum(const struct ramtrail_region_header *hdr)
+{
+	size_t from = offsetof(struct ramtrail_region_header, region_size);
+
+	return ramtrail_crc32_skip((const u8 *)hdr + from,
+				   offsetof(struct ramtrail_region_header,
+					    layout_checksum) - from, 0, 0);
+}
+
+/**
+ * ramtrail_freeze_checksum() - CRC32 of a freeze record
+ * @f: the record, its checksum field taken as 0
+ *
+ * Return: the checksum to store in or compare with @f->checksum.
+ */
+u32 ramtrail_freeze_checksum(const struct ramtrail_freeze_info *f)
+{
+	return ramtrail_crc32_skip(f, sizeof(*f),
+				   offsetof(struct ramtrail_freeze_info,
+					    checksum), sizeof(f->checksum));
+}
+
+/**
+ * ramtrail_module_checksum() - CRC32 of a module table entry
+ * @e: the entry, its checksum and flags taken as 0
+ *
+ * Return: the checksum to store in or compare with @e->checksum.
+ */
+u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e)
+{
+	return ramtrail_crc32_skip(e, sizeof(*e),
+				   offsetof(struct ramtrail_module_entry, flags),
+				   sizeof(e->flags) + sizeof(e->checksum));
+}
+
+/**
+ * ramtrail_crc32_skip() - CRC32 of a structure, some bytes taken as 0
  * @p: the structure
  * @len: its size
- * @field: offset of the u32 to skip (the checksum itself)
+ * @skip: offset of the bytes to take as 0 (the checksum itself, fields
+ *	written after the checksum)
+ * @skip_len: how many, at most 16
  *
  * Computed in place: the checksum is sealed in panic context, where a copy
  * of a 4 KiB header on the stack is not welcome.
  *
  * Return: CRC32 (IEEE).
  */
-u32 ramtrail_crc32_skip(const void *p, size_t len, size_t field)
+u32 ramtrail_crc32_skip(const void *p, size_t len, size_t skip,
+			size_t skip_len)
 {
-	static const u32 zero;
-	u32 crc = ramtrail_crc32_update(~0U, p, field);
+	static const u8 zero[16];
+	u32 crc = ramtrail_crc32_update(~0U, p, skip);
 
-	crc = ramtrail_crc32_update(crc, &zero, sizeof(zero));
-	crc = ramtrail_crc32_update(crc, (const u8 *)p + field + sizeof(zero),
-				    len - field - sizeof(zero));
+	crc = ramtrail_crc32_update(crc, zero, skip_len);
+	crc = ramtrail_crc32_update(crc, (const u8 *)p + skip + skip_len,
+				    len - skip - skip_len);
 	return ~crc;
 }
 
@@ -56,7 +103,8 @@ static u64 rt_page_align(u64 v)
  * @modtab_count: module table entries
  *
  * Areas are page aligned; the zones share what is left equally, in whole
- * blocks. The header is left in RAMTRAIL_STATE_FORMATTING and unsealed.
+ * blocks. The layout checksum is set; the header is left in
+ * RAMTRAIL_STATE_FORMATTING and unsealed.
  *
  * Return: RAMTRAIL_OK, or RAMTRAIL_E_GEOMETRY if the zones would get fewer
  * than RAMTRAIL_MIN_BLOCKS blocks or a parameter is out of range.
@@ -69,14 +117,15 @@ int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,
 
 	memset(hdr, 0, sizeof(*hdr));
 	if (!nr_cpus || nr_cpus > RAMTRAIL_MAX_CPUS || dmesg_size % 8 ||
+	    dmesg_count > RAMTRAIL_MAX_DMESG ||
 	    (dmesg_count && dmesg_size < sizeof(struct ramtrail_dmesg_header)) ||
 	    (dmesg_count && dmesg_size > region_size / dmesg_count) ||
-	    saved_size > region_size ||
-	    modtab_count > region_size)
+	    saved_size > region_size || saved_size % 8 ||
+	    modtab_count > RAMTRAIL_MAX_MODULES)
 		return RAMTRAIL_E_GEOMETRY;
 	hdr->magic = RAMTRAIL_MAGIC;
 	hdr->version = RAMTRAIL_VERSION;
-	hdr->header_size = sizeof(*hdr);
+	hdr->header_size = offsetof(struct ramtrail_region_header, freeze);
 	hdr->state = RAMTRAIL_STATE_FORMATTING;
 	hdr->region_size = region_size;
 	hdr->block_shift = RAMTRAIL_BLOCK_SHIFT;
@@ -101,5 +150,6 @@ int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,
 	if (per_cpu < RAMTRAIL_MIN_BLOCKS)
 		return RAMTRAIL_E_GEOMETRY;
 	hdr->nr_blocks = per_cpu > 0xffffffffULL ? 0xffffffffU : per_cpu;
+	hdr->layout_checksum = ramtrail_layout_checksum(hdr);
 	return RAMTRAIL_OK;
 }

@@ -1,23 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the decoder. The input is a region image. It is
- * decoded three ways: as it is (header checks, checksum included); with its
- * checksum repaired, so that mutations reach the zones behind a valid
- * header; and as one bare zone. The decoder must never read out of bounds,
+ * decoded three ways: as it is (header checks, checksums included); with
+ * its checksums repaired, so that mutations reach the fields, zones, saved
+ * traces and dmesg records behind a valid header; and as one bare zone.
+ * The userspace build traps where the kernel would (a divide error), so a
+ * header that would oops the module is a finding here. The decoder must never read out of bounds,
  * loop forever or return records out of order.
  */
 #include <stdlib.h>
 #include "recover.h"
 
-static void drain(const struct ramtrail_region *reg)
+/* What outlives a boot: saved traces, dmesg records, the module table. */
+static void drain_areas(const struct ramtrail_region *reg)
+{
+	const struct ramtrail_region_header *h = &reg->hdr;
+	const struct ramtrail_saved_trace *t;
+	u64 off = 0;
+	u32 i;
+
+	while ((t = ramtrail_saved_next(reg, &off))) {
+		if (t->nr_records * sizeof(struct ramtrail_saved_record) >
+		    h->saved_size)
+			abort();
+		(void)ramtrail_saved_all_erased(t);
+		(void)ramtrail_module_find(ramtrail_saved_modules(t),
+					   t->modtab_count, t->text_base + 0x10);
+	}
+	for (i = 0; i < h->dmesg_count + 1; i++) {
+		const struct ramtrail_dmesg_header *d = ramtrail_dmesg_at(reg, i);
+
+		if (d && (u8 *)(d + 1) + d->len > reg->base + h->region_size)
+			abort();
+	}
+	(void)ramtrail_module_find((const void *)(reg->base + h->modtab_offset),
+				   h->modtab_count, 0xffffffffc0001000ULL);
+}
+
+static void drain(const struct ramtrail_region *reg, int err)
 {
 	struct ramtrail_zone_cursor *cur;
 	const struct ramtrail_record *r;
 	u32 heap[RAMTRAIL_MAX_CPUS];
-	const struct ramtrail_saved_trace *t;
 	struct ramtrail_merge m;
-	u64 last = 0, off = 0;
+	u64 last = 0;
 
+	if (!reg->base)
+		return;
+	drain_areas(reg);
+	if (err)
+		return;
+	(void)ramtrail_region_freeze(reg);
+	(void)ramtrail_ts_to_ns(&reg->hdr, 0);
+	(void)ramtrail_ts_to_ns(&reg->hdr, RAMTRAIL_CLOCK_MASK);
 	cur = calloc(reg->hdr.nr_cpus, sizeof(*cur));
 	ramtrail_merge_init(&m, reg, cur, heap);
 	while ((r = ramtrail_merge_next(&m))) {
@@ -27,10 +62,6 @@ static void drain(const struct ramtrail_region *reg)
 		(void)ramtrail_ts_to_ns(&reg->hdr, r->ts);
 	}
 	free(cur);
-	while ((t = ramtrail_saved_next(reg, &off)))
-		if (t->nr_records * sizeof(struct ramtrail_saved_record) >
-		    reg->hdr.saved_size)
-			abort();
 }
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -45,13 +76,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	if (!ramtrail_region_open(&reg, buf, size))
-		drain(&reg);
+	drain(&reg, ramtrail_region_open(&reg, buf, size));
 	if (size >= sizeof(*h)) {
+		/* Checksums repaired: mutations reach what they protect. */
 		h = (struct ramtrail_region_header *)buf;
+		h->layout_checksum = ramtrail_layout_checksum(h);
 		h->checksum = ramtrail_header_checksum(h);
-		if (!ramtrail_region_open(&reg, buf, size))
-			drain(&reg);
+		h->freeze.checksum = ramtrail_freeze_checksum(&h->freeze);
+		drain(&reg, ramtrail_region_open(&reg, buf, size));
 	}
 	if (size >= RAMTRAIL_MIN_BLOCKS * RAMTRAIL_BLOCK_SIZE) {
 		ramtrail_zone_open_raw(&c, (const u64 *)buf,

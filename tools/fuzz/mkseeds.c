@@ -101,5 +101,19 @@ int main(int argc, char **argv)
 	test_region_seal(t);
 	save("future-version", t->mem, t->size);
 	test_region_free(t);
+
+	/* What outlives a boot, behind a frozen header and a torn one. */
+	t = filled(2, 200, false);
+	test_add_saved(t, test_add_saved(t, 0, 1, 30)->size, 2, 50)->erased = 1;
+	test_add_dmesg(t, "Kernel panic - not syncing: sysrq triggered crash");
+	t->hdr->state = RAMTRAIL_STATE_FROZEN;
+	t->hdr->freeze.reason = RAMTRAIL_FREEZE_PANIC;
+	t->hdr->freeze.boot_id = t->hdr->boot_id;
+	t->hdr->freeze.nr_zones = t->hdr->nr_cpus;
+	t->hdr->freeze.checksum = ramtrail_freeze_checksum(&t->hdr->freeze);
+	save("saved-dmesg-frozen", t->mem, t->size);
+	t->hdr->nonce ^= 0xff00;
+	save("torn-header", t->mem, t->size);
+	test_region_free(t);
 	return 0;
 }

@@ -76,9 +76,32 @@ static inline u64 div_u64_rem(u64 n, u32 d, u32 *rem)
 	return n / d;
 }
 
+#define U64_MAX		UINT64_MAX
+#define U32_MAX		UINT32_MAX
+
+/*
+ * Trap where the kernel traps: on x86 mul_u64_u64_div_u64() ends in a divq,
+ * which raises a divide error for a zero divisor or a quotient past 64
+ * bits. Truncating here would hide from the fuzzers a header that oopses
+ * the module.
+ */
 static inline u64 ramtrail_mul_div(u64 a, u64 b, u64 c)
 {
-	return (u64)((unsigned __int128)a * b / c);
+	unsigned __int128 q;
+
+	if (!c)
+		__builtin_trap();
+	q = (unsigned __int128)a * b / c;
+	if (q > UINT64_MAX)
+		__builtin_trap();
+	return (u64)q;
+}
+
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	if (!b)
+		__builtin_trap();
+	return a / b;
 }
 
 u32 ramtrail_crc32_update(u32 crc, const void *p, size_t len);

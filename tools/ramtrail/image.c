@@ -15,13 +15,6 @@
 #include <unistd.h>
 #include "ramtrail.h"
 
-const char *const rt_state_names[] = {
-	"empty", "formatting", "recording", "frozen", "stopped", "saved",
-};
-
-const char *const rt_freeze_names[] = {
-	"none", "panic", "oops", "api", "user",
-};
 
 /**
  * struct rt_pstore_line - one record of a pstore ftrace file
@@ -176,7 +169,9 @@ static int rt_region_try(const struct rt_image *img, u64 off, u64 size,
 	if (size && size < avail)
 		avail = size;
 	t->region_offset = off;
-	return ramtrail_region_open(&t->reg, img->buf + off, avail);
+	t->reg_err = ramtrail_region_open(&t->reg, img->buf + off, avail);
+	/* A damaged boot header still shows the saved traces and logs. */
+	return t->reg.base ? 0 : t->reg_err;
 }
 
 /* Say why the region at @off is unusable; a cut image gets its own words. */
@@ -254,16 +249,10 @@ int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 	return RT_EXIT_NOTRACE;
 }
 
-static bool rt_zones_hold_trace(u32 state)
-{
-	return state == RAMTRAIL_STATE_RECORDING ||
-	       state == RAMTRAIL_STATE_FROZEN ||
-	       state == RAMTRAIL_STATE_STOPPED;
-}
-
 static void rt_use_zones(struct rt_trace *t)
 {
 	const struct ramtrail_region_header *h = &t->reg.hdr;
+	const struct ramtrail_freeze_info *f;
 
 	t->kind = RT_ZONES;
 	t->boot_id = h->boot_id;
@@ -275,8 +264,9 @@ static void rt_use_zones(struct rt_trace *t)
 	t->nr_mods = h->modtab_count;
 	t->state = h->state;
 	t->flags = h->flags;
-	t->freeze_reason = h->freeze_reason;
-	t->freeze_cpu = h->freeze_cpu;
+	f = ramtrail_region_freeze(&t->reg);
+	t->freeze_reason = f ? f->reason : RAMTRAIL_FREEZE_NONE;
+	t->freeze_cpu = f ? f->cpu : 0;
 }
 
 static void rt_use_saved(struct rt_trace *t, const struct ramtrail_saved_trace *s)
@@ -336,20 +326,24 @@ int rt_trace_choose(struct rt_trace *t, s64 boot)
 	bool erased = false;
 	u64 off = 0;
 
-	if (rt_zones_hold_trace(h->state) && (boot < 0 || h->boot_id == boot))
+	if (ramtrail_zones_hold_trace(&t->reg, t->reg_err) &&
+	    (boot < 0 || h->boot_id == boot))
 		return rt_trace_zones(t);
 	while ((s = ramtrail_saved_next(&t->reg, &off))) {
 		if (boot >= 0 && s->boot_id != (u64)boot)
 			continue;
-		if (s->magic == RAMTRAIL_SAVED_MAGIC)
+		if (!ramtrail_saved_all_erased(s))
 			pick = s;
 		else
 			erased = true;
 	}
 	if (!pick) {
-		if (boot < 0)
+		if (boot < 0 && t->reg_err)
+			rt_err("the region holds no trace (boot header: %s; no saved trace)\n",
+			       ramtrail_strerror(t->reg_err));
+		else if (boot < 0)
 			rt_err("the region holds no trace (zones %s, no saved trace)\n",
-			       h->state < 6 ? rt_state_names[h->state] : "?");
+			       ramtrail_state_name(h->state));
 		else
 			rt_err("the trace of boot %lld %s (see 'ramtrail stats')\n",
 			       (long long)boot, erased ? "was erased" :

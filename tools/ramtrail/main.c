@@ -224,6 +224,7 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 /* After a decode: say what was dropped, so a partial result is known. */
 static void rt_report_drops(const struct rt_trace *t)
 {
+	const struct ramtrail_freeze_info *f;
 	struct ramtrail_zone_stats sum = { 0 };
 	u64 refused = 0;
 	u32 cpu;
@@ -245,11 +246,12 @@ static void rt_report_drops(const struct rt_trace *t)
 	}
 	if (t->kind != RT_ZONES)
 		return;
+	f = ramtrail_region_freeze(&t->reg);
 	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
 		sum.corrupt_blocks += t->cur[cpu].stats.corrupt_blocks;
 		sum.torn += t->cur[cpu].stats.torn;
 		sum.no_base += t->cur[cpu].stats.no_base;
-		refused += t->reg.hdr.cpu[cpu].dropped;
+		refused += f ? f->zone[cpu].dropped : 0;
 	}
 	if (sum.corrupt_blocks || sum.torn || sum.no_base || refused)
 		rt_err("dropped %llu corrupt blocks, %llu torn records, %llu without time; %llu refused\n",

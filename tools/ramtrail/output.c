@@ -42,10 +42,10 @@ static void rt_print_origin(struct rt_trace *t, FILE *out, const char *lead)
 	fprintf(out, "%s ramtrail: boot %llu (%s), %s, %u CPUs, %s", lead,
 		(unsigned long long)t->boot_id, t->release,
 		t->kind == RT_ZONES ? "zones" : "saved trace", t->nr_cpus,
-		t->state < 6 ? rt_state_names[t->state] : "?");
-	if (t->freeze_reason && t->freeze_reason < 5)
-		fprintf(out, " by %s on CPU %u", rt_freeze_names[t->freeze_reason],
-			t->freeze_cpu);
+		ramtrail_state_name(t->state));
+	if (t->freeze_reason)
+		fprintf(out, " by %s on CPU %u",
+			ramtrail_reason_name(t->freeze_reason), t->freeze_cpu);
 	fputc('\n', out);
 	if (!(t->flags & RAMTRAIL_F_CLOCK_RELIABLE))
 		fprintf(out, "%s ramtrail: %s: %s\n", lead,
@@ -223,16 +223,25 @@ static void rt_print_region(struct rt_trace *t, FILE *out)
 	const struct ramtrail_region_header *h = &t->reg.hdr;
 	const struct ramtrail_module_entry *mods =
 		(const void *)(t->reg.base + h->modtab_offset);
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(&t->reg);
 	u32 i;
 
-	fprintf(out, "region_offset %#llx\nversion %u\nboot_id %llu\nrelease %.*s\n",
-		(unsigned long long)t->region_offset, h->version,
-		(unsigned long long)h->boot_id, (int)sizeof(h->release),
-		h->release[0] ? h->release : "?");
+	fprintf(out, "region_offset %#llx\nversion %u\n",
+		(unsigned long long)t->region_offset, h->version);
+	if (t->reg_err) {
+		/* Only the layout holds: say why, and list what survives. */
+		fprintf(out, "header_error %s\nsaved_offset %llu\nsaved_size %llu\n",
+			ramtrail_strerror(t->reg_err),
+			(unsigned long long)h->saved_offset,
+			(unsigned long long)h->saved_size);
+		return;
+	}
+	fprintf(out, "boot_id %llu\nrelease %s\nbuild %s\n",
+		(unsigned long long)h->boot_id,
+		h->release[0] ? h->release : "?", h->build[0] ? h->build : "?");
 	fprintf(out, "state %s\nfreeze_reason %s\nfreeze_cpu %u\n",
-		h->state < 6 ? rt_state_names[h->state] : "?",
-		h->freeze_reason < 5 ? rt_freeze_names[h->freeze_reason] : "?",
-		h->freeze_cpu);
+		ramtrail_state_name(h->state),
+		f ? ramtrail_reason_name(f->reason) : "none", f ? f->cpu : 0);
 	fprintf(out, "clock_reliable %d\nclock_hz %llu\nmode %s\n",
 		!!(h->flags & RAMTRAIL_F_CLOCK_RELIABLE),
 		(unsigned long long)h->clock_hz,
@@ -244,18 +253,19 @@ static void rt_print_region(struct rt_trace *t, FILE *out)
 	fprintf(out, "saved_offset %llu\nsaved_size %llu\n",
 		(unsigned long long)h->saved_offset,
 		(unsigned long long)h->saved_size);
-	for (i = 0; i < h->modtab_count; i++)
-		if (mods[i].base)
-			fprintf(out, "module %.*s base %#llx size %llu\n",
-				(int)sizeof(mods[i].name), mods[i].name,
-				(unsigned long long)mods[i].base,
-				(unsigned long long)mods[i].size);
+	for (i = 0; i < h->modtab_count && mods[i].base; i++)
+		fprintf(out, "module %.*s base %#llx size %llu%s\n",
+			(int)sizeof(mods[i].name), mods[i].name,
+			(unsigned long long)mods[i].base,
+			(unsigned long long)mods[i].size,
+			mods[i].flags & RAMTRAIL_MOD_GONE ? " gone" : "");
 }
 
 /* What the zones hold now, whatever their state: one line per CPU. */
 static void rt_print_zones(struct rt_trace *t, FILE *out)
 {
 	const struct ramtrail_region_header *h = &t->reg.hdr;
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(&t->reg);
 	struct rt_span *span = calloc(RAMTRAIL_MAX_CPUS, sizeof(*span)), all;
 	struct rt_trace z = { .reg = t->reg };
 	u32 cpu;
@@ -277,9 +287,9 @@ static void rt_print_zones(struct rt_trace *t, FILE *out)
 		fprintf(out, "lost_words %llu no_base %llu dropped %llu ",
 			(unsigned long long)c->lost_words,
 			(unsigned long long)c->no_base,
-			(unsigned long long)h->cpu[cpu].dropped);
+			(unsigned long long)(f ? f->zone[cpu].dropped : 0));
 		fprintf(out, "freeze_pos %llu first_ns %llu last_ns %llu newest_block %lld\n",
-			(unsigned long long)h->cpu[cpu].freeze_pos,
+			(unsigned long long)(f ? f->zone[cpu].freeze_pos : 0),
 			(unsigned long long)span[cpu].first,
 			(unsigned long long)span[cpu].last,
 			(long long)c->newest_block);
@@ -297,10 +307,10 @@ static void rt_print_saved_list(struct rt_trace *t, FILE *out)
 		fprintf(out, "saved boot %llu records %llu cpus %u erased %d ",
 			(unsigned long long)s->boot_id,
 			(unsigned long long)s->nr_records, s->nr_cpus,
-			s->magic == RAMTRAIL_SAVED_ERASED);
+			ramtrail_saved_all_erased(s));
 		fprintf(out, "state %s freeze_reason %s dropped %llu corrupt_blocks %llu ",
-			s->state < 6 ? rt_state_names[s->state] : "?",
-			s->freeze_reason < 5 ? rt_freeze_names[s->freeze_reason] : "?",
+			ramtrail_state_name(s->state),
+			ramtrail_reason_name(s->freeze_reason),
 			(unsigned long long)s->dropped,
 			(unsigned long long)s->corrupt_blocks);
 		fprintf(out, "torn %llu lost_words %llu no_time %llu skipped %llu release %.*s\n",
@@ -328,7 +338,8 @@ void rt_print_stats(struct rt_trace *t, FILE *out)
 
 	if (t->kind != RT_PSTORE) {
 		rt_print_region(t, out);
-		rt_print_zones(t, out);
+		if (!t->reg_err)
+			rt_print_zones(t, out);
 		rt_print_saved_list(t, out);
 		return;
 	}

@@ -72,6 +72,8 @@ struct rt_pstore_line;
  * struct rt_trace - the trace chosen from an image, and a read position
  * @kind: where its records come from
  * @reg: the region (not for RT_PSTORE)
+ * @reg_err: what ramtrail_region_open() said: with an error, only the
+ *	layout of @reg is valid (saved traces and dmesg, not the zones)
  * @region_offset: where the region starts in the image
  * @boot_id: boot that recorded it (0: unknown)
  * @release: kernel release of that boot ("" if unknown)
@@ -96,6 +98,7 @@ struct rt_pstore_line;
 struct rt_trace {
 	enum rt_kind kind;
 	struct ramtrail_region reg;
+	int reg_err;
 	u64 region_offset;
 	u64 boot_id;
 	char release[65];
@@ -135,8 +138,6 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t);
 void rt_trace_rewind(struct rt_trace *t);
 bool rt_trace_next(struct rt_trace *t, struct rt_rec *r);
 void rt_trace_free(struct rt_trace *t);
-extern const char *const rt_state_names[];
-extern const char *const rt_freeze_names[];
 
 /* symbols.c */
 struct rt_symbols;

@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 	mod->base = MOD_BASE;
 	mod->size = MOD_SIZE;
 	snprintf(mod->name, sizeof(mod->name), "rt_fake");
+	mod->checksum = ramtrail_module_checksum(mod);
 	test_region_seal(t);
 
 	map = open_in(argv[1], "System.map-test");

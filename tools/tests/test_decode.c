@@ -490,14 +490,14 @@ static void test_header_checks(void)
 	      "short");
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size - 1) ==
 	      RAMTRAIL_E_GEOMETRY, "truncated image");
-	t->hdr->version = 2;
+	t->hdr->version = RAMTRAIL_VERSION + 1;
 	test_region_seal(t);
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_E_VERSION,
 	      "future version");
-	t->hdr->version = 1;
+	t->hdr->version = RAMTRAIL_VERSION;
 	t->hdr->nr_cpus = 3;
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
-	      RAMTRAIL_E_CHECKSUM, "field changed without checksum");
+	      RAMTRAIL_E_CHECKSUM && reg.base, "zone field changed");
 	test_region_seal(t);
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
 	      RAMTRAIL_E_GEOMETRY, "zones past the end");
@@ -507,18 +507,143 @@ static void test_header_checks(void)
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
 	      RAMTRAIL_E_GEOMETRY, "offset overflow");
 	t->hdr->zone_offset = zone_offset;
+	t->hdr->dmesg_count = 2;
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
+	      RAMTRAIL_E_CHECKSUM && !reg.base, "layout field changed");
 	t->hdr->dmesg_count = 0x80000000U;
 	t->hdr->dmesg_size = 0x200000000ULL;
 	test_region_seal(t);
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
-	      RAMTRAIL_E_GEOMETRY, "dmesg size overflow");
+	      RAMTRAIL_E_GEOMETRY && !reg.base, "dmesg size overflow");
 	t->hdr->dmesg_count = 1;
 	t->hdr->dmesg_size = 1024;
 	t->hdr->state = RAMTRAIL_STATE_FORMATTING;
 	test_region_seal(t);
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_E_STATE,
 	      "interrupted format");
+	t->hdr->state = 77;
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_E_STATE,
+	      "state out of range");
+	t->hdr->state = RAMTRAIL_STATE_RECORDING;
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_OK,
+	      "state is outside the checksum");
 	test_region_free(t);
+}
+
+/* What a reset leaves behind in the header never hides what outlives a boot. */
+static void test_torn_or_formatting_header_keeps_saved_and_dmesg(void)
+{
+	struct test_region *t = fresh(2, 4);
+	struct ramtrail_region reg;
+	u64 off = 0;
+	int i;
+
+	test_add_saved(t, 0, 7, 10);
+	test_add_dmesg(t, "Kernel panic - not syncing");
+	for (i = 0; i < 3; i++) {
+		if (i == 0)	/* a reset in the middle of the format */
+			t->hdr->state = RAMTRAIL_STATE_FORMATTING;
+		else if (i == 1)	/* per-boot fields half rewritten */
+			t->hdr->nonce ^= 0x5a5a;
+		else	/* the freeze record half written */
+			t->hdr->freeze.cycles = 12345;
+		reg.base = NULL;
+		CHECK(ramtrail_region_open(&reg, t->mem, t->size) != RAMTRAIL_OK
+		      || i == 2, "case %d: zones taken as valid", i);
+		CHECK(reg.base, "case %d: layout lost", i);
+		off = 0;
+		CHECK(ramtrail_saved_next(&reg, &off) &&
+		      ramtrail_saved_next(&reg, &off) == NULL,
+		      "case %d: saved trace lost", i);
+		CHECK(ramtrail_dmesg_at(&reg, 0), "case %d: dmesg lost", i);
+	}
+	CHECK(!ramtrail_region_freeze(&reg), "torn freeze record taken");
+	test_region_free(t);
+}
+
+static void test_dmesg_and_saved_checksums(void)
+{
+	struct test_region *t = fresh(1, 4);
+	struct ramtrail_dmesg_header *d = test_add_dmesg(t, "Oops: 0002");
+	struct ramtrail_saved_trace *s = test_add_saved(t, 0, 3, 4), *s2;
+	struct ramtrail_region reg;
+	u64 off = 0;
+
+	s2 = test_add_saved(t, s->size, 4, 2);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_OK, "ok");
+	((char *)(d + 1))[3] ^= 1;
+	CHECK(!ramtrail_dmesg_at(&reg, 0), "damaged dmesg data accepted");
+	((char *)(d + 1))[3] ^= 1;
+	CHECK(ramtrail_dmesg_at(&reg, 0), "dmesg record rejected");
+	/* An erase is one store outside the checksum: the list holds. */
+	s->erased = 1;
+	CHECK(ramtrail_saved_next(&reg, &off) == s &&
+	      ramtrail_saved_next(&reg, &off) == s2, "erase broke the list");
+	CHECK(ramtrail_saved_all_erased(s) && !ramtrail_saved_all_erased(s2),
+	      "erased state");
+	s->boot_id++;
+	off = 0;
+	CHECK(!ramtrail_saved_next(&reg, &off), "damaged entry accepted");
+	test_region_free(t);
+}
+
+/* Bounded fields: a checksummed header with absurd values is refused. */
+static void test_absurd_clock_is_refused_and_time_saturates(void)
+{
+	struct test_region *t = fresh(1, 4);
+	struct ramtrail_region_header h = { 0 };
+	struct ramtrail_region reg;
+
+	t->hdr->clock_hz = 1;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
+	      RAMTRAIL_E_GEOMETRY, "clock_hz 1 accepted");
+	t->hdr->clock_hz = RAMTRAIL_CLOCK_HZ_MAX + 1;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
+	      RAMTRAIL_E_GEOMETRY, "clock_hz too high accepted");
+	/* The slowest clock and the widest gaps: no trap, saturation. */
+	h.clock_hz = RAMTRAIL_CLOCK_HZ_MIN;
+	h.clock_ref_cycles = 0;
+	h.clock_ref_ns = 5;
+	CHECK(ramtrail_ts_to_ns(&h, 1ULL << 40) ==
+	      5 + ((1ULL << 40) / RAMTRAIL_CLOCK_HZ_MIN) * 1000000000ULL +
+	      ((1ULL << 40) % RAMTRAIL_CLOCK_HZ_MIN) * 1000,
+	      "slow clock, wide gap");
+	CHECK(ramtrail_ts_to_ns(&h, RAMTRAIL_CLOCK_MASK) == ~0ULL,
+	      "2^58 ticks at 1 MHz saturates");
+	h.clock_ref_cycles = RAMTRAIL_CLOCK_MASK;
+	CHECK(ramtrail_ts_to_ns(&h, 0) == 0, "before 0 saturates");
+	h.clock_ref_ns = ~0ULL - 10;
+	h.clock_ref_cycles = 0;
+	CHECK(ramtrail_ts_to_ns(&h, 1000000) == ~0ULL, "past 2^64 saturates");
+	test_region_free(t);
+}
+
+static void test_module_table_never_guesses(void)
+{
+	struct ramtrail_module_entry tab[3] = {
+		{ .base = 0xffffffffc0000000ULL, .size = 0x1000, .name = "a" },
+		{ .base = 0xffffffffc0002000ULL, .size = 0x1000, .name = "b" },
+		/* loaded where a was, after a was unloaded */
+		{ .base = 0xffffffffc0000000ULL, .size = 0x800, .name = "c" },
+	};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL) == 1, "b");
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000010ULL) == -1,
+	      "an address a and c both covered got a name");
+	CHECK(ramtrail_module_find(tab, 2, 0xffffffffc0000010ULL) == 0, "a");
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000900ULL) == 0,
+	      "a past c's end");
+	tab[1].flags = RAMTRAIL_MOD_GONE;	/* written later: not covered */
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL) == 1,
+	      "flags broke the entry");
+	tab[1].size++;
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL) == -1,
+	      "damaged entry used");
 }
 
 static void test_layout_refuses_regions_too_small_for_zones(void)
@@ -576,5 +701,9 @@ int main(void)
 	RUN(test_header_checks);
 	RUN(test_layout_refuses_regions_too_small_for_zones);
 	RUN(test_ts_to_ns_uses_the_saved_clock);
+	RUN(test_torn_or_formatting_header_keeps_saved_and_dmesg);
+	RUN(test_dmesg_and_saved_checksums);
+	RUN(test_absurd_clock_is_refused_and_time_saturates);
+	RUN(test_module_table_never_guesses);
 	return check_summary();
 }

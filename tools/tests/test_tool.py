@@ -150,7 +150,7 @@ def main():
           per_cpu == [sum(1 for e in expect if e.startswith(f"{c} ")) for c in range(3)],
           f"{per_cpu} {p.stderr}")
     check("stats: format version, state, clock, region position reported",
-          kv.get("version") == "1" and kv.get("state") == "recording" and
+          kv.get("version") == "2" and kv.get("state") == "recording" and
           kv.get("clock_reliable") == "0" and kv.get("region_offset") == hex(RAM_OFFSET),
           kv)
     first, last = expect[0].split()[1], expect[-1].split()[1]

@@ -7,11 +7,12 @@ struct test_region *test_region_new(u32 nr_cpus, u32 blocks, u32 ring_flags)
 {
 	struct ramtrail_region_header h;
 	struct test_region *t = calloc(1, sizeof(*t));
-	u64 size = 3 * RAMTRAIL_HEADER_SIZE +
+	u64 size = 5 * RAMTRAIL_HEADER_SIZE +
 		   (u64)nr_cpus * blocks * RAMTRAIL_BLOCK_SIZE;
 	u32 cpu;
 
-	if (!t || ramtrail_layout(&h, size, nr_cpus, 1, 1024, 0, 16)) {
+	if (!t || ramtrail_layout(&h, size, nr_cpus, 1, 1024,
+				  2 * RAMTRAIL_HEADER_SIZE, 16)) {
 		fprintf(stderr, "%s: bad geometry\n", __func__);
 		exit(2);
 	}
@@ -44,7 +45,47 @@ void test_region_free(struct test_region *t)
 
 void test_region_seal(struct test_region *t)
 {
+	t->hdr->layout_checksum = ramtrail_layout_checksum(t->hdr);
 	t->hdr->checksum = ramtrail_header_checksum(t->hdr);
+}
+
+struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
+					    u64 boot_id, u32 nr_records)
+{
+	struct ramtrail_saved_trace *s = (void *)(t->mem +
+						  t->hdr->saved_offset + off);
+	struct ramtrail_saved_record *r;
+	u32 i;
+
+	memset(s, 0, sizeof(*s));
+	s->boot_id = boot_id;
+	s->nr_cpus = 1;
+	s->nr_records = nr_records;
+	s->size = sizeof(*s) + nr_records * sizeof(*r);
+	s->text_base = TEST_TEXT_BASE;
+	r = ramtrail_saved_records(s);
+	for (i = 0; i < nr_records; i++) {
+		r[i].ts_cpu = (u64)(i + 1) << 8;
+		r[i].ip = 0x1000 + i;
+	}
+	s->magic = RAMTRAIL_SAVED_MAGIC;
+	s->checksum = ramtrail_saved_checksum(s);
+	return s;
+}
+
+struct ramtrail_dmesg_header *test_add_dmesg(struct test_region *t,
+					     const char *text)
+{
+	struct ramtrail_dmesg_header *d = (void *)(t->mem +
+						   t->hdr->dmesg_offset);
+
+	memset(d, 0, sizeof(*d));
+	d->len = strlen(text);
+	d->boot_id = 1;
+	memcpy(d + 1, text, d->len);
+	d->checksum = ramtrail_dmesg_checksum(d);
+	d->magic = RAMTRAIL_DMESG_MAGIC;
+	return d;
 }
 
 u64 *test_zone(struct test_region *t, u32 cpu)

@@ -20,6 +20,12 @@ struct test_region *test_region_new(u32 nr_cpus, u32 blocks, u32 ring_flags);
 void test_region_free(struct test_region *t);
 void test_region_seal(struct test_region *t);
 u64 *test_zone(struct test_region *t, u32 cpu);
+/* A saved trace of @nr_records records at @off in the saved area. */
+struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
+					    u64 boot_id, u32 nr_records);
+/* A dmesg record holding @text in slot 0. */
+struct ramtrail_dmesg_header *test_add_dmesg(struct test_region *t,
+					     const char *text);
 
 /* Decode all zones merged; returns the number of records, up to @max. */
 size_t test_decode(const struct test_region *t, struct ramtrail_record *out,

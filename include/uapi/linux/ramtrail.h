@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ramtrail on-RAM format, version 1.
+ * ramtrail on-RAM format, version 2.
  *
  * This header is the only definition of the persistent region layout. The
  * kernel module writes it, the module's recovery code and the userspace
@@ -11,7 +11,7 @@
  *   region_offset 0
  *   +----------------------------------+
  *   | struct ramtrail_region_header    |  RAMTRAIL_HEADER_SIZE (4 KiB)
- *   |   ... struct ramtrail_cpu_info[] |  one per zone, inside the header page(s)
+ *   |   ... struct ramtrail_freeze_info|  how recording ended, own checksum
  *   +----------------------------------+  modtab_offset
  *   | struct ramtrail_module_entry[]   |  loaded modules, for relocation
  *   +----------------------------------+  dmesg_offset
@@ -70,7 +70,7 @@
 #include <linux/types.h>
 
 #define RAMTRAIL_MAGIC			0x4c494152544d4152ULL /* "RAMTRAIL" */
-#define RAMTRAIL_VERSION		1
+#define RAMTRAIL_VERSION		2
 #define RAMTRAIL_HEADER_SIZE		4096
 #define RAMTRAIL_MAX_CPUS		192
 
@@ -118,6 +118,7 @@ enum ramtrail_state {
 	RAMTRAIL_STATE_FROZEN		= 3,	/* oops/panic: zones hold the tail */
 	RAMTRAIL_STATE_STOPPED		= 4,	/* clean stop (module unload) */
 	RAMTRAIL_STATE_SAVED		= 5,	/* zones copied to the saved area */
+	RAMTRAIL_STATE_NR		= 6,
 };
 
 enum ramtrail_freeze_reason {
@@ -126,56 +127,93 @@ enum ramtrail_freeze_reason {
 	RAMTRAIL_FREEZE_OOPS		= 2,
 	RAMTRAIL_FREEZE_API		= 3,	/* ramtrail_freeze() caller */
 	RAMTRAIL_FREEZE_USER		= 4,	/* written by an administrator */
+	RAMTRAIL_FREEZE_NR		= 5,
 };
 
 /* ramtrail_region_header.flags */
 #define RAMTRAIL_F_CLOCK_RELIABLE	(1U << 0) /* counter synchronised across CPUs */
 #define RAMTRAIL_F_STOP_WHEN_FULL	(1U << 1) /* else overwrite (flight recorder) */
 
+/* Bounds of what a writer produces; a reader refuses anything else. */
+#define RAMTRAIL_CLOCK_HZ_MIN		1000000ULL	/* 1 MHz */
+#define RAMTRAIL_CLOCK_HZ_MAX		100000000000ULL	/* 100 GHz */
+#define RAMTRAIL_MAX_MODULES		4096
+#define RAMTRAIL_MAX_DMESG		1024
+
 /**
- * struct ramtrail_cpu_info - per-zone facts written outside the record path
- * @freeze_pos: writer position of the zone when recording froze
- * @dropped: records the zone's writer refused (full, frozen, too large)
+ * struct ramtrail_zone_info - per-zone facts written when recording ends
+ * @freeze_pos: writer position of the zone when recording froze or stopped
+ * @dropped: records the zone's writer refused (full, frozen, nested overrun)
  */
-struct ramtrail_cpu_info {
+struct ramtrail_zone_info {
 	__u64 freeze_pos;
 	__u64 dropped;
+};
+
+/**
+ * struct ramtrail_freeze_info - how recording ended, written at the freeze
+ * @checksum: CRC32 (IEEE) of this struct, this field as 0
+ * @reason: enum ramtrail_freeze_reason (NONE for a clean stop)
+ * @boot_id: the header's boot_id: a record of an earlier boot is ignored
+ * @cpu: CPU that froze recording
+ * @nr_zones: entries of @zone that are set (the header's nr_cpus)
+ * @cycles: counter value when recording froze
+ * @zone: per-zone facts
+ *
+ * It has its own checksum so that a reset in the middle of the freeze
+ * leaves the rest of the header valid: the zones then read as a power cut.
+ */
+struct ramtrail_freeze_info {
+	__u32 checksum;
+	__u32 reason;
+	__u64 boot_id;
+	__u32 cpu;
+	__u32 nr_zones;
+	__u64 cycles;
+	struct ramtrail_zone_info zone[RAMTRAIL_MAX_CPUS];
 };
 
 /**
  * struct ramtrail_region_header - first bytes of the region
  * @magic: RAMTRAIL_MAGIC
  * @version: RAMTRAIL_VERSION of the writer
- * @header_size: bytes covered by @checksum, at most RAMTRAIL_HEADER_SIZE
- * @checksum: CRC32 (IEEE) of the first @header_size bytes, this field as 0
- * @state: enum ramtrail_state
- * @nonce: random value chosen when the region was formatted
- * @boot_id: counts the boots that recorded into this region
+ * @header_size: bytes covered by @checksum: offsetof(.., freeze)
+ * @checksum: CRC32 (IEEE) of the first @header_size bytes, this field and
+ *	@state as 0. Written once per boot, when the region is formatted.
+ * @state: enum ramtrail_state; changed later with one aligned 32-bit store,
+ *	so no reset instant leaves it half written
  * @region_size: bytes of the whole region
- * @flags: RAMTRAIL_F_*
- * @block_shift: log2 of the block size (RAMTRAIL_BLOCK_SHIFT in version 1)
- * @nr_cpus: number of zones
- * @nr_blocks: blocks per zone
- * @zone_offset: first zone, from the start of the region
  * @modtab_offset: module table
- * @modtab_count: entries of the module table
  * @dmesg_offset: first dmesg record
  * @dmesg_size: bytes per dmesg record, struct ramtrail_dmesg_header included
- * @dmesg_count: number of dmesg records
  * @saved_offset: saved trace area
  * @saved_size: bytes of the saved trace area
+ * @modtab_count: entries of the module table
+ * @dmesg_count: number of dmesg records
+ * @layout_checksum: CRC32 of @region_size up to this field: the areas that
+ *	outlive a boot. A new boot rewrites them with the same values, so a
+ *	torn header write keeps them valid, and the dmesg records and saved
+ *	traces are found even when @checksum fails.
+ * @reserved0: zero
+ * @zone_offset: first zone, from the start of the region
+ * @block_shift: log2 of the block size (RAMTRAIL_BLOCK_SHIFT)
+ * @nr_cpus: number of zones
+ * @nr_blocks: blocks per zone
+ * @flags: RAMTRAIL_F_*
+ * @phys_addr: physical address the region was formatted at
+ * @nonce: random value chosen when the region was formatted
+ * @boot_id: counts the boots that recorded into this region
  * @text_base: ip of a function record = text_base + 32-bit payload
- * @anchor_addr: address of a fixed kernel function in the writing boot;
- *	the difference to the reading boot's address is the KASLR delta
- * @clock_hz: counter frequency
+ * @anchor_addr: address of panic() in the writing boot; the difference to
+ *	the reading boot's is the KASLR delta of kernel text
+ * @clock_hz: counter frequency, 0 or within RAMTRAIL_CLOCK_HZ_MIN..MAX
  * @clock_ref_cycles: counter value at @clock_ref_ns
  * @clock_ref_ns: CLOCK_MONOTONIC (ns) when the counter read @clock_ref_cycles
- * @freeze_reason: enum ramtrail_freeze_reason
- * @freeze_cpu: CPU that froze recording
- * @freeze_cycles: counter value when recording froze
  * @release: uname -r of the writing kernel, NUL-terminated
- * @phys_addr: physical address the region was formatted at
- * @cpu: per-zone facts, @nr_cpus of them
+ * @build: uname -v of the writing kernel (build number and date),
+ *	NUL-terminated: with @release, tells whether symbols of the reading
+ *	kernel apply
+ * @freeze: how recording ended, with its own checksum
  */
 struct ramtrail_region_header {
 	__u64 magic;
@@ -183,45 +221,60 @@ struct ramtrail_region_header {
 	__u32 header_size;
 	__u32 checksum;
 	__u32 state;
-	__u64 nonce;
-	__u64 boot_id;
 	__u64 region_size;
-	__u32 flags;
-	__u32 block_shift;
-	__u32 nr_cpus;
-	__u32 nr_blocks;
-	__u64 zone_offset;
 	__u64 modtab_offset;
-	__u32 modtab_count;
-	__u32 dmesg_count;
 	__u64 dmesg_offset;
 	__u64 dmesg_size;
 	__u64 saved_offset;
 	__u64 saved_size;
+	__u32 modtab_count;
+	__u32 dmesg_count;
+	__u32 layout_checksum;
+	__u32 reserved0;
+	__u64 zone_offset;
+	__u32 block_shift;
+	__u32 nr_cpus;
+	__u32 nr_blocks;
+	__u32 flags;
+	__u64 phys_addr;
+	__u64 nonce;
+	__u64 boot_id;
 	__u64 text_base;
 	__u64 anchor_addr;
 	__u64 clock_hz;
 	__u64 clock_ref_cycles;
 	__u64 clock_ref_ns;
-	__u32 freeze_reason;
-	__u32 freeze_cpu;
-	__u64 freeze_cycles;
 	char release[64];
-	__u64 phys_addr;
-	__u64 reserved[7];
-	struct ramtrail_cpu_info cpu[RAMTRAIL_MAX_CPUS];
+	char build[64];
+	__u64 reserved[26];
+	struct ramtrail_freeze_info freeze;
 };
+
+/* A module loaded then unloaded in the recording boot. */
+#define RAMTRAIL_MOD_GONE		(1U << 0)
 
 /**
  * struct ramtrail_module_entry - a module's text, to relocate its ips
  * @base: start of the module's text in the writing boot (0: unused entry)
  * @size: bytes of text
+ * @core_size: bytes of the module's core (text, rodata, data): with @size
+ *	and @name, tells a rebuilt module from the one that was traced
+ * @flags: RAMTRAIL_MOD_*
+ * @checksum: CRC32 of this entry, this field as 0; @flags is written
+ *	later and not covered
  * @name: module name, NUL-terminated
+ *
+ * Entries are only appended: an unloaded module keeps its entry (marked
+ * gone), so an address that two entries cover is ambiguous and is never
+ * given a name.
  */
 struct ramtrail_module_entry {
 	__u64 base;
 	__u64 size;
-	char name[48];
+	__u64 core_size;
+	__u32 flags;
+	__u32 checksum;
+	char name[56];
 };
 
 #define RAMTRAIL_DMESG_MAGIC		0x47534d44 /* "DMSG" */
@@ -236,6 +289,8 @@ struct ramtrail_module_entry {
  * @part: pstore part number
  * @compressed: data is compressed by pstore
  * @count: pstore's oops count
+ * @checksum: CRC32 of this header (the field as 0) and the @len bytes of data
+ * @reserved: zero
  */
 struct ramtrail_dmesg_header {
 	__u32 magic;
@@ -246,29 +301,30 @@ struct ramtrail_dmesg_header {
 	__u32 part;
 	__u32 compressed;
 	__u32 count;
+	__u32 checksum;
+	__u32 reserved;
 };
 
 /*
  * The saved area holds merged traces of earlier boots, back to back, each a
  * struct ramtrail_saved_trace, then modtab_count module entries, then
  * nr_records struct ramtrail_saved_record in time order. The first entry
- * whose magic is neither RAMTRAIL_SAVED_MAGIC nor RAMTRAIL_SAVED_ERASED
- * ends the list.
+ * whose magic is not RAMTRAIL_SAVED_MAGIC, or whose checksum fails, ends
+ * the list.
  */
 #define RAMTRAIL_SAVED_MAGIC		0x44564153 /* "SAVD" */
-#define RAMTRAIL_SAVED_ERASED		0x44524545 /* "EERD" */
-/* Records per pstore file (24 bytes each there: under 6.1's 4 MiB kmalloc) */
-#define RAMTRAIL_SAVED_PART_RECORDS	131072
 
 /**
  * struct ramtrail_saved_trace - one boot's trace, recovered and merged
- * @magic: RAMTRAIL_SAVED_MAGIC, or RAMTRAIL_SAVED_ERASED once all is erased
- * @checksum: CRC32 of this struct, the field as 0
+ * @magic: RAMTRAIL_SAVED_MAGIC
+ * @checksum: CRC32 of this struct, this field and @erased as 0
+ * @erased: bit n set: pstore part n was erased; all ones: the whole trace.
+ *	Changed with one aligned 64-bit store, outside the checksum, so an
+ *	erase never leaves the entry (and the list after it) invalid.
  * @size: bytes of the whole entry (this struct, modules and records)
  * @boot_id: boot that recorded the trace
  * @nonce: nonce of the region format that boot wrote
  * @nr_records: records that follow the module entries
- * @erased: bit n set: pstore part n was erased
  * @text_base: text base of the recording boot
  * @anchor_addr: anchor address of the recording boot
  * @nr_cpus: zones merged
@@ -284,15 +340,16 @@ struct ramtrail_dmesg_header {
  * @no_time: records dropped for lack of a timestamp base
  * @skipped: recovered records that did not fit in the saved area (oldest)
  * @release: uname -r of the recording kernel
+ * @build: uname -v of the recording kernel
  */
 struct ramtrail_saved_trace {
 	__u32 magic;
 	__u32 checksum;
+	__u64 erased;
 	__u64 size;
 	__u64 boot_id;
 	__u64 nonce;
 	__u64 nr_records;
-	__u64 erased;
 	__u64 text_base;
 	__u64 anchor_addr;
 	__u32 nr_cpus;
@@ -308,6 +365,7 @@ struct ramtrail_saved_trace {
 	__u64 no_time;
 	__u64 skipped;
 	char release[64];
+	char build[64];
 };
 
 /**
