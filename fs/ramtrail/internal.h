@@ -47,7 +47,7 @@ struct ramtrail {
 	atomic_t frozen;
 	bool recording;
 	unsigned int nr_modules;
-	struct mutex modules_lock;
+	struct mutex modules_lock;	/* appends to the module table */
 };
 
 extern struct ramtrail ramtrail;

@@ -130,6 +130,17 @@ notrace void ramtrail_flush(void *p, size_t len)
 	wmb();	/* drains this CPU's write-combining buffers */
 }
 
+/* RAMTRAIL_F_CLOCK_RELIABLE if the counter is synchronised across CPUs now. */
+static notrace u32 ramtrail_clock_flags(void)
+{
+#ifdef CONFIG_X86
+	if (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
+	    boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable())
+		return RAMTRAIL_F_CLOCK_RELIABLE;
+#endif
+	return 0;	/* trace_clock_local() is per CPU */
+}
+
 /**
  * ramtrail_set_state() - change the region's state, crash-safely
  * @state: enum ramtrail_state
@@ -171,6 +182,8 @@ notrace void ramtrail_end(u32 reason, u32 state)
 	f->cpu = raw_smp_processor_id();
 	f->nr_zones = h->nr_cpus;
 	f->cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
+	f->clock_flags = ramtrail_clock_flags();
+	f->reserved = 0;
 	f->checksum = ramtrail_freeze_checksum(f);
 	ramtrail_flush(f, sizeof(*f));	/* the record before the state */
 	ramtrail_set_state(state);
@@ -365,12 +378,10 @@ static int ramtrail_format(void)
 		h->flags |= RAMTRAIL_F_STOP_WHEN_FULL;
 #ifdef CONFIG_X86
 	h->clock_hz = (u64)tsc_khz * 1000;
-	if (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) &&
-	    boot_cpu_has(X86_FEATURE_NONSTOP_TSC) && !check_tsc_unstable())
-		h->flags |= RAMTRAIL_F_CLOCK_RELIABLE;
 #else
 	h->clock_hz = NSEC_PER_SEC;
 #endif
+	h->flags |= ramtrail_clock_flags();
 	if (h->clock_hz < RAMTRAIL_CLOCK_HZ_MIN ||
 	    h->clock_hz > RAMTRAIL_CLOCK_HZ_MAX)
 		h->clock_hz = 0;	/* unknown: times stay in ticks */
@@ -594,8 +605,12 @@ static void __exit ramtrail_exit(void)
 	unregister_module_notifier(&ramtrail_module_nb);
 	ramtrail_pstore_exit();
 	if (!atomic_cmpxchg(&ramtrail.frozen, 0, 2)) {
-		for (cpu = 0; cpu < ramtrail.hdr->nr_cpus; cpu++)
+		const struct ramtrail_region_header *h = ramtrail.hdr;
+
+		for (cpu = 0; cpu < h->nr_cpus; cpu++)
 			WRITE_ONCE(per_cpu_ptr(&ramtrail_rings, cpu)->stopped, 1);
+		ramtrail_flush(ramtrail.base + h->zone_offset, (u64)h->nr_cpus *
+			       h->nr_blocks << RAMTRAIL_BLOCK_SHIFT);
 		ramtrail_end(RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);
 	}
 	ramtrail_unmap();

@@ -38,8 +38,13 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 {
 	int bit = ftrace_test_recursion_trylock(ip, parent);
 
-	if (bit < 0)
+	if (bit < 0) {
+		/* Recursion in this context: dropped, but counted. */
+		preempt_disable_notrace();
+		local_inc(&this_cpu_ptr(&ramtrail_rings)->dropped);
+		preempt_enable_notrace();
 		return;
+	}
 	/* The trylock disabled preemption: this CPU's ring stays ours. */
 	ramtrail_ring_func(this_cpu_ptr(&ramtrail_rings),
 			   ramtrail_text_offset(ip),
@@ -47,9 +52,14 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 	ftrace_test_recursion_unlock(bit);
 }
 
+/*
+ * No FTRACE_OPS_FL_RECURSION: the callback takes ftrace's recursion lock
+ * itself. With the flag ftrace would take it first, and the callback's own
+ * trylock would use up the one-level transition allowance that an
+ * interrupt arriving before its context is set needs.
+ */
 static struct ftrace_ops ramtrail_function_ops = {
 	.func	= ramtrail_function,
-	.flags	= FTRACE_OPS_FL_RECURSION,
 };
 
 /**
@@ -129,14 +139,13 @@ static notrace void ramtrail_oops_entry(unsigned long ip, unsigned long parent,
 	ramtrail_freeze(RAMTRAIL_FREEZE_OOPS);
 }
 
+/* No recursion protection: a freeze must happen whatever the context. */
 static struct ftrace_ops ramtrail_panic_ops = {
 	.func	= ramtrail_panic_entry,
-	.flags	= FTRACE_OPS_FL_RECURSION,
 };
 
 static struct ftrace_ops ramtrail_oops_ops = {
 	.func	= ramtrail_oops_entry,
-	.flags	= FTRACE_OPS_FL_RECURSION,
 };
 
 static notrace int ramtrail_die(struct notifier_block *nb, unsigned long val,
@@ -216,6 +225,8 @@ void ramtrail_freeze_hooks_exit(void)
 		unregister_ftrace_function(&ramtrail_oops_ops);
 	if (ramtrail_panic_hooked)
 		unregister_ftrace_function(&ramtrail_panic_ops);
+	ftrace_free_filter(&ramtrail_oops_ops);
+	ftrace_free_filter(&ramtrail_panic_ops);
 	ramtrail_oops_hooked = false;
 	ramtrail_panic_hooked = false;
 }
@@ -230,7 +241,7 @@ void ramtrail_freeze_hooks_exit(void)
 int ramtrail_record_start(const char *list)
 {
 	char *copy, *p, *glob;
-	bool all = false;
+	bool all = false, any = false;
 	int err = 0;
 
 	if (!list || !*list)
@@ -241,6 +252,7 @@ int ramtrail_record_start(const char *list)
 	for (p = copy; (glob = strsep(&p, ",")) && !err;) {
 		glob = strim(glob);
 		all |= !strcmp(glob, "*");
+		any |= *glob;
 		if (!*glob || all)
 			continue;
 		err = ftrace_set_filter(&ramtrail_function_ops, glob,
@@ -250,6 +262,8 @@ int ramtrail_record_start(const char *list)
 			       glob);
 	}
 	kfree(copy);
+	if (!any)	/* " " or ",": no function, not every function */
+		return 0;
 	if (all)	/* no filter: every traceable function */
 		ftrace_free_filter(&ramtrail_function_ops);
 	if (!err)

@@ -131,10 +131,10 @@ static bool rt_boot_ok(const struct ramtrail_region_header *h)
  *
  * Checks magic, version, the layout checksum and that every area that
  * outlives a boot lies inside @len; then the header checksum, the zone
- * geometry, the per-boot fields and the state. A header whose layout holds but whose rest does not (a
- * reset while it was rewritten, or while the zones were being formatted)
- * still gives @reg->base, so that saved traces and dmesg records are found:
- * only the zones are unusable.
+ * geometry, the per-boot fields and the state. A header whose layout holds
+ * but whose rest does not (a reset while it was rewritten, or while the
+ * zones were being formatted) still gives @reg->base, so that saved traces
+ * and dmesg records are found: only the zones are unusable.
  *
  * Return: RAMTRAIL_OK (zones usable, if the state says they hold a trace)
  * or an enum ramtrail_error.
@@ -185,6 +185,24 @@ bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err)
 	return !err && (state == RAMTRAIL_STATE_RECORDING ||
 			state == RAMTRAIL_STATE_FROZEN ||
 			state == RAMTRAIL_STATE_STOPPED);
+}
+
+/**
+ * ramtrail_region_flags() - RAMTRAIL_F_* of the boot that wrote a region
+ * @reg: region for which ramtrail_region_open() returned RAMTRAIL_OK
+ *
+ * The clock counts as reliable only if it still was when recording ended.
+ *
+ * Return: the flags.
+ */
+u32 ramtrail_region_flags(const struct ramtrail_region *reg)
+{
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
+	u32 flags = reg->hdr.flags;
+
+	if (f && !(f->clock_flags & RAMTRAIL_F_CLOCK_RELIABLE))
+		flags &= ~RAMTRAIL_F_CLOCK_RELIABLE;
+	return flags;
 }
 
 /**

@@ -113,7 +113,7 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 	t->state = h->state;
 	t->freeze_reason = f ? f->reason : RAMTRAIL_FREEZE_NONE;
 	t->freeze_cpu = f ? f->cpu : 0;
-	t->flags = h->flags;
+	t->flags = ramtrail_region_flags(reg);
 	memcpy(t->release, h->release, sizeof(t->release));
 	memcpy(t->build, h->build, sizeof(t->build));
 	t->erased = 0;
@@ -210,7 +210,7 @@ int ramtrail_save_previous(bool reset)
 			h->state == RAMTRAIL_STATE_FROZEN ?
 			ramtrail_reason_name(t->freeze_reason) : "",
 			t->dropped, t->skipped);
-		if (!(h->flags & RAMTRAIL_F_CLOCK_RELIABLE))
+		if (!(t->flags & RAMTRAIL_F_CLOCK_RELIABLE))
 			pr_warn("boot %llu's clock was not synchronised across CPUs: the merged order across CPUs is approximate\n",
 				h->boot_id);
 	}

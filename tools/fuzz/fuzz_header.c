@@ -15,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
-	static u8 buf[IMAGE] __attribute__((aligned(64)));
+	static u8 buf[IMAGE] __aligned(64);
 	struct ramtrail_region_header *h = (void *)buf;
 	const struct ramtrail_saved_trace *t;
 	struct ramtrail_region reg;

@@ -15,7 +15,6 @@
 #include <unistd.h>
 #include "ramtrail.h"
 
-
 /**
  * struct rt_pstore_line - one record of a pstore ftrace file
  * @ns: its timestamp
@@ -263,7 +262,7 @@ static void rt_use_zones(struct rt_trace *t)
 	t->mods = (const void *)(t->reg.base + h->modtab_offset);
 	t->nr_mods = h->modtab_count;
 	t->state = h->state;
-	t->flags = h->flags;
+	t->flags = ramtrail_region_flags(&t->reg);
 	f = ramtrail_region_freeze(&t->reg);
 	t->freeze_reason = f ? f->reason : RAMTRAIL_FREEZE_NONE;
 	t->freeze_cpu = f ? f->cpu : 0;

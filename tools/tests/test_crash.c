@@ -44,8 +44,7 @@
 #define BLOCKS		8		/* small zones: many laps */
 #define LOG_SIZE	65536		/* per CPU, a ring */
 #define MAX_DEPTH	8
-/* Log entries to look back: a burst of laps sits between a record and its
- * reservation. */
+/* Log entries to look back: a lap burst sits between a record and its slot. */
 #define SCAN		((MAX_LAPS + 2) * BLOCKS * RAMTRAIL_BLOCK_WORDS)
 #define TABLE		((BLOCKS + 2) * RAMTRAIL_BLOCK_WORDS)
 #define SIG_IRQ		SIGUSR1

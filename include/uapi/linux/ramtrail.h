@@ -158,6 +158,10 @@ struct ramtrail_zone_info {
  * @cpu: CPU that froze recording
  * @nr_zones: entries of @zone that are set (the header's nr_cpus)
  * @cycles: counter value when recording froze
+ * @clock_flags: RAMTRAIL_F_CLOCK_RELIABLE if the counter was still
+ *	synchronised across CPUs when recording ended (the kernel may find
+ *	it unstable after the format)
+ * @reserved: zero
  * @zone: per-zone facts
  *
  * It has its own checksum so that a reset in the middle of the freeze
@@ -170,6 +174,8 @@ struct ramtrail_freeze_info {
 	__u32 cpu;
 	__u32 nr_zones;
 	__u64 cycles;
+	__u32 clock_flags;
+	__u32 reserved;
 	struct ramtrail_zone_info zone[RAMTRAIL_MAX_CPUS];
 };
 
