@@ -424,7 +424,10 @@ if [ "$(boot_id)" = 1 ]; then
     workload; sleep 2
     insmod /lib/modules/ramtrail_oops.ko
     sleep 1
-    # The kernel survived the oops; recording stays frozen. Reset.
+    # The kernel survived the oops; recording stays frozen, even when asked.
+    begin enable; echo 1 > /sys/module/ramtrail/parameters/enabled
+    echo "enable rc=$?"; end enable
+    cat /proc/version >/dev/null
     echo b > /proc/sysrq-trigger
 fi
 pstore; rtlog
@@ -435,6 +438,9 @@ pstore; rtlog
     rt = section(r, "rtlog")
     res.check(f"{t} recovery says frozen by oops", "saved boot 1:" in rt and
               "frozen by oops" in rt, rt)
+    en = section(r, "enable")
+    res.check(f"{t} enabled=1 refused while frozen", "enable rc=0" not in en and
+              "recording is frozen by oops" in r.log, en)
     recs, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     check_trace(res, t, recs, smp, crash_path=False)
     dm = section(r, "dmesg-ramtrail-0")
