@@ -403,7 +403,7 @@ static int ramtrail_format(void)
 	ramtrail_flush(ramtrail.base + h->modtab_offset,
 		       h->region_size - h->modtab_offset);
 	ramtrail_set_state(RAMTRAIL_STATE_RECORDING);
-	ramtrail.formatted = true;
+	WRITE_ONCE(ramtrail.formatted, true);
 	kfree(h);
 	if (ramtrail_region_open(&ramtrail.reg, ramtrail.base, ramtrail.size))
 		return -EIO;	/* cannot happen: we just wrote it */

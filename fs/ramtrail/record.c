@@ -106,7 +106,12 @@ notrace void ramtrail_freeze(u32 reason)
 	struct ramtrail_region_header *h = ramtrail.hdr;
 	int cpu, us;
 
-	if (!h)
+	/*
+	 * Not before this boot's header is complete: a freeze while the
+	 * module loads would mark the previous boot's header, or a half
+	 * cleared zone, as this boot's frozen trace.
+	 */
+	if (!h || !READ_ONCE(ramtrail.formatted))
 		return;
 	if (atomic_cmpxchg(&ramtrail.frozen, 0, 1)) {
 		/* Up to 20 ms: the winner may be this CPU, interrupted. */
