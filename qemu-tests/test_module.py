@@ -5,6 +5,7 @@
 Scenarios (each checked on the serial log and on the guest's RAM file):
   panic     record on every CPU, sysrq crash, warm reboot, read it back
   powercut  QEMU killed while every CPU records; new QEMU on the same RAM
+  allfuncs  functions='*', sysrq crash: the crashing CPU's tail is the crash path
   garbage   the host damages zones (and, apart, the header); load survives
   crashloop crash, reboot, crash again before reading: first trace kept
   erase     rm in /sys/fs/pstore; the next boot shows nothing stale
@@ -278,6 +279,48 @@ pstore; rtlog; live_tool; ksyms_out
         toolcheck.check_decode(res, t, g, 1, section(r, "ftrace-ramtrail-0"), ksyms)
         # Boot 2 loaded reed_solomon after ramtrail: its zones name it.
         toolcheck.check_modules(res, t, g, k, 2, ksyms, "reed_solomon")
+
+
+def scenario_allfuncs(k, ko, smp, res):
+    """Every traceable function recorded: the crashing CPU's tail still ends
+    with the sysrq crash path (sysrq_handle_crash ... panic)."""
+    t = f"[{k.kver} smp{smp} allfuncs]"
+    # Quoted: an unquoted * would glob-expand in busybox sh.
+    g = Guest(k, ko, "allfuncs", smp, f"""
+rt_load {PARAMS} functions='*'
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 3
+    echo "sysrq-c: crashing the kernel"
+    echo c > /proc/sysrq-trigger
+fi
+mount -t pstore pstore /sys/fs/pstore
+read level rest </proc/sys/kernel/printk
+echo 1 >/proc/sys/kernel/printk
+# Over a million records: print only the last part (the newest ones).
+last=$(ls /sys/fs/pstore | sed -n 's/^ftrace-ramtrail-//p' | sort -n | tail -n 1)
+begin lastpart; tail -n 4000 /sys/fs/pstore/ftrace-ramtrail-$last; end lastpart
+echo $level >/proc/sys/kernel/printk
+rtlog
+""")
+    r = g.run(timeout=600)
+    res.check(f"{t} panic, warm reboot, poweroff", boots(r) == 2 and r.rc == 0, brief(r))
+    rt = section(r, "rtlog")
+    res.check(f"{t} recovery names boot 1 and the panic freeze, no corrupt block",
+              "saved boot 1:" in rt and "frozen by panic" in rt and
+              "corrupt blocks" not in rt, rt)
+    recs, _ = parse_ftrace(section(r, "lastpart"))
+    crash = [x for x in recs if x[2] == "sysrq_handle_crash"]
+    cpu = crash[-1][0] if crash else None
+    tail = [x[2] for x in recs if x[0] == cpu]
+    after = tail[len(tail) - tail[::-1].index("sysrq_handle_crash"):] if crash else []
+    # sysrq_handle_crash() is rcu_read_unlock(); panic(): nothing else but
+    # what those call before panic's entry freezes recording.
+    res.check(f"{t} crashing CPU ends with sysrq_handle_crash -> ... -> panic",
+              crash and tail[-1] == "panic" and len(after) <= 8 and
+              "panic" not in after[:-1], tail[-6:])
+    ts = [x[1] for x in recs]
+    res.check(f"{t} timestamps non-decreasing", all(a <= b for a, b in zip(ts, ts[1:])))
+    no_oops(res, t, r.log)
 
 
 # struct ramtrail_region_header.version (include/uapi/linux/ramtrail.h)
