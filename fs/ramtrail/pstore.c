@@ -298,12 +298,11 @@ int ramtrail_pstore_init(int max_reason)
 	spin_lock_init(&ramtrail_psi.buf_lock);
 #endif
 	err = pstore_register(&ramtrail_psi);
-	if (err == -EBUSY) {
+	if (err == -EBUSY || err == -EPERM) {
+		/* 6.12 says -EBUSY; 6.1 -EPERM: pstore.backend names another */
 		ramtrail_pstore_owner(owner, sizeof(owner));
 		pr_err("pstore is taken by %s; boot with pstore.backend=ramtrail to reserve it for ramtrail\n",
 		       owner);
-	} else if (err == -EPERM) {
-		pr_err("pstore.backend= on the kernel command line names another backend\n");
 	} else if (err) {
 		pr_err("pstore refused the backend (error %d)\n", err);
 	}
