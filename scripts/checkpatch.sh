@@ -25,14 +25,33 @@ if [ ! -x "$cp" ]; then
 		"$cache/scripts/"
 fi
 cd "$top"
-files=$(git ls-files "*.c" "*.h" | grep -v tools/lib/user-compat.h)
+# A release tarball or a DKMS source folder is no git checkout: find the
+# same files there (build/ and kbuild's *.mod.c are not sources). Without
+# a .git, checkpatch seeds its CamelCase list from <root>/include: give it
+# one, or it looks in /include.
+root=()
+if command -v git >/dev/null &&
+   [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+	files=$(git ls-files "*.c" "*.h")
+else
+	root=(--root "$top")
+	files=$(find . \( -path ./build -o -name '.?*' \) -prune -o -type f \
+		\( -name '*.c' -o -name '*.h' \) ! -name '*.mod.c' -print |
+		sed 's|^\./||' | LC_ALL=C sort)
+fi
+files=$(grep -vx tools/lib/user-compat.h <<<"$files" || true)
+if [ -z "$files" ]; then
+	echo "checkpatch: no C sources found in $top" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 # Everything is checked, tools included, but the userspace stand-ins for
 # kernel macros. Ignored: version checks, which an out-of-tree module that
 # builds for 6.1 and 6.12 needs (LINUX_VERSION_CODE, and CONSTANT_COMPARISON
 # which "LINUX_VERSION_CODE >= KERNEL_VERSION()" triggers), and CamelCase
 # that is not ours (_Static_assert, _Atomic, LLVMFuzzerTestOneInput).
 # shellcheck disable=SC2086
-if "$cp" --no-tree --quiet --show-types --strict \
+if "$cp" --no-tree "${root[@]}" --quiet --show-types --strict \
 	--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON,CAMELCASE,FILE_PATH_CHANGES \
 	-f $files; then
 	echo "1 passed, 0 failed"
