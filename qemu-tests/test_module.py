@@ -140,9 +140,14 @@ def env_crash(boot):
     return crash >= 0 and "ramtrail:" not in boot[:crash]
 
 
+def env_crashes(r):
+    """The boots of a run (their logs) that crashed before ramtrail was loaded."""
+    return [b for b in BOOT.split(SECTION.sub("", r.log))[1:] if env_crash(b)]
+
+
 def boots(r):
     """Boots of a run, not counting those that crashed before ramtrail."""
-    crashed = [b for b in BOOT.split(SECTION.sub("", r.log))[1:] if env_crash(b)]
+    crashed = env_crashes(r)
     if crashed:
         print(f"     note: {len(crashed)} boot(s) crashed before ramtrail was "
               "loaded (kernel not tainted by it): not counted", flush=True)
