@@ -7,6 +7,10 @@
 #   make check        all tests (installs what they need first)
 #   make fuzz         fuzz the header, the decoder and the command, FUZZ_TIME s
 #                     each (600)
+#   make stress       crash campaign in QEMU: STRESS_CYCLES=10 cycles of
+#                     random panics, oopses, soft lockups, power cuts and
+#                     erases on one RAM file per STRESS_KVERS=6.1,6.12 and
+#                     STRESS_SMPS=2,4; STRESS_SEED=S replays a campaign
 #   make bench        every benchmark against the anchors (QEMU, ~10 min)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make tools        build the userspace side only (build/tools/ramtrail)
@@ -14,8 +18,9 @@
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
+comma := ,
 
-.PHONY: all module tools check deps fuzz bench bench-core demo checkpatch clean
+.PHONY: all module tools check deps fuzz bench bench-core demo stress checkpatch clean
 
 all: module
 
@@ -25,6 +30,16 @@ module:
 demo: tools
 	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
 	@python3 $(TOP)/qemu-tests/demo.py
+
+STRESS_CYCLES ?= 10
+STRESS_KVERS ?= 6.1,6.12
+STRESS_SMPS ?= 2,4
+stress: tools
+	@for k in $(subst $(comma), ,$(STRESS_KVERS)); do \
+		$(TOP)/qemu-tests/fetch-kernels.sh $$k >/dev/null || exit 1; done
+	@python3 $(TOP)/qemu-tests/stress.py --cycles $(STRESS_CYCLES) \
+		--kver $(STRESS_KVERS) --smp $(STRESS_SMPS) \
+		$(if $(STRESS_SEED),--seed $(STRESS_SEED))
 
 checkpatch:
 	@$(TOP)/scripts/checkpatch.sh
