@@ -6,6 +6,7 @@
 #   CRASHES     crash instants for the crash-consistency test (default 4000)
 #   QEMU=0      skip the module build and QEMU scenarios
 #   KVERS, SMPS kernels and CPU counts for QEMU (default "6.1,6.12", "2,4")
+#   STRESS_CYCLES, STRESS_SEED  crash campaign cycles on the last kernel (3, 1)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/tools
@@ -85,6 +86,9 @@ if [ "${QEMU:-1}" != 0 ]; then
 	suite module build_module
 	suite qemu python3 "$top/qemu-tests/test_module.py" --kver "$KVERS" \
 		--smp "${SMPS:-2,4}"
+	# A few cycles of the crash campaign (make stress runs the long one).
+	suite stress python3 "$top/qemu-tests/stress.py" --cycles "${STRESS_CYCLES:-3}" \
+		--kver "${KVERS##*,}" --smp 2 --seed "${STRESS_SEED:-1}"
 fi
 echo
 printf '%s\n' "${summary[@]}"
