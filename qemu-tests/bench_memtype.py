@@ -44,7 +44,7 @@ def main():
     k = h.kernel(a.kver)
     g = tm.Guest(k, tm.build_all(a.kver), "bench-memtype", 2,
                  BODY.format(rounds=a.rounds, count=a.count, params=tm.PARAMS))
-    r = g.run(timeout=900)
+    r = g.run(timeout=900, tcg_single=False)      # as bench.py: a thread per vCPU
     runs = {}
     for m in re.finditer(r"^RESULT (\S+) ([\d.]+) ([\d.]+)$", r.log, re.M):
         runs.setdefault(m[1], []).append(float(m[3]) - float(m[2]))
