@@ -301,9 +301,13 @@ fi
 mount -t pstore pstore /sys/fs/pstore
 read level rest </proc/sys/kernel/printk
 echo 1 >/proc/sys/kernel/printk
-# Over a million records: print only the last part (the newest ones).
+# Over a million records: print only the crashing CPU's newest ones, from
+# the last part. (Its sysrq_handle_crash and panic can be thousands of
+# other CPUs' records apart: vCPUs take turns in one TCG thread.)
 last=$(ls /sys/fs/pstore | sed -n 's/^ftrace-ramtrail-//p' | sort -n | tail -n 1)
-begin lastpart; tail -n 4000 /sys/fs/pstore/ftrace-ramtrail-$last; end lastpart
+f=/sys/fs/pstore/ftrace-ramtrail-$last
+c=$(grep sysrq_handle_crash $f | tail -n 1 | sed 's/^CPU:\\([0-9]*\\) .*/\\1/')
+begin lastpart; grep "^CPU:$c " $f | tail -n 400; end lastpart
 echo $level >/proc/sys/kernel/printk
 rtlog
 """)
