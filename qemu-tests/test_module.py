@@ -468,6 +468,55 @@ pstore; rtlog
     no_oops(res, t, r.log)
 
 
+def scenario_savedfull(k, ko, smp, res):
+    """The space of an erased trace is reused while a later one is kept.
+    Saved area of 64 KiB, 16 bytes a record: traces of ~2000 and ~1200
+    reads fill most of it; with the first erased, a third of ~1200 fits
+    only in the first one's place, whole, and the second stays as it was."""
+    t = f"[{k.kver} smp{smp} savedfull]"
+    g = Guest(k, ko, "savedfull", smp, f"""
+rt_load {PARAMS} functions=ksys_read saved_size=64K
+id=$(boot_id)
+if [ "$id" = 1 ]; then
+    dd if=/dev/zero of=/dev/null bs=1 count=2000 2>/dev/null
+    echo c > /proc/sysrq-trigger
+elif [ "$id" = 2 ]; then
+    dd if=/dev/zero of=/dev/null bs=1 count=1200 2>/dev/null
+    echo c > /proc/sysrq-trigger
+elif [ "$id" = 3 ]; then
+    pstore
+    rm /sys/fs/pstore/ftrace-ramtrail-0
+    dd if=/dev/zero of=/dev/null bs=1 count=1200 2>/dev/null
+    echo c > /proc/sysrq-trigger
+fi
+pstore; rtlog
+""")
+    r = g.run(timeout=300)
+    res.check(f"{t} three panics, four boots", boots(r) == 4 and r.rc == 0, brief(r))
+    reads = lambda text: [x for x in parse_ftrace(text)[0] if x[2] == "ksys_read"]
+    f0 = [reads(x) for x in h.sections(r.log, "ftrace-ramtrail-0")]
+    f1 = [reads(x) for x in h.sections(r.log, "ftrace-ramtrail-1")]
+    rt = section(r, "rtlog")
+    saved3 = re.search(r"saved boot 3: (\d+) records .* (\d+) oldest did not fit", rt)
+    res.check(f"{t} third trace saved whole in the erased one's place",
+              saved3 and int(saved3[1]) >= 1200 and saved3[2] == "0",
+              saved3 and saved3[0] or rt)
+    res.check(f"{t} files listed by boot: 0 is boot 2's, 1 is boot 3's",
+              "ftrace-ramtrail-0: trace of boot 2" in rt and
+              "ftrace-ramtrail-1: trace of boot 3" in rt, rt)
+    res.check(f"{t} second trace unchanged by the erase and the third save",
+              len(f0) == 2 and len(f1) == 2 and len(f1[0]) >= 1200 and
+              f0[1] == f1[0], [len(x) for x in f0 + f1])
+    res.check(f"{t} third trace holds its reads",
+              len(f1) == 2 and len(f1[1]) >= 1200 and f1[1] != f1[0],
+              [len(x) for x in f1])
+    rc, out = g.stats()
+    boots_saved = re.findall(r"^saved boot (\d+) ", out, re.M)
+    res.check(f"{t} host stats: the region keeps boots 2 and 3 only",
+              rc == 0 and boots_saved == ["2", "3"], boots_saved or out[-400:])
+    no_oops(res, t, r.log)
+
+
 def scenario_oops(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} oops]"
     g = Guest(k, ko, "oops", smp, f"""

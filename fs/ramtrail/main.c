@@ -332,10 +332,10 @@ static u64 ramtrail_next_boot_id(const struct ramtrail_region *old)
 	/* A header that failed its checksum has no boot number to trust. */
 	u64 id = ramtrail.prev_err == RAMTRAIL_OK ||
 		 ramtrail.prev_err == RAMTRAIL_E_STATE ? old->hdr.boot_id : 0;
-	u64 off = 0;
+	u64 pos = 0;
 	u32 i;
 
-	while ((t = ramtrail_saved_next(old, &off)))
+	while ((t = ramtrail_saved_next(old, &pos)))
 		id = max(id, t->boot_id);
 	for (i = 0; i < old->hdr.dmesg_count; i++) {
 		d = ramtrail_dmesg_at(old, i);

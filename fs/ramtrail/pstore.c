@@ -20,7 +20,7 @@
 /* Where read() is: dmesg slots first, then the parts of saved traces. */
 static struct {
 	u32 slot;
-	u64 off;	/* saved trace being read */
+	u64 pos;	/* saved trace being read, for ramtrail_saved_next() */
 	u32 part;	/* next part of it */
 	u64 id;		/* id of that part */
 } ramtrail_cursor;
@@ -30,11 +30,6 @@ static struct ramtrail_dmesg_header *ramtrail_dmesg(u32 slot)
 	const struct ramtrail_region_header *h = ramtrail.hdr;
 
 	return (void *)(ramtrail.base + h->dmesg_offset + slot * h->dmesg_size);
-}
-
-static struct ramtrail_saved_trace *ramtrail_trace_at(u64 off)
-{
-	return (void *)(ramtrail.base + ramtrail.hdr->saved_offset + off);
 }
 
 static int ramtrail_open(struct pstore_info *psi)
@@ -100,7 +95,7 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 	const struct ramtrail_dmesg_header *d;
 	struct ramtrail_saved_trace *t;
 	ssize_t ret;
-	u64 off;
+	u64 pos;
 
 	while (ramtrail_cursor.slot < ramtrail.hdr->dmesg_count) {
 		u32 slot = ramtrail_cursor.slot++;
@@ -114,8 +109,8 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 		pr_warn("dmesg-ramtrail-%u not shown: error %zd\n", slot, ret);
 	}
 	for (;;) {
-		off = ramtrail_cursor.off;
-		t = (void *)ramtrail_saved_next(&ramtrail.reg, &off);
+		pos = ramtrail_cursor.pos;
+		t = (void *)ramtrail_saved_next(&ramtrail.reg, &pos);
 		if (!t)
 			return 0;
 		while (ramtrail_cursor.part < ramtrail_saved_parts(t)) {
@@ -131,7 +126,7 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 			pr_warn("ftrace-ramtrail-%llu not shown: error %zd\n",
 				id, ret);
 		}
-		ramtrail_cursor.off = off;
+		ramtrail_cursor.pos = pos;
 		ramtrail_cursor.part = 0;
 	}
 }
@@ -144,10 +139,9 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 static void ramtrail_erase_trace_part(u64 id)
 {
 	struct ramtrail_saved_trace *t;
-	u64 off = 0, first = 0;
-	bool all_erased = true, any = false;
+	u64 pos = 0, first = 0;
 
-	while ((t = (void *)ramtrail_saved_next(&ramtrail.reg, &off))) {
+	while ((t = (void *)ramtrail_saved_next(&ramtrail.reg, &pos))) {
 		u64 parts = ramtrail_saved_parts(t);
 
 		if (id >= first && id < first + parts) {
@@ -156,15 +150,9 @@ static void ramtrail_erase_trace_part(u64 id)
 			WRITE_ONCE(t->erased, part < 64 ?
 				   READ_ONCE(t->erased) | 1ULL << part : ~0ULL);
 			ramtrail_flush(&t->erased, sizeof(t->erased));
+			return;
 		}
-		all_erased &= ramtrail_saved_all_erased(t);
 		first += parts;
-		any = true;
-	}
-	if (any && all_erased) {
-		/* Nothing left: the next boot's trace starts at the front. */
-		WRITE_ONCE(ramtrail_trace_at(0)->magic, 0);
-		ramtrail_flush(ramtrail_trace_at(0), sizeof(*t));
 	}
 }
 

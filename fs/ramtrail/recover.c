@@ -160,6 +160,7 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 		return RAMTRAIL_E_GEOMETRY;
 	reg->base = buf;
 	reg->len = len;
+	ramtrail_saved_scan(reg);
 	if (h->header_size != offsetof(struct ramtrail_region_header, freeze) ||
 	    h->checksum != ramtrail_header_checksum(h))
 		return RAMTRAIL_E_CHECKSUM;
@@ -844,32 +845,22 @@ bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t)
 	return (READ_ONCE(t->erased) & mask) == mask;
 }
 
-/**
- * ramtrail_saved_next() - walk the saved traces of a region
- * @reg: region with its layout validated (@reg->base set)
- * @off: offset in the saved area; 0 to start, advanced past the entry
- *
- * Erased traces are returned too (ramtrail_saved_all_erased() tells): they
- * still take their place. An entry is returned only if its header checksum
- * holds and its modules and records lie inside the saved area.
- *
- * Return: the entry, or NULL at the end of the list.
- */
-const struct ramtrail_saved_trace *
-ramtrail_saved_next(const struct ramtrail_region *reg, u64 *off)
+/* The saved trace at @off, if one is valid there and fits the area. */
+static const struct ramtrail_saved_trace *
+rt_saved_at(const struct ramtrail_region *reg, u64 off)
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_saved_trace *t;
 	u64 room, need;
 
-	if (!reg->base || *off % 8 || *off > h->saved_size ||
-	    h->saved_size - *off < sizeof(*t))
+	if (!reg->base || off % 8 || off > h->saved_size ||
+	    h->saved_size - off < sizeof(*t))
 		return NULL;
-	t = (const void *)(reg->base + h->saved_offset + *off);
-	if (t->magic != RAMTRAIL_SAVED_MAGIC ||
+	t = (const void *)(reg->base + h->saved_offset + off);
+	if (READ_ONCE(t->magic) != RAMTRAIL_SAVED_MAGIC ||
 	    t->checksum != ramtrail_saved_checksum(t))
 		return NULL;
-	room = h->saved_size - *off;
+	room = h->saved_size - off;
 	need = sizeof(*t) + (u64)t->modtab_count *
 	       sizeof(struct ramtrail_module_entry);
 	if (t->modtab_count > RAMTRAIL_MAX_MODULES ||
@@ -879,6 +870,123 @@ ramtrail_saved_next(const struct ramtrail_region *reg, u64 *off)
 	    (t->size - need) % sizeof(struct ramtrail_saved_record) ||
 	    t->nr_cpus > RAMTRAIL_MAX_CPUS || t->nr_cpus < 1)
 		return NULL;
-	*off += t->size;
 	return t;
+}
+
+/**
+ * ramtrail_saved_scan() - find the saved traces of a region
+ * @reg: region with its layout validated (@reg->base set)
+ *
+ * Scans the saved area every 8 bytes for a valid entry, skipping the inside
+ * of each one found, and lists the first RAMTRAIL_MAX_SAVED in @reg->saved
+ * by boot_id, then offset. Bounded by the area: one look per 8 bytes.
+ */
+void ramtrail_saved_scan(struct ramtrail_region *reg)
+{
+	const struct ramtrail_saved_trace *t, *o;
+	u64 off = 0;
+	u32 i;
+
+	reg->nr_saved = 0;
+	while (reg->nr_saved < RAMTRAIL_MAX_SAVED &&
+	       (reg->hdr.saved_size >= sizeof(*t) &&
+		off <= reg->hdr.saved_size - sizeof(*t))) {
+		t = rt_saved_at(reg, off);
+		if (!t) {
+			off += 8;
+			continue;
+		}
+		for (i = reg->nr_saved; i > 0; i--) {
+			o = rt_saved_at(reg, reg->saved[i - 1]);
+			if (o && o->boot_id <= t->boot_id)
+				break;
+			reg->saved[i] = reg->saved[i - 1];
+		}
+		reg->saved[i] = off;
+		reg->nr_saved++;
+		off += t->size;
+	}
+}
+
+/**
+ * ramtrail_saved_next() - walk the saved traces of a region, oldest first
+ * @reg: region with its layout validated (@reg->base set)
+ * @pos: 0 to start, advanced past the entry returned
+ *
+ * Erased traces are returned too (ramtrail_saved_all_erased() tells). An
+ * entry found by ramtrail_saved_scan() is checked again, so one that was
+ * overwritten since is skipped.
+ *
+ * Return: the entry, or NULL at the end of the list.
+ */
+const struct ramtrail_saved_trace *
+ramtrail_saved_next(const struct ramtrail_region *reg, u64 *pos)
+{
+	const struct ramtrail_saved_trace *t;
+
+	while (*pos < reg->nr_saved) {
+		t = rt_saved_at(reg, reg->saved[(*pos)++]);
+		if (t)
+			return t;
+	}
+	return NULL;
+}
+
+/**
+ * ramtrail_saved_place() - where a writer puts a new saved trace
+ * @reg: region with its layout validated and its saved area scanned
+ * @need: bytes of the whole new entry
+ * @len: set to the bytes free at the offset returned
+ *
+ * Traces not fully erased stay where they are; erased ones and garbage are
+ * free space. The first free span (by offset) that holds @need bytes is
+ * chosen, else the largest one, where the caller keeps what fits.
+ *
+ * Return: offset in the saved area of the span; *@len is 0 when there is
+ * no room at all or RAMTRAIL_MAX_SAVED traces are kept already.
+ */
+u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
+			 u64 *len)
+{
+	const struct ramtrail_saved_trace *t;
+	u64 best = 0, best_len = 0, start, end, o, pos;
+	u32 live = 0, i;
+
+	for (pos = 0; (t = ramtrail_saved_next(reg, &pos));)
+		live += !ramtrail_saved_all_erased(t);
+	*len = 0;
+	if (live >= RAMTRAIL_MAX_SAVED)
+		return 0;
+	/* Each span starts at the area's start or at the end of a trace. */
+	for (i = 0; i <= reg->nr_saved; i++) {
+		start = 0;
+		if (i < reg->nr_saved) {
+			t = rt_saved_at(reg, reg->saved[i]);
+			if (!t || ramtrail_saved_all_erased(t))
+				continue;
+			start = reg->saved[i] + t->size;
+		}
+		end = reg->hdr.saved_size;
+		for (pos = 0; (t = ramtrail_saved_next(reg, &pos));) {
+			if (ramtrail_saved_all_erased(t))
+				continue;
+			o = ramtrail_saved_offset(reg, t);
+			if (o < start && o + t->size > start)
+				end = 0;	/* inside a trace: no span */
+			else if (o >= start && o < end)
+				end = o;
+		}
+		if (end <= start)
+			continue;
+		if (end - start >= need && (best_len < need || start < best)) {
+			best = start;
+			best_len = end - start;
+		} else if (best_len < need && (end - start > best_len ||
+			   (end - start == best_len && start < best))) {
+			best = start;
+			best_len = end - start;
+		}
+	}
+	*len = best_len;
+	return best;
 }

@@ -32,11 +32,16 @@ enum ramtrail_error {
  *	RAMTRAIL_OK every field is checked; with another result but @base
  *	set, only the layout (the areas and the zone geometry) is: the dmesg
  *	records and saved traces can be read, the zones cannot.
+ * @nr_saved: entries in @saved
+ * @saved: offsets in the saved area of the valid saved traces found by
+ *	ramtrail_saved_scan(), in order of boot_id (then offset)
  */
 struct ramtrail_region {
 	const u8 *base;
 	u64 len;
 	struct ramtrail_region_header hdr;
+	u32 nr_saved;
+	u64 saved[RAMTRAIL_MAX_SAVED];
 };
 
 /**
@@ -148,8 +153,11 @@ void ramtrail_merge_init(struct ramtrail_merge *m,
 			 struct ramtrail_zone_cursor *cursor, u32 *heap);
 const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m);
 u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts);
+void ramtrail_saved_scan(struct ramtrail_region *reg);
 const struct ramtrail_saved_trace *
-ramtrail_saved_next(const struct ramtrail_region *reg, u64 *off);
+ramtrail_saved_next(const struct ramtrail_region *reg, u64 *pos);
+u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
+			 u64 *len);
 u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t);
 bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t);
 const struct ramtrail_freeze_info *
@@ -176,6 +184,13 @@ ramtrail_saved_records(const struct ramtrail_saved_trace *t)
 {
 	return (struct ramtrail_saved_record *)(ramtrail_saved_modules(t) +
 						t->modtab_count);
+}
+
+/* Offset of a saved trace in its region's saved area. */
+static inline u64 ramtrail_saved_offset(const struct ramtrail_region *reg,
+					const struct ramtrail_saved_trace *t)
+{
+	return (const u8 *)t - (reg->base + reg->hdr.saved_offset);
 }
 
 /* Files (parts) a saved trace is shown as through pstore. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * At load: decode the zones the previous boot left, merge them by time and
- * append the result to the saved area, where it stays until erased through
+ * write the result to the saved area, where it stays until erased through
  * pstore, across any number of later crashes. Also: turning the saved
  * offsets into this boot's addresses (KASLR, modules).
  */
@@ -57,14 +57,22 @@ static u64 ramtrail_merge_zones(const struct ramtrail_region *reg,
 	return n;
 }
 
-/* Offset of the end of the saved list. */
-static u64 ramtrail_saved_end(const struct ramtrail_region *reg)
+/*
+ * Erased traces are garbage: clear their magic (one store each), so that
+ * their space is free. A reset in between leaves them erased or gone.
+ */
+static void ramtrail_saved_collect(struct ramtrail_region *reg)
 {
-	u64 off = 0;
+	struct ramtrail_saved_trace *t;
+	u64 pos = 0;
 
-	while (ramtrail_saved_next(reg, &off))
-		;
-	return off;
+	while ((t = (void *)ramtrail_saved_next(reg, &pos))) {
+		if (!ramtrail_saved_all_erased(t))
+			continue;
+		WRITE_ONCE(t->magic, 0);
+		ramtrail_flush(&t->magic, sizeof(t->magic));
+	}
+	ramtrail_saved_scan(reg);
 }
 
 static void ramtrail_why_empty(const struct ramtrail_region *reg, int err)
@@ -88,9 +96,9 @@ static void ramtrail_why_empty(const struct ramtrail_region *reg, int err)
 static bool ramtrail_saved_already(const struct ramtrail_region *reg)
 {
 	const struct ramtrail_saved_trace *t;
-	u64 off = 0;
+	u64 pos = 0;
 
-	while ((t = ramtrail_saved_next(reg, &off)))
+	while ((t = ramtrail_saved_next(reg, &pos)))
 		if (t->boot_id == reg->hdr.boot_id && t->nonce == reg->hdr.nonce)
 			return true;
 	return false;
@@ -125,8 +133,10 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
  * ramtrail_save_previous() - move the previous boot's trace to the saved area
  * @reset: only look (for ramoops' signature): the region is to be cleared
  *
- * Fills ramtrail.reg and ramtrail.prev_err with what the region holds. A
- * reset at any instant of the save is safe: the entry is sealed after its
+ * Fills ramtrail.reg and ramtrail.prev_err with what the region holds. The
+ * new entry goes where no trace that is not fully erased lies (those are
+ * never moved). A reset at any instant of the save is safe: erased entries
+ * are cleared with one store each, the new entry is sealed after its
  * records, and an entry of the same boot and format is never saved twice.
  *
  * Return: 0 (also when there was nothing to save), -EBUSY if the range
@@ -139,7 +149,7 @@ int ramtrail_save_previous(bool reset)
 	const struct ramtrail_module_entry *mods;
 	struct ramtrail_zone_cursor *cur;
 	struct ramtrail_saved_trace *t;
-	u64 n, end, room, fixed, fit;
+	u64 n, at = 0, room = 0, fixed, fit;
 	u32 *heap, nmods = 0;
 	int err = ramtrail_region_open(reg, ramtrail.base, ramtrail.size);
 
@@ -178,9 +188,13 @@ int ramtrail_save_previous(bool reset)
 		return -ENOMEM;
 	}
 	n = ramtrail_merge_zones(reg, cur, heap, NULL, 0, NULL);
-	end = ramtrail_saved_end(reg);
-	room = h->saved_size - end;
 	fixed = sizeof(*t) + nmods * sizeof(*mods);
+	if (n) {
+		ramtrail_saved_collect(reg);
+		at = ramtrail_saved_place(reg, fixed + n *
+					  sizeof(struct ramtrail_saved_record),
+					  &room);
+	}
 	if (!n) {
 		pr_info("boot %llu recorded nothing\n", h->boot_id);
 	} else if (room < fixed + sizeof(struct ramtrail_saved_record)) {
@@ -188,7 +202,7 @@ int ramtrail_save_previous(bool reset)
 			h->boot_id, n);
 	} else {
 		fit = (room - fixed) / sizeof(struct ramtrail_saved_record);
-		t = (void *)(ramtrail.base + h->saved_offset + end);
+		t = (void *)(ramtrail.base + h->saved_offset + at);
 		memset(t, 0, sizeof(*t));
 		memcpy(ramtrail_saved_modules(t), mods,
 		       nmods * sizeof(*mods));
@@ -299,9 +313,9 @@ unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off)
 void ramtrail_list_saved(void)
 {
 	const struct ramtrail_saved_trace *t;
-	u64 off = 0, id = 0;
+	u64 pos = 0, id = 0;
 
-	while ((t = ramtrail_saved_next(&ramtrail.reg, &off))) {
+	while ((t = ramtrail_saved_next(&ramtrail.reg, &pos))) {
 		u64 parts = ramtrail_saved_parts(t);
 
 		if (ramtrail_saved_all_erased(t))

@@ -323,12 +323,12 @@ int rt_trace_choose(struct rt_trace *t, s64 boot)
 	const struct ramtrail_region_header *h = &t->reg.hdr;
 	const struct ramtrail_saved_trace *s, *pick = NULL;
 	bool erased = false;
-	u64 off = 0;
+	u64 pos = 0;
 
 	if (ramtrail_zones_hold_trace(&t->reg, t->reg_err) &&
 	    (boot < 0 || h->boot_id == boot))
 		return rt_trace_zones(t);
-	while ((s = ramtrail_saved_next(&t->reg, &off))) {
+	while ((s = ramtrail_saved_next(&t->reg, &pos))) {
 		if (boot >= 0 && s->boot_id != (u64)boot)
 			continue;
 		if (!ramtrail_saved_all_erased(s))

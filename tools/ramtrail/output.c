@@ -301,9 +301,9 @@ static void rt_print_zones(struct rt_trace *t, FILE *out)
 static void rt_print_saved_list(struct rt_trace *t, FILE *out)
 {
 	const struct ramtrail_saved_trace *s;
-	u64 off = 0;
+	u64 pos = 0;
 
-	while ((s = ramtrail_saved_next(&t->reg, &off))) {
+	while ((s = ramtrail_saved_next(&t->reg, &pos))) {
 		fprintf(out, "saved boot %llu records %llu cpus %u erased %d ",
 			(unsigned long long)s->boot_id,
 			(unsigned long long)s->nr_records, s->nr_cpus,

@@ -584,7 +584,94 @@ static void test_dmesg_and_saved_checksums(void)
 	      "erased state");
 	s->boot_id++;
 	off = 0;
-	CHECK(!ramtrail_saved_next(&reg, &off), "damaged entry accepted");
+	CHECK(ramtrail_saved_next(&reg, &off) == s2 &&
+	      !ramtrail_saved_next(&reg, &off),
+	      "damaged entry accepted, or it hid the next one");
+	test_region_free(t);
+}
+
+/* Offsets of the saved traces listed, as "boot@offset ...". */
+static void saved_list(const struct test_region *t, char *buf, size_t len)
+{
+	const struct ramtrail_saved_trace *s;
+	struct ramtrail_region reg;
+	size_t n = 0;
+	u64 pos = 0;
+
+	buf[0] = 0;
+	ramtrail_region_open(&reg, t->mem, t->size);
+	while ((s = ramtrail_saved_next(&reg, &pos)) && n < len)
+		n += snprintf(buf + n, len - n, "%s%llu@%llu", n ? " " : "",
+			      (unsigned long long)s->boot_id,
+			      (unsigned long long)ramtrail_saved_offset(&reg, s));
+}
+
+/*
+ * Saved traces are found wherever they lie, past garbage, listed by boot;
+ * a header inside another trace's records is not a trace, and a damaged
+ * trace hides none of the others.
+ */
+static void test_saved_traces_found_anywhere_listed_by_boot(void)
+{
+	struct test_region *t = test_region_new_saved(1, 4, 0, 65536);
+	u8 *area = t->mem + t->hdr->saved_offset;
+	struct ramtrail_saved_trace *s;
+	char got[256];
+
+	test_add_saved(t, 0, 12, 3);
+	memset(area + 312, 0xa5, 1000);
+	test_add_saved(t, 4096, 9, 100);
+	test_add_saved(t, 4096 + 264 + 64, 5, 2);	/* inside boot 9's */
+	s = test_add_saved(t, 20000, 3, 5);
+	saved_list(t, got, sizeof(got));
+	CHECK(!strcmp(got, "3@20000 9@4096 12@0"), "listed: %s", got);
+	s->checksum ^= 1;
+	saved_list(t, got, sizeof(got));
+	CHECK(!strcmp(got, "9@4096 12@0"), "after damage: %s", got);
+	test_region_free(t);
+}
+
+/*
+ * A new trace goes where no kept trace is: the first free span that holds
+ * it (erased traces are free), else the largest, never over a kept trace.
+ */
+static void test_saved_space_of_erased_traces_is_reused(void)
+{
+	struct test_region *t = test_region_new_saved(1, 4, 0, 16384);
+	struct ramtrail_saved_trace *a, *b, *c;
+	struct ramtrail_region reg;
+	u64 at, len, size = t->hdr->saved_size;
+	u32 i;
+
+	a = test_add_saved(t, 0, 1, 3);				/* 312 bytes */
+	b = test_add_saved(t, a->size, 2, 200);			/* 3464 */
+	c = test_add_saved(t, a->size + b->size, 3, 10);	/* 424 */
+	ramtrail_region_open(&reg, t->mem, t->size);
+	at = ramtrail_saved_place(&reg, 3000, &len);
+	CHECK(at == 4200 && len == size - 4200, "kept b: at %llu len %llu",
+	      (unsigned long long)at, (unsigned long long)len);
+	b->erased = ~0ULL;
+	at = ramtrail_saved_place(&reg, 3000, &len);
+	CHECK(at == 312 && len == 3464, "b erased: at %llu len %llu",
+	      (unsigned long long)at, (unsigned long long)len);
+	at = ramtrail_saved_place(&reg, size, &len);
+	CHECK(at == 4200 && len == size - 4200, "too big: at %llu len %llu",
+	      (unsigned long long)at, (unsigned long long)len);
+	a->erased = ~0ULL;
+	c->erased = ~0ULL;
+	at = ramtrail_saved_place(&reg, size, &len);
+	CHECK(at == 0 && len == size, "all erased: at %llu len %llu",
+	      (unsigned long long)at, (unsigned long long)len);
+	test_region_free(t);
+
+	t = test_region_new_saved(1, 4, 0, 128 * 1024);
+	for (i = 0; i < RAMTRAIL_MAX_SAVED; i++)
+		test_add_saved(t, i * 280, i + 1, 1);
+	ramtrail_region_open(&reg, t->mem, t->size);
+	ramtrail_saved_place(&reg, 280, &len);
+	CHECK(reg.nr_saved == RAMTRAIL_MAX_SAVED && !len,
+	      "%u traces kept, room %llu past the limit", reg.nr_saved,
+	      (unsigned long long)len);
 	test_region_free(t);
 }
 
@@ -704,6 +791,8 @@ int main(void)
 	RUN(test_ts_to_ns_uses_the_saved_clock);
 	RUN(test_torn_or_formatting_header_keeps_saved_and_dmesg);
 	RUN(test_dmesg_and_saved_checksums);
+	RUN(test_saved_traces_found_anywhere_listed_by_boot);
+	RUN(test_saved_space_of_erased_traces_is_reused);
 	RUN(test_absurd_clock_is_refused_and_time_saturates);
 	RUN(test_module_table_never_guesses);
 	return check_summary();

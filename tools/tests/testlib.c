@@ -5,14 +5,21 @@
 
 struct test_region *test_region_new(u32 nr_cpus, u32 blocks, u32 ring_flags)
 {
+	return test_region_new_saved(nr_cpus, blocks, ring_flags,
+				     2 * RAMTRAIL_HEADER_SIZE);
+}
+
+struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
+					  u32 ring_flags, u64 saved_size)
+{
 	struct ramtrail_region_header h;
 	struct test_region *t = calloc(1, sizeof(*t));
-	u64 size = 5 * RAMTRAIL_HEADER_SIZE +
+	u64 size = 3 * RAMTRAIL_HEADER_SIZE + saved_size +
 		   (u64)nr_cpus * blocks * RAMTRAIL_BLOCK_SIZE;
 	u32 cpu;
 
 	if (!t || ramtrail_layout(&h, size, nr_cpus, 1, 1024,
-				  2 * RAMTRAIL_HEADER_SIZE, 16)) {
+				  saved_size, 16)) {
 		fprintf(stderr, "%s: bad geometry\n", __func__);
 		exit(2);
 	}

@@ -17,6 +17,9 @@ struct test_region {
 
 /* A formatted region of @blocks blocks per zone, recording. */
 struct test_region *test_region_new(u32 nr_cpus, u32 blocks, u32 ring_flags);
+/* The same with a saved area of @saved_size bytes. */
+struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
+					  u32 ring_flags, u64 saved_size);
 void test_region_free(struct test_region *t);
 void test_region_seal(struct test_region *t);
 u64 *test_zone(struct test_region *t, u32 cpu);

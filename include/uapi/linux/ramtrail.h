@@ -312,13 +312,17 @@ struct ramtrail_dmesg_header {
 };
 
 /*
- * The saved area holds merged traces of earlier boots, back to back, each a
- * struct ramtrail_saved_trace, then modtab_count module entries, then
- * nr_records struct ramtrail_saved_record in time order. The first entry
- * whose magic is not RAMTRAIL_SAVED_MAGIC, or whose checksum fails, ends
- * the list.
+ * The saved area holds merged traces of earlier boots, each a struct
+ * ramtrail_saved_trace at an 8-byte aligned offset, then modtab_count
+ * module entries, then nr_records struct ramtrail_saved_record in time
+ * order. Entries do not overlap; the space between them is free (the
+ * space of erased traces is reused). A reader finds them by scanning the
+ * area for a valid entry (magic, checksum, bounds) every 8 bytes, skipping
+ * the inside of each one found, and lists them by boot_id. A writer keeps
+ * at most RAMTRAIL_MAX_SAVED entries.
  */
 #define RAMTRAIL_SAVED_MAGIC		0x44564153 /* "SAVD" */
+#define RAMTRAIL_MAX_SAVED		256
 
 /**
  * struct ramtrail_saved_trace - one boot's trace, recovered and merged
