@@ -897,8 +897,9 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 			continue;
 		}
 		for (i = reg->nr_saved; i > 0; i--) {
-			o = rt_saved_at(reg, reg->saved[i - 1]);
-			if (o && o->boot_id <= t->boot_id)
+			o = (const void *)(reg->base + reg->hdr.saved_offset +
+					   reg->saved[i - 1]);
+			if (o->boot_id <= t->boot_id)
 				break;
 			reg->saved[i] = reg->saved[i - 1];
 		}

@@ -284,9 +284,10 @@ static void rt_print_zones(struct rt_trace *t, FILE *out)
 			cpu, (unsigned long long)c->records,
 			(unsigned long long)c->corrupt_blocks,
 			(unsigned long long)c->torn);
-		fprintf(out, "lost_words %llu no_base %llu dropped %llu ",
+		fprintf(out, "lost_words %llu no_base %llu ts_backwards %llu dropped %llu ",
 			(unsigned long long)c->lost_words,
 			(unsigned long long)c->no_base,
+			(unsigned long long)c->ts_backwards,
 			(unsigned long long)(f ? f->zone[cpu].dropped : 0));
 		fprintf(out, "freeze_pos %llu first_ns %llu last_ns %llu newest_block %lld\n",
 			(unsigned long long)(f ? f->zone[cpu].freeze_pos : 0),
