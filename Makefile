@@ -14,7 +14,7 @@
 #   make bench        every benchmark against the anchors (QEMU, ~10 min)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make tools        build the userspace side only (build/tools/ramtrail)
-#   make checkpatch   kernel coding style of every C file
+#   make checkpatch   kernel coding style of every C file, kernel-doc comments
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build

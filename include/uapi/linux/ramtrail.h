@@ -219,6 +219,7 @@ struct ramtrail_freeze_info {
  * @build: uname -v of the writing kernel (build number and date),
  *	NUL-terminated: with @release, tells whether symbols of the reading
  *	kernel apply
+ * @reserved: zero; pads the header's checksummed part to 512 bytes
  * @freeze: how recording ended, with its own checksum
  */
 struct ramtrail_region_header {
