@@ -107,7 +107,7 @@ size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
 	const struct ramtrail_record *r;
 	struct ramtrail_region reg;
 	struct ramtrail_merge m;
-	u32 heap[RAMTRAIL_MAX_CPUS], cpu;
+	u32 heap[RAMTRAIL_MAX_CPUS];
 	size_t n = 0;
 
 	if (sum)
@@ -121,18 +121,8 @@ size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
 			out[n] = *r;
 		n++;
 	}
-	for (cpu = 0; sum && cpu < reg.hdr.nr_cpus; cpu++) {
-		struct ramtrail_zone_stats *s = &cur[cpu].stats;
-
-		sum->records += s->records;
-		sum->blocks += s->blocks;
-		sum->corrupt_blocks += s->corrupt_blocks;
-		sum->headerless_blocks += s->headerless_blocks;
-		sum->torn += s->torn;
-		sum->lost_words += s->lost_words;
-		sum->no_base += s->no_base;
-		sum->ts_backwards += s->ts_backwards;
-	}
+	if (sum)
+		ramtrail_zone_stats_sum(sum, cur, reg.hdr.nr_cpus);
 	free(cur);
 	return n;
 }
