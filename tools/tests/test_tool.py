@@ -22,17 +22,10 @@ BIN = Path(sys.argv[1]) if len(sys.argv) > 1 else TOP / "build" / "tools"
 TOOL = BIN / "ramtrail"
 DECODE = re.compile(r"^ *<\.\.\.>-0 +\[(\d+)\] \.{5} +(\d+\.\d{6}): (.*)$")
 RAM_OFFSET = 0x300000
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name}: {str(detail)[:600]}")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check import Results  # noqa: E402
+RESULTS = Results(ok_limit=0)
+check = RESULTS.check
 
 
 def run(*args):
@@ -395,8 +388,7 @@ def main():
           all(f".B {n}" in man for n in range(5)), "exit codes 0..4")
 
     shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return 1 if RESULTS.summary() else 0
 
 
 if __name__ == "__main__":
