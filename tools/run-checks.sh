@@ -79,6 +79,7 @@ suite fuzz-header fuzz fuzz_header -max_len=16384
 # The command prints a lot: its stdout and stderr are closed.
 suite fuzz-cli fuzz fuzz_cli -close_fd_mask=3
 suite checkpatch "$top/scripts/checkpatch.sh"
+suite layers python3 "$top/scripts/check-layers.py"
 if [ "${QEMU:-1}" != 0 ]; then
 	for kver in ${KVERS//,/ }; do
 		"$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null || true

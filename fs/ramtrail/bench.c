@@ -24,13 +24,9 @@
 #include <linux/ring_buffer.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 #include <linux/vmalloc.h>
 #include "map.h"
 #include "ring.h"
-
-/* One object per module: ramtrail.ko links ring.o too. */
-#include "ring.c"
 
 static unsigned long mem_address;
 module_param(mem_address, ulong, 0400);
@@ -76,11 +72,7 @@ static void bench_ringbuf_one(struct trace_buffer *rb, u64 i)
 	p = ring_buffer_event_data(ev);
 	p[0] = 0xffffffff81000000ULL + (i & 0xfff);
 	p[1] = 0xffffffff81200000ULL + (i & 0x3ff);
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
-	ring_buffer_unlock_commit(rb);
-#else
-	ring_buffer_unlock_commit(rb, ev);
-#endif
+	ramtrail_rb_unlock_commit(rb, ev);
 }
 
 static int bench_thread(void *arg)

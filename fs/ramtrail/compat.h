@@ -1,11 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The few kernel facilities the shared ramtrail sources (ring.c,
- * recover.c, region.c) use, so that the same files build in the module and
- * in tools/. Nothing here may change behaviour between the two builds.
+ * The kernel facilities ramtrail uses that differ between the builds:
+ *
+ *  - the shared sources (ring.c, recover.c, region.c) build in the module
+ *    and in tools/; tools/lib/user-compat.h gives userspace the same names,
+ *    and nothing may change behaviour between the two builds;
+ *  - the kernel versions the module builds for (6.1 to 6.12): every
+ *    LINUX_VERSION_CODE test of the module is here.
+ *
+ * The on-RAM format is little-endian and the code stores it in the CPU's
+ * order: a big-endian build is refused.
  */
 #ifndef _RAMTRAIL_COMPAT_H
 #define _RAMTRAIL_COMPAT_H
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "ramtrail: the on-RAM format is little-endian; big-endian builds are not supported"
+#endif
 
 #ifdef __KERNEL__
 
@@ -15,21 +26,15 @@
 #include <linux/string.h>
 #include <linux/math64.h>
 #include <linux/crc32.h>
+#include <linux/module.h>
+#include <linux/version.h>
 #include <asm/local.h>
 #include <asm/byteorder.h>
-#ifdef CONFIG_X86
-#include <asm/msr.h>
-#else
-#include <linux/trace_clock.h>
-#endif
+#include "arch.h"
 
 static __always_inline u64 ramtrail_clock(void)
 {
-#ifdef CONFIG_X86
-	return rdtsc();
-#else
-	return trace_clock_local();
-#endif
+	return ramtrail_arch_clock();
 }
 
 /* Raw CRC32 (IEEE) state update: no inversion in or out. */
@@ -42,6 +47,58 @@ static inline u64 ramtrail_mul_div(u64 a, u64 b, u64 c)
 {
 	return mul_u64_u64_div_u64(a, b, c);
 }
+
+/* reserve_mem= regions: Linux 6.12 and later. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/mm.h>
+#define RAMTRAIL_HAVE_RESERVE_MEM	1
+static inline bool ramtrail_reserve_mem_find(const char *name,
+					     phys_addr_t *start,
+					     phys_addr_t *size)
+{
+	return reserve_mem_find_by_name(name, start, size);
+}
+#else
+#define RAMTRAIL_HAVE_RESERVE_MEM	0
+static inline bool ramtrail_reserve_mem_find(const char *name,
+					     phys_addr_t *start,
+					     phys_addr_t *size)
+{
+	return false;
+}
+#endif
+
+/* pstore_info.buf_lock became a raw spinlock in 6.12. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define ramtrail_pstore_lock_init(psi)	raw_spin_lock_init(&(psi)->buf_lock)
+#else
+#define ramtrail_pstore_lock_init(psi)	spin_lock_init(&(psi)->buf_lock)
+#endif
+
+/* A module's text and core sizes: struct module_memory since 6.4. */
+static inline void ramtrail_module_sizes(const struct module *mod,
+					 unsigned long *base, u64 *size,
+					 u64 *core_size)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	*base = (unsigned long)mod->mem[MOD_TEXT].base;
+	*size = mod->mem[MOD_TEXT].size;
+	*core_size = mod->mem[MOD_TEXT].size + mod->mem[MOD_DATA].size +
+		     mod->mem[MOD_RODATA].size +
+		     mod->mem[MOD_RO_AFTER_INIT].size;
+#else
+	*base = (unsigned long)mod->core_layout.base;
+	*size = mod->core_layout.text_size;
+	*core_size = mod->core_layout.size;
+#endif
+}
+
+/* ring_buffer_unlock_commit() lost its event argument in 6.2 (bench). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define ramtrail_rb_unlock_commit(rb, ev)	ring_buffer_unlock_commit(rb)
+#else
+#define ramtrail_rb_unlock_commit(rb, ev)	ring_buffer_unlock_commit(rb, ev)
+#endif
 
 #else
 /* tools/lib/user-compat.h: the same names for userspace builds. */

@@ -1,39 +1,147 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* State shared by the module's files. */
+/*
+ * The module's one state object and the calls between its files.
+ *
+ * Files call only downwards in this order (main.c says it again):
+ *
+ *   main.c      parameters, init and exit
+ *   pstore.c    the pstore backend: reads saved traces and dmesg records
+ *   save.c      recovers the previous boot's zones into the saved area
+ *   modules.c   this boot's module table; relocating saved addresses
+ *   storage.c   the region: claim, map, format, seal, flush, debugfs
+ *
+ * and beside them record.c (record sources, the freeze), which calls
+ * storage.c only. All of them use the shared decoder (recover.c,
+ * region.c) and the record path (ring.h, ring.c) below.
+ */
 #ifndef _RAMTRAIL_INTERNAL_H
 #define _RAMTRAIL_INTERNAL_H
 
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/ftrace.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/pstore.h>
 #include "ring.h"
 #include "recover.h"
+#include "map.h"
 
-#define RAMTRAIL_TEXT_BASE	0xffffffff80000000UL
 #define RAMTRAIL_MODTAB_COUNT	256
-/* First word of a ramoops zone (fs/pstore/ram_core.c PERSISTENT_RAM_SIG). */
-#define RAMTRAIL_RAMOOPS_SIG	0x43474244
 
 /**
- * struct ramtrail - the module's one region
- * @phys: physical address
- * @size: bytes
+ * struct ramtrail_params - what the module parameters ask for
+ * @mem_address: physical start of the region (memmap=), or 0
+ * @mem_size: its size in bytes
+ * @mem_name: a reserve_mem= region's name, instead of @mem_address
  * @mem_type: 0 write-combined, 1 uncached, 2 cached
- * @requested: the range was claimed with request_mem_region()
- * @base: kernel mapping of the region
- * @hdr: the header at @base
- * @reg: validated view of the region (geometry checked)
- * @prev_err: what opening the region at load said of the previous boot's
- *	header (enum ramtrail_error)
- * @formatted: this load wrote the header: it may end the recording
- * @live: rings are set up; cleared at unload under the parameters' lock
- * @frozen: 0 recording, 1 a freeze is under way, 2 the freeze is sealed
- * @recording: the function tracer hook is registered
- * @nr_modules: entries used in the module table; entries below it are
- *	complete (smp_store_release() after the entry's stores)
- * @modules_lock: serialises appending to the module table
+ * @functions: comma-separated function globs to record
+ * @max_reason: highest kmsg dump reason kept
+ * @dmesg_size: bytes per dmesg record
+ * @dmesg_count: dmesg records
+ * @saved_size: bytes of the saved area; 0 for a quarter of the region
+ * @stop_when_full: stop a CPU's recording when its zone is full
+ * @reset: ignore and clear what the region holds
  */
-struct ramtrail {
+struct ramtrail_params {
+	unsigned long mem_address;
+	u64 mem_size;
+	const char *mem_name;
+	unsigned int mem_type;
+	const char *functions;
+	int max_reason;
+	unsigned long dmesg_size;
+	unsigned int dmesg_count;
+	u64 saved_size;
+	bool stop_when_full;
+	bool reset;
+};
+
+/* What loading did with the previous boot's zones (debugfs status). */
+enum ramtrail_prev_trace {
+	RAMTRAIL_PREV_NONE,		/* no usable zones, or reset=1 */
+	RAMTRAIL_PREV_EMPTY,		/* they held no record */
+	RAMTRAIL_PREV_SAVED,		/* saved by this load */
+	RAMTRAIL_PREV_SAVED_BEFORE,	/* saved by a load that was cut */
+	RAMTRAIL_PREV_LOST,		/* the saved area had no room */
+};
+
+/**
+ * struct ramtrail_prev - what the region said of the previous boot at load
+ * @header: enum ramtrail_error of opening the region's header
+ * @version: format version the header claimed (0 without the magic)
+ * @boot_id: its boot number (0 if the header gave none)
+ * @state: its enum ramtrail_state
+ * @reason: its enum ramtrail_freeze_reason
+ * @trace: enum ramtrail_prev_trace
+ * @records: records saved by this load
+ * @skipped: oldest records that did not fit
+ * @dropped: records the previous boot's writers refused
+ */
+struct ramtrail_prev {
+	int header;
+	u32 version;
+	u64 boot_id;
+	u32 state;
+	u32 reason;
+	int trace;
+	u64 records;
+	u64 skipped;
+	u64 dropped;
+};
+
+/**
+ * struct ramtrail_cursor - where pstore's read is
+ * @slot: next dmesg slot
+ * @pos: saved trace being read, for ramtrail_saved_next()
+ * @part: next part of it
+ * @id: pstore id of that part
+ */
+struct ramtrail_cursor {
+	u32 slot;
+	u64 pos;
+	u32 part;
+	u64 id;
+};
+
+/**
+ * DOC: the context
+ *
+ * One struct ramtrail_context holds the module's state; the callbacks
+ * that kernel interfaces call (ftrace_ops, notifier blocks, pstore_info)
+ * are embedded in it and find it with container_of(). The exported entry
+ * points, which get no argument to find it, use the one pointer that
+ * record.c publishes while recording is live.
+ *
+ * Who writes what:
+ *
+ * - Set during init, before any callback is registered, and read-only
+ *   until exit: @params, @phys, @size, @mem_type, @requested, @base, @hdr,
+ *   @reg (except its saved-trace index, rebuilt by save.c during init),
+ *   @prev, @rings (the pointer), the ftrace_ops, the notifier blocks and
+ *   @pstore.
+ * - Per CPU: each struct ramtrail_ring in @rings is written only by its
+ *   CPU's writers (any context, lock-free: ring.h), except ring->stopped,
+ *   which any CPU sets (freeze, unload, the enabled parameter) with
+ *   WRITE_ONCE().
+ * - @formatted: set once by the format, read by the freeze on any CPU
+ *   (READ_ONCE()).
+ * - @frozen: the freeze's winner is the CPU whose atomic_cmpxchg() moves
+ *   it from 0 to 1; it stores 2 once the header is sealed. Unload takes
+ *   it from 0 to 2 the same way.
+ * - @live, @enabled: written under the module's parameter lock
+ *   (kernel_param_lock()), which enabled_set() runs under.
+ * - @nr_modules and the module table: appended under @modules_lock; the
+ *   count is published with smp_store_release() after the entry.
+ * - @cursor, @dmesg_next: pstore serialises read() (its read_mutex) and
+ *   write() (its buf_lock).
+ */
+struct ramtrail_context {
+	struct ramtrail_params params;
+
+	/* The region (storage.c) */
 	phys_addr_t phys;
 	u64 size;
 	unsigned int mem_type;
@@ -41,22 +149,35 @@ struct ramtrail {
 	u8 *base;
 	struct ramtrail_region_header *hdr;
 	struct ramtrail_region reg;
-	int prev_err;
 	bool formatted;
-	bool live;
+	struct ramtrail_prev prev;
+	struct debugfs_blob_wrapper blob;
+	struct dentry *debugfs;
+
+	/* Recording (record.c) */
+	struct ramtrail_ring __percpu *rings;
 	atomic_t frozen;
+	bool live;
+	bool enabled;
 	bool recording;
-	unsigned int nr_modules;
+	bool panic_hooked;
+	bool oops_hooked;
+	struct ftrace_ops function_ops;
+	struct ftrace_ops panic_ops;
+	struct ftrace_ops oops_ops;
+	struct notifier_block die_nb;
+	struct notifier_block panic_nb;
+
+	/* This boot's modules (modules.c) */
+	struct notifier_block module_nb;
 	struct mutex modules_lock;	/* appends to the module table */
+	unsigned int nr_modules;
+
+	/* The pstore backend (pstore.c) */
+	struct pstore_info pstore;
+	struct ramtrail_cursor cursor;
+	u32 dmesg_next;
 };
-
-extern struct ramtrail ramtrail;
-DECLARE_PER_CPU(struct ramtrail_ring, ramtrail_rings);
-
-/* main.c */
-void ramtrail_flush(void *p, size_t len);
-void ramtrail_set_state(u32 state);
-void ramtrail_end(u32 reason, u32 state);
 
 /**
  * struct ramtrail_reloc - how a saved trace's offsets map to this boot
@@ -74,24 +195,44 @@ struct ramtrail_reloc {
 	int nr_now;
 };
 
-/* main.c */
-const struct ramtrail_module_entry *ramtrail_modtab_now(int *nr);
+/* storage.c */
+int ramtrail_storage_map(struct ramtrail_context *cxt);
+void ramtrail_storage_unmap(struct ramtrail_context *cxt);
+int ramtrail_storage_format(struct ramtrail_context *cxt);
+void ramtrail_flush(struct ramtrail_context *cxt, void *p, size_t len);
+void ramtrail_flush_zones(struct ramtrail_context *cxt);
+void ramtrail_set_state(struct ramtrail_context *cxt, u32 state);
+void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state);
+void ramtrail_rings_init(struct ramtrail_context *cxt);
+void ramtrail_rings_stop(struct ramtrail_context *cxt, u32 stopped);
+void ramtrail_debugfs_init(struct ramtrail_context *cxt);
+void ramtrail_debugfs_exit(struct ramtrail_context *cxt);
+struct ramtrail_module_entry *ramtrail_modtab(struct ramtrail_context *cxt);
+struct ramtrail_dmesg_header *ramtrail_dmesg(struct ramtrail_context *cxt,
+					     u32 slot);
 
-/* save.c */
-int ramtrail_save_previous(bool reset);
-void ramtrail_list_saved(void);
-void ramtrail_reloc_init(struct ramtrail_reloc *rl,
+/* record.c */
+int ramtrail_record_start(struct ramtrail_context *cxt);
+void ramtrail_record_stop(struct ramtrail_context *cxt);
+int ramtrail_freeze_hooks_init(struct ramtrail_context *cxt);
+void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt);
+int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on);
+void ramtrail_stop_for_unload(struct ramtrail_context *cxt);
+
+/* modules.c */
+void ramtrail_modules_init(struct ramtrail_context *cxt);
+void ramtrail_modules_exit(struct ramtrail_context *cxt);
+void ramtrail_reloc_init(struct ramtrail_context *cxt,
+			 struct ramtrail_reloc *rl,
 			 const struct ramtrail_saved_trace *t);
 unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off);
 
-/* record.c */
-int ramtrail_record_start(const char *functions);
-void ramtrail_record_stop(void);
-int ramtrail_freeze_hooks_init(void);
-void ramtrail_freeze_hooks_exit(void);
+/* save.c */
+int ramtrail_save_previous(struct ramtrail_context *cxt);
+void ramtrail_list_saved(struct ramtrail_context *cxt);
 
 /* pstore.c */
-int ramtrail_pstore_init(int max_reason);
-void ramtrail_pstore_exit(void);
+int ramtrail_pstore_init(struct ramtrail_context *cxt);
+void ramtrail_pstore_exit(struct ramtrail_context *cxt);
 
 #endif /* _RAMTRAIL_INTERNAL_H */

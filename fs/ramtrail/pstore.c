@@ -7,34 +7,20 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/fs.h>
 #include <linux/kmsg_dump.h>
 #include <linux/module.h>
 #include <linux/pstore.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/time64.h>
-#include <linux/version.h>
 #include "internal.h"
-
-/* Where read() is: dmesg slots first, then the parts of saved traces. */
-static struct {
-	u32 slot;
-	u64 pos;	/* saved trace being read, for ramtrail_saved_next() */
-	u32 part;	/* next part of it */
-	u64 id;		/* id of that part */
-} ramtrail_cursor;
-
-static struct ramtrail_dmesg_header *ramtrail_dmesg(u32 slot)
-{
-	const struct ramtrail_region_header *h = ramtrail.hdr;
-
-	return (void *)(ramtrail.base + h->dmesg_offset + slot * h->dmesg_size);
-}
 
 static int ramtrail_open(struct pstore_info *psi)
 {
-	memset(&ramtrail_cursor, 0, sizeof(ramtrail_cursor));
+	struct ramtrail_context *cxt = psi->data;
+
+	/* Where read() is: dmesg slots first, then the parts of saved traces. */
+	memset(&cxt->cursor, 0, sizeof(cxt->cursor));
 	return 0;
 }
 
@@ -56,7 +42,8 @@ static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
 	return d->len;
 }
 
-static ssize_t ramtrail_read_part(struct pstore_record *record,
+static ssize_t ramtrail_read_part(struct ramtrail_context *cxt,
+				  struct pstore_record *record,
 				  const struct ramtrail_saved_trace *t,
 				  u32 part, u64 id)
 {
@@ -69,14 +56,14 @@ static ssize_t ramtrail_read_part(struct pstore_record *record,
 	out = kmalloc_array(n, sizeof(*out), GFP_KERNEL | __GFP_NOWARN);
 	if (!out)
 		return -ENOMEM;
-	ramtrail_reloc_init(&rl, t);
+	ramtrail_reloc_init(cxt, &rl, t);
 	for (i = 0; i < n; i++) {
 		const struct ramtrail_saved_record *r = &s[first + i];
 
 		out[i].ip = ramtrail_relocate(&rl, r->ip);
 		out[i].parent_ip = ramtrail_relocate(&rl, r->parent);
-		pstore_ftrace_write_timestamp(&out[i], r->ts_cpu >> 8);
-		pstore_ftrace_encode_cpu(&out[i], r->ts_cpu & 0xff);
+		pstore_ftrace_write_timestamp(&out[i], ramtrail_saved_ns(r));
+		pstore_ftrace_encode_cpu(&out[i], ramtrail_saved_cpu(r));
 	}
 	record->type = PSTORE_TYPE_FTRACE;
 	record->id = id;
@@ -92,15 +79,17 @@ static ssize_t ramtrail_read_part(struct pstore_record *record,
  */
 static ssize_t ramtrail_read(struct pstore_record *record)
 {
+	struct ramtrail_context *cxt = record->psi->data;
+	struct ramtrail_cursor *c = &cxt->cursor;
 	const struct ramtrail_dmesg_header *d;
 	struct ramtrail_saved_trace *t;
 	ssize_t ret;
 	u64 pos;
 
-	while (ramtrail_cursor.slot < ramtrail.hdr->dmesg_count) {
-		u32 slot = ramtrail_cursor.slot++;
+	while (c->slot < cxt->hdr->dmesg_count) {
+		u32 slot = c->slot++;
 
-		d = ramtrail_dmesg_at(&ramtrail.reg, slot);
+		d = ramtrail_dmesg_at(&cxt->reg, slot);
 		if (!d)
 			continue;
 		ret = ramtrail_read_dmesg(record, d, slot);
@@ -109,25 +98,24 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 		pr_warn("dmesg-ramtrail-%u not shown: error %zd\n", slot, ret);
 	}
 	for (;;) {
-		pos = ramtrail_cursor.pos;
-		t = (void *)ramtrail_saved_next(&ramtrail.reg, &pos);
+		pos = c->pos;
+		t = (void *)ramtrail_saved_next(&cxt->reg, &pos);
 		if (!t)
 			return 0;
-		while (ramtrail_cursor.part < ramtrail_saved_parts(t)) {
-			u32 part = ramtrail_cursor.part++;
-			u64 id = ramtrail_cursor.id++;
+		while (c->part < ramtrail_saved_parts(t)) {
+			u32 part = c->part++;
+			u64 id = c->id++;
 
-			if (part < 64 ? READ_ONCE(t->erased) >> part & 1 :
-			    READ_ONCE(t->erased) == ~0ULL)
+			if (ramtrail_saved_part_erased(t, part))
 				continue;
-			ret = ramtrail_read_part(record, t, part, id);
+			ret = ramtrail_read_part(cxt, record, t, part, id);
 			if (ret >= 0)
 				return ret;
 			pr_warn("ftrace-ramtrail-%llu not shown: error %zd\n",
 				id, ret);
 		}
-		ramtrail_cursor.pos = pos;
-		ramtrail_cursor.part = 0;
+		c->pos = pos;
+		c->part = 0;
 	}
 }
 
@@ -136,20 +124,19 @@ static ssize_t ramtrail_read(struct pstore_record *record)
  * the trace's checksum, a dmesg record's magic is cleared in one store),
  * so a reset during an erase never damages a neighbour.
  */
-static void ramtrail_erase_trace_part(u64 id)
+static void ramtrail_erase_trace_part(struct ramtrail_context *cxt, u64 id)
 {
 	struct ramtrail_saved_trace *t;
 	u64 pos = 0, first = 0;
 
-	while ((t = (void *)ramtrail_saved_next(&ramtrail.reg, &pos))) {
+	while ((t = (void *)ramtrail_saved_next(&cxt->reg, &pos))) {
 		u64 parts = ramtrail_saved_parts(t);
 
 		if (id >= first && id < first + parts) {
 			u64 part = id - first;
 
-			WRITE_ONCE(t->erased, part < 64 ?
-				   READ_ONCE(t->erased) | 1ULL << part : ~0ULL);
-			ramtrail_flush(&t->erased, sizeof(t->erased));
+			WRITE_ONCE(t->erased, ramtrail_saved_erase_part(t, part));
+			ramtrail_flush(cxt, &t->erased, sizeof(t->erased));
 			return;
 		}
 		first += parts;
@@ -158,18 +145,20 @@ static void ramtrail_erase_trace_part(u64 id)
 
 static int ramtrail_erase(struct pstore_record *record)
 {
+	struct ramtrail_context *cxt = record->psi->data;
+
 	if (record->type == PSTORE_TYPE_DMESG) {
 		struct ramtrail_dmesg_header *d;
 
-		if (record->id >= ramtrail.hdr->dmesg_count)
+		if (record->id >= cxt->hdr->dmesg_count)
 			return -EINVAL;
-		d = ramtrail_dmesg(record->id);
+		d = ramtrail_dmesg(cxt, record->id);
 		WRITE_ONCE(d->magic, 0);
-		ramtrail_flush(d, sizeof(*d));
+		ramtrail_flush(cxt, d, sizeof(*d));
 		return 0;
 	}
 	if (record->type == PSTORE_TYPE_FTRACE) {
-		ramtrail_erase_trace_part(record->id);
+		ramtrail_erase_trace_part(cxt, record->id);
 		return 0;
 	}
 	return -EINVAL;
@@ -180,19 +169,18 @@ static int ramtrail_erase(struct pstore_record *record)
  * before (round robin). Dumps of earlier boots are never overwritten: in a
  * crash loop the first crash's log is the one that matters.
  */
-static int ramtrail_dmesg_slot(void)
+static notrace int ramtrail_dmesg_slot(struct ramtrail_context *cxt)
 {
-	static u32 next;
-	u32 i, n = ramtrail.hdr->dmesg_count;
+	u32 i, n = cxt->hdr->dmesg_count;
 
 	for (i = 0; i < n; i++)
-		if (!ramtrail_dmesg_at(&ramtrail.reg, i))
+		if (!ramtrail_dmesg_at(&cxt->reg, i))
 			return i;
 	for (i = 0; i < n; i++) {
-		u32 slot = (next + i) % n;
+		u32 slot = (cxt->dmesg_next + i) % n;
 
-		if (ramtrail_dmesg(slot)->boot_id == ramtrail.hdr->boot_id) {
-			next = slot + 1;
+		if (ramtrail_dmesg(cxt, slot)->boot_id == cxt->hdr->boot_id) {
+			cxt->dmesg_next = slot + 1;
 			return slot;
 		}
 	}
@@ -202,20 +190,21 @@ static int ramtrail_dmesg_slot(void)
 /* Called by pstore with its buf_lock held, maybe in NMI: no sleeping. */
 static notrace int ramtrail_write(struct pstore_record *record)
 {
+	struct ramtrail_context *cxt = record->psi->data;
 	struct ramtrail_dmesg_header *d;
 	int slot;
 
 	if (record->type != PSTORE_TYPE_DMESG)
 		return -EINVAL;
-	slot = ramtrail_dmesg_slot();
+	slot = ramtrail_dmesg_slot(cxt);
 	if (slot < 0)
 		return slot;
-	d = ramtrail_dmesg(slot);
+	d = ramtrail_dmesg(cxt, slot);
 	WRITE_ONCE(d->magic, 0);
-	ramtrail_flush(d, sizeof(d->magic));
+	ramtrail_flush(cxt, d, sizeof(d->magic));
 	d->len = min_t(size_t, record->size,
-		       ramtrail.hdr->dmesg_size - sizeof(*d));
-	d->boot_id = ramtrail.hdr->boot_id;
+		       cxt->hdr->dmesg_size - sizeof(*d));
+	d->boot_id = cxt->hdr->boot_id;
 	d->time_ns = timespec64_to_ns(&record->time);
 	d->reason = record->reason;
 	d->part = record->part;
@@ -224,90 +213,61 @@ static notrace int ramtrail_write(struct pstore_record *record)
 	d->reserved = 0;
 	memcpy(d + 1, record->buf, d->len);
 	d->checksum = ramtrail_dmesg_checksum(d);
-	ramtrail_flush(d, sizeof(*d) + d->len);	/* data before the magic */
+	ramtrail_flush(cxt, d, sizeof(*d) + d->len);	/* data before the magic */
 	WRITE_ONCE(d->magic, RAMTRAIL_DMESG_MAGIC);
-	ramtrail_flush(d, sizeof(d->magic));
+	ramtrail_flush(cxt, d, sizeof(d->magic));
 	return 0;
-}
-
-static struct pstore_info ramtrail_psi = {
-	.owner	= THIS_MODULE,
-	.name	= "ramtrail",
-	.flags	= PSTORE_FLAGS_DMESG,
-	.open	= ramtrail_open,
-	.read	= ramtrail_read,
-	.write	= ramtrail_write,
-	.erase	= ramtrail_erase,
-};
-
-/* Name of the backend pstore uses, for the error message. */
-static void ramtrail_pstore_owner(char *name, size_t len)
-{
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	strscpy(name, "another backend", len);
-	f = filp_open("/sys/module/pstore/parameters/backend", O_RDONLY, 0);
-	if (IS_ERR(f))
-		return;
-	n = kernel_read(f, name, len - 1, &pos);
-	filp_close(f, NULL);
-	name[n > 0 ? n : 0] = 0;
-	strim(name);
-	if (!*name)
-		strscpy(name, "another backend", len);
 }
 
 /**
  * ramtrail_pstore_init() - register the pstore backend
- * @max_reason: highest kmsg dump reason to store
+ * @cxt: the context, formatted
  *
  * Return: 0 or a negative errno; nothing stays registered on error.
  */
-int ramtrail_pstore_init(int max_reason)
+int ramtrail_pstore_init(struct ramtrail_context *cxt)
 {
-	char owner[64];
+	struct pstore_info *psi = &cxt->pstore;
 	int err;
 
-	ramtrail_psi.bufsize = ramtrail.hdr->dmesg_count ?
-			       ramtrail.hdr->dmesg_size -
-			       sizeof(struct ramtrail_dmesg_header) : 0;
-	if (!ramtrail_psi.bufsize)
-		ramtrail_psi.flags = 0;
-	ramtrail_psi.buf = kzalloc(max_t(size_t, ramtrail_psi.bufsize, 1),
-				   GFP_KERNEL);
-	if (!ramtrail_psi.buf)
+	psi->owner = THIS_MODULE;
+	psi->name = "ramtrail";
+	psi->data = cxt;
+	psi->open = ramtrail_open;
+	psi->read = ramtrail_read;
+	psi->write = ramtrail_write;
+	psi->erase = ramtrail_erase;
+	psi->bufsize = cxt->hdr->dmesg_count ? cxt->hdr->dmesg_size -
+		       sizeof(struct ramtrail_dmesg_header) : 0;
+	psi->flags = psi->bufsize ? PSTORE_FLAGS_DMESG : 0;
+	psi->buf = kzalloc(max_t(size_t, psi->bufsize, 1), GFP_KERNEL);
+	if (!psi->buf)
 		return -ENOMEM;
-	ramtrail_psi.max_reason = max_reason;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	raw_spin_lock_init(&ramtrail_psi.buf_lock);
-#else
-	spin_lock_init(&ramtrail_psi.buf_lock);
-#endif
-	err = pstore_register(&ramtrail_psi);
-	if (err == -EBUSY || err == -EPERM) {
+	psi->max_reason = cxt->params.max_reason;
+	ramtrail_pstore_lock_init(psi);
+	err = pstore_register(psi);
+	if (err == -EBUSY || err == -EPERM)
 		/* 6.12 says -EBUSY; 6.1 -EPERM: pstore.backend names another */
-		ramtrail_pstore_owner(owner, sizeof(owner));
-		pr_err("pstore is taken by %s; boot with pstore.backend=ramtrail to reserve it for ramtrail\n",
-		       owner);
-	} else if (err) {
+		pr_err("pstore is taken by another backend (see /sys/module/pstore/parameters/backend); boot with pstore.backend=ramtrail to reserve it for ramtrail\n");
+	else if (err)
 		pr_err("pstore refused the backend (error %d)\n", err);
-	}
 	if (err) {
-		kfree(ramtrail_psi.buf);
-		ramtrail_psi.buf = NULL;
+		kfree(psi->buf);
+		psi->buf = NULL;
 		return err;
 	}
 	return 0;
 }
 
-/** ramtrail_pstore_exit() - unregister the pstore backend */
-void ramtrail_pstore_exit(void)
+/**
+ * ramtrail_pstore_exit() - unregister the pstore backend
+ * @cxt: the context
+ */
+void ramtrail_pstore_exit(struct ramtrail_context *cxt)
 {
-	if (!ramtrail_psi.buf)
+	if (!cxt->pstore.buf)
 		return;
-	pstore_unregister(&ramtrail_psi);
-	kfree(ramtrail_psi.buf);
-	ramtrail_psi.buf = NULL;
+	pstore_unregister(&cxt->pstore);
+	kfree(cxt->pstore.buf);
+	cxt->pstore.buf = NULL;
 }

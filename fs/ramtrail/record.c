@@ -25,9 +25,15 @@
 #include <linux/ramtrail.h>
 #include "internal.h"
 
+/*
+ * The context while recording is live, for the exported entry points:
+ * their callers hold a reference on this module, so it outlives them.
+ */
+static struct ramtrail_context *ramtrail_live;
+
 static notrace u32 ramtrail_text_offset(unsigned long ip)
 {
-	unsigned long off = ip - RAMTRAIL_TEXT_BASE;
+	unsigned long off = ip - RAMTRAIL_ARCH_TEXT_BASE;
 
 	return off <= U32_MAX ? off : 0;
 }
@@ -36,31 +42,23 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 				      struct ftrace_ops *op,
 				      struct ftrace_regs *fregs)
 {
+	struct ramtrail_context *cxt = container_of(op, struct ramtrail_context,
+						    function_ops);
 	int bit = ftrace_test_recursion_trylock(ip, parent);
 
 	if (bit < 0) {
 		/* Recursion in this context: dropped, but counted. */
 		preempt_disable_notrace();
-		local_inc(&this_cpu_ptr(&ramtrail_rings)->dropped);
+		local_inc(&this_cpu_ptr(cxt->rings)->dropped);
 		preempt_enable_notrace();
 		return;
 	}
 	/* The trylock disabled preemption: this CPU's ring stays ours. */
-	ramtrail_ring_func(this_cpu_ptr(&ramtrail_rings),
+	ramtrail_ring_func(this_cpu_ptr(cxt->rings),
 			   ramtrail_text_offset(ip),
 			   ramtrail_text_offset(parent));
 	ftrace_test_recursion_unlock(bit);
 }
-
-/*
- * No FTRACE_OPS_FL_RECURSION: the callback takes ftrace's recursion lock
- * itself. With the flag ftrace would take it first, and the callback's own
- * trylock would use up the one-level transition allowance that an
- * interrupt arriving before its context is set needs.
- */
-static struct ftrace_ops ramtrail_function_ops = {
-	.func	= ramtrail_function,
-};
 
 /**
  * ramtrail_record_event() - record an event in the current CPU's zone
@@ -75,20 +73,46 @@ static struct ftrace_ops ramtrail_function_ops = {
  */
 notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 {
+	struct ramtrail_context *cxt = READ_ONCE(ramtrail_live);
 	u32 cont[RAMTRAIL_MAX_CONT] = { 0 };
 	bool ok = false;
 
-	if (!ramtrail.hdr || len > RAMTRAIL_EVENT_MAX_LEN)
+	if (!cxt || len > RAMTRAIL_EVENT_MAX_LEN)
 		return false;
 	memcpy(cont, data, len);
 	preempt_disable_notrace();
-	ok = ramtrail_ring_write(this_cpu_ptr(&ramtrail_rings),
+	ok = ramtrail_ring_write(this_cpu_ptr(cxt->rings),
 				 RAMTRAIL_W_EVENT, RAMTRAIL_EVENT_HEAD(id, len),
 				 cont, DIV_ROUND_UP(len, 4));
 	preempt_enable_notrace();
 	return ok;
 }
 EXPORT_SYMBOL_GPL(ramtrail_record_event);
+
+/* The freeze itself; see ramtrail_freeze(). */
+static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
+					u32 reason)
+{
+	int us;
+
+	/*
+	 * Not before this boot's header is complete: a freeze while the
+	 * module loads would mark the previous boot's header, or a half
+	 * cleared zone, as this boot's frozen trace.
+	 */
+	if (!READ_ONCE(cxt->formatted))
+		return;
+	if (atomic_cmpxchg(&cxt->frozen, 0, 1)) {
+		/* Up to 20 ms: the winner may be this CPU, interrupted. */
+		for (us = 0; us < 20000 && atomic_read(&cxt->frozen) == 1; us++)
+			udelay(1);
+		return;
+	}
+	ramtrail_rings_stop(cxt, 1);
+	ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
+	atomic_set(&cxt->frozen, 2);
+	ramtrail_flush_zones(cxt);
+}
 
 /**
  * ramtrail_freeze() - stop recording so the zones keep what led here
@@ -103,29 +127,10 @@ EXPORT_SYMBOL_GPL(ramtrail_record_event);
  */
 notrace void ramtrail_freeze(u32 reason)
 {
-	struct ramtrail_region_header *h = ramtrail.hdr;
-	int cpu, us;
+	struct ramtrail_context *cxt = READ_ONCE(ramtrail_live);
 
-	/*
-	 * Not before this boot's header is complete: a freeze while the
-	 * module loads would mark the previous boot's header, or a half
-	 * cleared zone, as this boot's frozen trace.
-	 */
-	if (!h || !READ_ONCE(ramtrail.formatted))
-		return;
-	if (atomic_cmpxchg(&ramtrail.frozen, 0, 1)) {
-		/* Up to 20 ms: the winner may be this CPU, interrupted. */
-		for (us = 0; us < 20000 && atomic_read(&ramtrail.frozen) == 1;
-		     us++)
-			udelay(1);
-		return;
-	}
-	for (cpu = 0; cpu < h->nr_cpus; cpu++)
-		WRITE_ONCE(per_cpu_ptr(&ramtrail_rings, cpu)->stopped, 1);
-	ramtrail_end(reason, RAMTRAIL_STATE_FROZEN);
-	atomic_set(&ramtrail.frozen, 2);
-	ramtrail_flush(ramtrail.base + h->zone_offset,
-		       (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT);
+	if (cxt)
+		ramtrail_freeze_cxt(cxt, reason);
 }
 EXPORT_SYMBOL_GPL(ramtrail_freeze);
 
@@ -134,49 +139,34 @@ static notrace void ramtrail_panic_entry(unsigned long ip,
 					 struct ftrace_ops *op,
 					 struct ftrace_regs *fregs)
 {
-	ramtrail_freeze(RAMTRAIL_FREEZE_PANIC);
+	ramtrail_freeze_cxt(container_of(op, struct ramtrail_context,
+					 panic_ops), RAMTRAIL_FREEZE_PANIC);
 }
 
 static notrace void ramtrail_oops_entry(unsigned long ip, unsigned long parent,
 					struct ftrace_ops *op,
 					struct ftrace_regs *fregs)
 {
-	ramtrail_freeze(RAMTRAIL_FREEZE_OOPS);
+	ramtrail_freeze_cxt(container_of(op, struct ramtrail_context,
+					 oops_ops), RAMTRAIL_FREEZE_OOPS);
 }
-
-/* No recursion protection: a freeze must happen whatever the context. */
-static struct ftrace_ops ramtrail_panic_ops = {
-	.func	= ramtrail_panic_entry,
-};
-
-static struct ftrace_ops ramtrail_oops_ops = {
-	.func	= ramtrail_oops_entry,
-};
 
 static notrace int ramtrail_die(struct notifier_block *nb, unsigned long val,
 				void *data)
 {
 	if (val == DIE_OOPS)
-		ramtrail_freeze(RAMTRAIL_FREEZE_OOPS);
+		ramtrail_freeze_cxt(container_of(nb, struct ramtrail_context,
+						 die_nb), RAMTRAIL_FREEZE_OOPS);
 	return NOTIFY_DONE;
 }
 
 static notrace int ramtrail_panic(struct notifier_block *nb,
 				  unsigned long val, void *data)
 {
-	ramtrail_freeze(RAMTRAIL_FREEZE_PANIC);
+	ramtrail_freeze_cxt(container_of(nb, struct ramtrail_context, panic_nb),
+			    RAMTRAIL_FREEZE_PANIC);
 	return NOTIFY_DONE;
 }
-
-static struct notifier_block ramtrail_die_nb = {
-	.notifier_call	= ramtrail_die,
-	.priority	= INT_MAX,
-};
-
-static struct notifier_block ramtrail_panic_nb = {
-	.notifier_call	= ramtrail_panic,
-	.priority	= INT_MAX,
-};
 
 /* Hook the entry of each named function; a name that is missing is skipped. */
 static bool ramtrail_hook_entry(struct ftrace_ops *ops, const char *const *names)
@@ -196,59 +186,85 @@ static bool ramtrail_hook_entry(struct ftrace_ops *ops, const char *const *names
 	return any && !register_ftrace_function(ops);
 }
 
-static bool ramtrail_panic_hooked, ramtrail_oops_hooked;
-
 /**
  * ramtrail_freeze_hooks_init() - freeze on oops and panic
+ * @cxt: the context, formatted, its rings set up
+ *
+ * Also publishes @cxt to the exported entry points.
  *
  * Return: 0 or a negative errno.
  */
-int ramtrail_freeze_hooks_init(void)
+int ramtrail_freeze_hooks_init(struct ramtrail_context *cxt)
 {
 	static const char *const panics[] = { "panic", "nmi_panic", NULL };
 	static const char *const oopses[] = { "oops_enter", NULL };
 	int err;
 
-	ramtrail_panic_hooked = ramtrail_hook_entry(&ramtrail_panic_ops, panics);
-	ramtrail_oops_hooked = ramtrail_hook_entry(&ramtrail_oops_ops, oopses);
-	err = register_die_notifier(&ramtrail_die_nb);
+	/* No recursion protection: a freeze must happen whatever the context. */
+	cxt->panic_ops.func = ramtrail_panic_entry;
+	cxt->oops_ops.func = ramtrail_oops_entry;
+	cxt->die_nb.notifier_call = ramtrail_die;
+	cxt->die_nb.priority = INT_MAX;
+	cxt->panic_nb.notifier_call = ramtrail_panic;
+	cxt->panic_nb.priority = INT_MAX;
+	cxt->panic_hooked = ramtrail_hook_entry(&cxt->panic_ops, panics);
+	cxt->oops_hooked = ramtrail_hook_entry(&cxt->oops_ops, oopses);
+	err = register_die_notifier(&cxt->die_nb);
 	if (err) {
-		ramtrail_freeze_hooks_exit();
+		ramtrail_freeze_hooks_exit(cxt);
 		return err;
 	}
-	atomic_notifier_chain_register(&panic_notifier_list, &ramtrail_panic_nb);
+	atomic_notifier_chain_register(&panic_notifier_list, &cxt->panic_nb);
+	/* The context is complete before the exported calls may see it. */
+	smp_store_release(&ramtrail_live, cxt);
 	return 0;
 }
 
-/** ramtrail_freeze_hooks_exit() - undo ramtrail_freeze_hooks_init() */
-void ramtrail_freeze_hooks_exit(void)
+/**
+ * ramtrail_freeze_hooks_exit() - undo ramtrail_freeze_hooks_init()
+ * @cxt: the context
+ */
+void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt)
 {
-	atomic_notifier_chain_unregister(&panic_notifier_list,
-					 &ramtrail_panic_nb);
-	unregister_die_notifier(&ramtrail_die_nb);
-	if (ramtrail_oops_hooked)
-		unregister_ftrace_function(&ramtrail_oops_ops);
-	if (ramtrail_panic_hooked)
-		unregister_ftrace_function(&ramtrail_panic_ops);
-	ftrace_free_filter(&ramtrail_oops_ops);
-	ftrace_free_filter(&ramtrail_panic_ops);
-	ramtrail_oops_hooked = false;
-	ramtrail_panic_hooked = false;
+	WRITE_ONCE(ramtrail_live, NULL);
+	atomic_notifier_chain_unregister(&panic_notifier_list, &cxt->panic_nb);
+	unregister_die_notifier(&cxt->die_nb);
+	if (cxt->oops_hooked)
+		unregister_ftrace_function(&cxt->oops_ops);
+	if (cxt->panic_hooked)
+		unregister_ftrace_function(&cxt->panic_ops);
+	ftrace_free_filter(&cxt->oops_ops);
+	ftrace_free_filter(&cxt->panic_ops);
+	cxt->oops_hooked = false;
+	cxt->panic_hooked = false;
 }
 
 /**
  * ramtrail_record_start() - record the entries of the named functions
- * @list: comma-separated globs as ftrace's set_ftrace_filter takes them;
- *	"*" for every traceable function, empty for none
+ * @cxt: the context, its rings set up
+ *
+ * The functions parameter holds comma-separated globs as ftrace's
+ * set_ftrace_filter takes them; "*" for every traceable function, empty
+ * for none.
  *
  * Return: 0, or -EINVAL if a glob matches no traceable function.
  */
-int ramtrail_record_start(const char *list)
+int ramtrail_record_start(struct ramtrail_context *cxt)
 {
+	struct ftrace_ops *ops = &cxt->function_ops;
+	const char *list = cxt->params.functions;
 	char *copy, *p, *glob;
 	bool all = false, any = false;
 	int err = 0;
 
+	/*
+	 * No FTRACE_OPS_FL_RECURSION: the callback takes ftrace's recursion
+	 * lock itself. With the flag ftrace would take it first, and the
+	 * callback's own trylock would use up the one-level transition
+	 * allowance that an interrupt arriving before its context is set
+	 * needs.
+	 */
+	ops->func = ramtrail_function;
 	if (!list || !*list)
 		return 0;
 	copy = kstrdup(list, GFP_KERNEL);
@@ -260,8 +276,7 @@ int ramtrail_record_start(const char *list)
 		any |= *glob;
 		if (!*glob || all)
 			continue;
-		err = ftrace_set_filter(&ramtrail_function_ops, glob,
-					strlen(glob), 0);
+		err = ftrace_set_filter(ops, glob, strlen(glob), 0);
 		if (err)
 			pr_err("functions: no traceable function matches '%s'\n",
 			       glob);
@@ -270,24 +285,73 @@ int ramtrail_record_start(const char *list)
 	if (!any)	/* " " or ",": no function, not every function */
 		return 0;
 	if (all)	/* no filter: every traceable function */
-		ftrace_free_filter(&ramtrail_function_ops);
+		ftrace_free_filter(ops);
 	if (!err)
-		err = register_ftrace_function(&ramtrail_function_ops);
+		err = register_ftrace_function(ops);
 	if (err) {
-		ftrace_free_filter(&ramtrail_function_ops);
+		ftrace_free_filter(ops);
 		return err;
 	}
-	ramtrail.recording = true;
-	pr_info("recording functions '%s'\n", list);
+	cxt->recording = true;
+	pr_debug("recording functions '%s'\n", list);
 	return 0;
 }
 
-/** ramtrail_record_stop() - undo ramtrail_record_start() */
-void ramtrail_record_stop(void)
+/**
+ * ramtrail_record_stop() - undo ramtrail_record_start()
+ * @cxt: the context
+ */
+void ramtrail_record_stop(struct ramtrail_context *cxt)
 {
-	if (!ramtrail.recording)
+	if (!cxt->recording)
 		return;
-	unregister_ftrace_function(&ramtrail_function_ops);
-	ftrace_free_filter(&ramtrail_function_ops);
-	ramtrail.recording = false;
+	unregister_ftrace_function(&cxt->function_ops);
+	ftrace_free_filter(&cxt->function_ops);
+	cxt->recording = false;
+}
+
+/**
+ * ramtrail_set_enabled() - the enabled parameter: record or not
+ * @cxt: the context
+ * @on: record
+ *
+ * Runs under the module's parameter lock, as does the change of
+ * @cxt->live at load and unload.
+ *
+ * Return: 0, or -EBUSY once frozen (the tail is kept until reload).
+ */
+int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on)
+{
+	if (cxt->live && atomic_read(&cxt->frozen)) {
+		pr_warn("recording is frozen by %s: reload the module to record again\n",
+			ramtrail_reason_name(cxt->hdr->freeze.reason));
+		return -EBUSY;
+	}
+	cxt->enabled = on;
+	if (!cxt->live)
+		return 0;
+	ramtrail_rings_stop(cxt, !on);
+	/*
+	 * Pairs with the full barrier of the freeze's atomic_cmpxchg(): either
+	 * the freeze's stores to stopped come after ours, or we see it here.
+	 */
+	smp_mb();
+	if (atomic_read(&cxt->frozen))
+		ramtrail_rings_stop(cxt, 1);
+	return 0;
+}
+
+/**
+ * ramtrail_stop_for_unload() - end this boot's recording cleanly
+ * @cxt: the context; recording and freeze hooks are gone
+ *
+ * Unless a freeze came first: its tail is kept as it is.
+ */
+void ramtrail_stop_for_unload(struct ramtrail_context *cxt)
+{
+	if (atomic_cmpxchg(&cxt->frozen, 0, 2))
+		return;
+	ramtrail_rings_stop(cxt, 1);
+	ramtrail_flush_zones(cxt);
+	ramtrail_end(cxt, RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);
 }

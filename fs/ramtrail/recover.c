@@ -22,6 +22,7 @@
  * and all continuation words are current and carry the same timestamp bits.
  */
 #include "recover.h"
+#include "format_asserts.h"
 
 #define RT_WORDS		(RAMTRAIL_BLOCK_SIZE / 8)
 /* Block numbers stay far below this: a position is a 64-bit byte count. */
@@ -38,12 +39,6 @@ _Static_assert(offsetof(struct ramtrail_saved_trace, erased) ==
 _Static_assert(offsetof(struct ramtrail_module_entry, checksum) ==
 	       offsetof(struct ramtrail_module_entry, flags) + 4,
 	       "checksum must follow flags: one span outside the checksum");
-_Static_assert(sizeof(struct ramtrail_module_entry) == 88 &&
-	       sizeof(struct ramtrail_dmesg_header) == 48 &&
-	       sizeof(struct ramtrail_saved_trace) == 264 &&
-	       offsetof(struct ramtrail_region_header, freeze) == 512 &&
-	       sizeof(struct ramtrail_saved_record) == 16,
-	       "on-RAM structure size changed: that is a new format version");
 
 static const char * const ramtrail_errors[RAMTRAIL_E_NR] = {
 	[RAMTRAIL_OK]		= "ok",
@@ -54,6 +49,29 @@ static const char * const ramtrail_errors[RAMTRAIL_E_NR] = {
 	[RAMTRAIL_E_GEOMETRY]	= "region geometry out of bounds",
 	[RAMTRAIL_E_STATE]	= "region was being formatted",
 };
+
+static const char * const ramtrail_error_names[RAMTRAIL_E_NR] = {
+	[RAMTRAIL_OK]		= "ok",
+	[RAMTRAIL_E_SHORT]	= "short",
+	[RAMTRAIL_E_MAGIC]	= "magic",
+	[RAMTRAIL_E_VERSION]	= "version",
+	[RAMTRAIL_E_CHECKSUM]	= "checksum",
+	[RAMTRAIL_E_GEOMETRY]	= "geometry",
+	[RAMTRAIL_E_STATE]	= "formatting",
+};
+
+/**
+ * ramtrail_error_name() - one word for an enum ramtrail_error
+ * @err: the error
+ *
+ * Return: a static string, for status files and scripts.
+ */
+const char *ramtrail_error_name(int err)
+{
+	if (err < 0 || err >= RAMTRAIL_E_NR)
+		return "?";
+	return ramtrail_error_names[err];
+}
 
 /**
  * ramtrail_strerror() - describe an enum ramtrail_error
@@ -68,43 +86,43 @@ const char *ramtrail_strerror(int err)
 	return ramtrail_errors[err];
 }
 
-static bool rt_area_ok(u64 off, u64 size, u64 start, u64 end)
+static bool ramtrail_area_ok(u64 off, u64 size, u64 start, u64 end)
 {
 	return off % 8 == 0 && off >= start && off <= end && size <= end - off;
 }
 
 /* The areas that outlive a boot: each inside the region, after the header. */
-static bool rt_areas_ok(const struct ramtrail_region_header *h, u64 len)
+static bool ramtrail_areas_ok(const struct ramtrail_region_header *h, u64 len)
 {
 	u64 end = h->region_size;
 
 	return h->region_size <= len && h->region_size >= RAMTRAIL_HEADER_SIZE &&
 	       h->modtab_count <= RAMTRAIL_MAX_MODULES &&
 	       h->dmesg_count <= RAMTRAIL_MAX_DMESG &&
-	       rt_area_ok(h->modtab_offset, (u64)h->modtab_count *
+	       ramtrail_area_ok(h->modtab_offset, (u64)h->modtab_count *
 			  sizeof(struct ramtrail_module_entry),
 			  RAMTRAIL_HEADER_SIZE, end) &&
 	       (!h->dmesg_count ||
 		(h->dmesg_size % 8 == 0 &&
 		 h->dmesg_size <= h->region_size / h->dmesg_count &&
 		 h->dmesg_size >= sizeof(struct ramtrail_dmesg_header))) &&
-	       rt_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
-			  RAMTRAIL_HEADER_SIZE, end) &&
-	       rt_area_ok(h->saved_offset, h->saved_size,
-			  RAMTRAIL_HEADER_SIZE, end);
+	       ramtrail_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
+				RAMTRAIL_HEADER_SIZE, end) &&
+	       ramtrail_area_ok(h->saved_offset, h->saved_size,
+				RAMTRAIL_HEADER_SIZE, end);
 }
 
 /* The zones: after every other area, inside the region. */
-static bool rt_zones_ok(const struct ramtrail_region_header *h)
+static bool ramtrail_zones_ok(const struct ramtrail_region_header *h)
 {
-	u64 zones = (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT;
+	u64 zones = ramtrail_zones_size(h);
 
 	return h->block_shift == RAMTRAIL_BLOCK_SHIFT &&
 	       h->nr_cpus >= 1 && h->nr_cpus <= RAMTRAIL_MAX_CPUS &&
 	       h->nr_blocks >= RAMTRAIL_MIN_BLOCKS &&
 	       h->zone_offset % RAMTRAIL_BLOCK_SIZE == 0 &&
-	       rt_area_ok(h->zone_offset, zones, RAMTRAIL_HEADER_SIZE,
-			  h->region_size) &&
+	       ramtrail_area_ok(h->zone_offset, zones, RAMTRAIL_HEADER_SIZE,
+				h->region_size) &&
 	       h->modtab_offset + (u64)h->modtab_count *
 	       sizeof(struct ramtrail_module_entry) <= h->zone_offset &&
 	       h->dmesg_offset + h->dmesg_count * h->dmesg_size <=
@@ -113,7 +131,7 @@ static bool rt_zones_ok(const struct ramtrail_region_header *h)
 }
 
 /* The per-boot fields, bounded to what a writer produces. */
-static bool rt_boot_ok(const struct ramtrail_region_header *h)
+static bool ramtrail_boot_ok(const struct ramtrail_region_header *h)
 {
 	return (!h->clock_hz || (h->clock_hz >= RAMTRAIL_CLOCK_HZ_MIN &&
 				 h->clock_hz <= RAMTRAIL_CLOCK_HZ_MAX)) &&
@@ -156,7 +174,7 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 		return RAMTRAIL_E_VERSION;
 	if (h->layout_checksum != ramtrail_layout_checksum(h))
 		return RAMTRAIL_E_CHECKSUM;
-	if (!rt_areas_ok(h, len))
+	if (!ramtrail_areas_ok(h, len))
 		return RAMTRAIL_E_GEOMETRY;
 	reg->base = buf;
 	reg->len = len;
@@ -164,7 +182,7 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 	if (h->header_size != offsetof(struct ramtrail_region_header, freeze) ||
 	    h->checksum != ramtrail_header_checksum(h))
 		return RAMTRAIL_E_CHECKSUM;
-	if (!rt_zones_ok(h) || !rt_boot_ok(h))
+	if (!ramtrail_zones_ok(h) || !ramtrail_boot_ok(h))
 		return RAMTRAIL_E_GEOMETRY;
 	if (h->state == RAMTRAIL_STATE_FORMATTING ||
 	    h->state >= RAMTRAIL_STATE_NR)
@@ -186,6 +204,72 @@ bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err)
 	return !err && (state == RAMTRAIL_STATE_RECORDING ||
 			state == RAMTRAIL_STATE_FROZEN ||
 			state == RAMTRAIL_STATE_STOPPED);
+}
+
+/**
+ * ramtrail_region_nr_modules() - entries of an opened region's module table
+ * @reg: the region
+ *
+ * Return: the entries before the first unused one.
+ */
+u32 ramtrail_region_nr_modules(const struct ramtrail_region *reg)
+{
+	const struct ramtrail_module_entry *mods = ramtrail_region_modules(reg);
+	u32 n = 0;
+
+	while (n < reg->hdr.modtab_count && mods[n].base)
+		n++;
+	return n;
+}
+
+/**
+ * ramtrail_zone_stats_sum() - add up what decoding each zone found
+ * @sum: set to the sums of the counters (newest_block: the largest)
+ * @cur: the zones' cursors
+ * @n: how many
+ */
+void ramtrail_zone_stats_sum(struct ramtrail_zone_stats *sum,
+			     const struct ramtrail_zone_cursor *cur, u32 n)
+{
+	u32 i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < n; i++) {
+		const struct ramtrail_zone_stats *s = &cur[i].stats;
+
+		sum->records += s->records;
+		sum->blocks += s->blocks;
+		sum->corrupt_blocks += s->corrupt_blocks;
+		sum->headerless_blocks += s->headerless_blocks;
+		sum->torn += s->torn;
+		sum->lost_words += s->lost_words;
+		sum->no_base += s->no_base;
+		sum->ts_backwards += s->ts_backwards;
+	}
+}
+
+/**
+ * ramtrail_saved_count() - a saved trace's drop counters from its decode
+ * @t: the saved trace, counters zero
+ * @reg: the region it was recovered from
+ * @cur: the cursors of the merge that filled it, one per zone
+ */
+void ramtrail_saved_count(struct ramtrail_saved_trace *t,
+			  const struct ramtrail_region *reg,
+			  const struct ramtrail_zone_cursor *cur)
+{
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
+	struct ramtrail_zone_stats sum;
+	u32 cpu;
+
+	ramtrail_zone_stats_sum(&sum, cur, reg->hdr.nr_cpus);
+	t->corrupt_blocks = sum.corrupt_blocks;
+	t->torn = sum.torn;
+	t->lost_words = sum.lost_words;
+	t->no_time = sum.no_base;
+	t->dropped = 0;
+	for (cpu = 0; f && cpu < reg->hdr.nr_cpus; cpu++)
+		t->dropped += f->zone[cpu].dropped;
 }
 
 /**
@@ -239,7 +323,6 @@ static const char * const ramtrail_reasons[RAMTRAIL_FREEZE_NR] = {
 	[RAMTRAIL_FREEZE_PANIC]	= "panic",
 	[RAMTRAIL_FREEZE_OOPS]	= "oops",
 	[RAMTRAIL_FREEZE_API]	= "ramtrail_freeze()",
-	[RAMTRAIL_FREEZE_USER]	= "user",
 };
 
 /**
@@ -336,35 +419,35 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 	return found;
 }
 
-static u64 rt_load(const u64 *p)
+static u64 ramtrail_load(const u64 *p)
 {
 	return le64_to_cpu(READ_ONCE(*p));
 }
 
-static unsigned int rt_type(u64 w)
+static unsigned int ramtrail_type(u64 w)
 {
 	return w & ((1U << RAMTRAIL_TYPE_BITS) - 1);
 }
 
-static unsigned int rt_lap(u64 w)
+static unsigned int ramtrail_lap(u64 w)
 {
 	return (w >> RAMTRAIL_LAP_SHIFT) & RAMTRAIL_LAP_MASK;
 }
 
-static u64 rt_tsbits(u64 w)
+static u64 ramtrail_tsbits(u64 w)
 {
 	return (w >> RAMTRAIL_TS_SHIFT) & RAMTRAIL_TS_MASK;
 }
 
-static u32 rt_payload(u64 w)
+static u32 ramtrail_payload(u64 w)
 {
 	return w >> RAMTRAIL_PAYLOAD_SHIFT;
 }
 
 /* Words a record occupies, from its head word; 0 for a non-head. */
-static unsigned int rt_record_words(u64 head)
+static unsigned int ramtrail_record_words(u64 head)
 {
-	switch (rt_type(head)) {
+	switch (ramtrail_type(head)) {
 	case RAMTRAIL_W_BLOCK:
 		return RAMTRAIL_BLOCK_WORDS_HDR;
 	case RAMTRAIL_W_PAD:
@@ -374,44 +457,44 @@ static unsigned int rt_record_words(u64 head)
 	case RAMTRAIL_W_FUNC_PARENT:
 		return 2;
 	case RAMTRAIL_W_EVENT:
-		return 1 + DIV_ROUND_UP(RAMTRAIL_EVENT_LEN(rt_payload(head)), 4);
+		return 1 + DIV_ROUND_UP(RAMTRAIL_EVENT_LEN(ramtrail_payload(head)), 4);
 	default:
 		return 0;
 	}
 }
 
 /* Are words 1..n-1 after @w[0] its continuation, all of lap @lap? */
-static bool rt_record_complete(const u64 *w, unsigned int n, unsigned int lap)
+static bool ramtrail_record_complete(const u64 *w, unsigned int n, unsigned int lap)
 {
-	u64 ts = rt_tsbits(rt_load(w));
+	u64 ts = ramtrail_tsbits(ramtrail_load(w));
 	unsigned int i;
 
 	for (i = 1; i < n; i++) {
-		u64 c = rt_load(w + i);
+		u64 c = ramtrail_load(w + i);
 
-		if (rt_type(c) != RAMTRAIL_W_CONT || rt_lap(c) != lap ||
-		    rt_tsbits(c) != ts)
+		if (ramtrail_type(c) != RAMTRAIL_W_CONT || ramtrail_lap(c) != lap ||
+		    ramtrail_tsbits(c) != ts)
 			return false;
 	}
 	return true;
 }
 
 /* A complete block header at @b: its block number and full timestamp. */
-static bool rt_header(const u64 *b, u64 *g, u64 *ts)
+static bool ramtrail_header(const u64 *b, u64 *g, u64 *ts)
 {
-	u64 w = rt_load(b);
+	u64 w = ramtrail_load(b);
 
-	if (rt_type(w) != RAMTRAIL_W_BLOCK ||
-	    !rt_record_complete(b, RAMTRAIL_BLOCK_WORDS_HDR, rt_lap(w)))
+	if (ramtrail_type(w) != RAMTRAIL_W_BLOCK ||
+	    !ramtrail_record_complete(b, RAMTRAIL_BLOCK_WORDS_HDR, ramtrail_lap(w)))
 		return false;
-	*g = rt_payload(w) | (u64)rt_payload(rt_load(b + 1)) << 32;
-	*ts = (u64)rt_payload(rt_load(b + 2)) << RAMTRAIL_TS_BITS |
-	      rt_tsbits(w);
+	*g = ramtrail_payload(w) | (u64)ramtrail_payload(ramtrail_load(b + 1)) << 32;
+	*ts = (u64)ramtrail_payload(ramtrail_load(b + 2)) << RAMTRAIL_TS_BITS |
+	      ramtrail_tsbits(w);
 	return true;
 }
 
-static const u64 *rt_block(const struct ramtrail_zone_cursor *c, u64 g,
-			   unsigned int *lap)
+static const u64 *ramtrail_block(const struct ramtrail_zone_cursor *c, u64 g,
+				 unsigned int *lap)
 {
 	u32 index;
 	u64 l = div_u64_rem(g, c->nr_blocks, &index);
@@ -421,16 +504,16 @@ static const u64 *rt_block(const struct ramtrail_zone_cursor *c, u64 g,
 }
 
 /* A header that is complete and consistent with the slot it sits in. */
-static bool rt_header_at(const struct ramtrail_zone_cursor *c, u32 index,
-			 u64 *g)
+static bool ramtrail_header_at(const struct ramtrail_zone_cursor *c, u32 index,
+			       u64 *g)
 {
 	const u64 *b = c->zone + (u64)index * RT_WORDS;
 	unsigned int lap;
 	u64 ts;
 
-	if (!rt_header(b, g, &ts) || *g >= RT_MAX_BLOCK_NR)
+	if (!ramtrail_header(b, g, &ts) || *g >= RT_MAX_BLOCK_NR)
 		return false;
-	return rt_block(c, *g, &lap) == b && rt_lap(rt_load(b)) == lap;
+	return ramtrail_block(c, *g, &lap) == b && ramtrail_lap(ramtrail_load(b)) == lap;
 }
 
 /*
@@ -441,11 +524,11 @@ static bool rt_header_at(const struct ramtrail_zone_cursor *c, u32 index,
  * The low 6 bits of a word (type and lap) index a bitmap of the ones
  * that need no further look, which keeps this pass near memory speed.
  */
-static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
-			  bool *written)
+static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
+				bool *written)
 {
 	unsigned int lap, stale, type, i;
-	const u64 *b = rt_block(c, g, &lap);
+	const u64 *b = ramtrail_block(c, g, &lap);
 	u64 plain = 0, cur = 0;
 
 	stale = (lap - 1) & RAMTRAIL_LAP_MASK;
@@ -456,7 +539,7 @@ static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 	}
 	*written = false;
 	for (i = 0; i < RT_WORDS; i++) {
-		u64 w = rt_load(b + i), hg, ts;
+		u64 w = ramtrail_load(b + i), hg, ts;
 		unsigned int low = w & 63;
 
 		if (cur >> low & 1) {
@@ -465,14 +548,14 @@ static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 		}
 		if (!w || plain >> low & 1)
 			continue;
-		type = rt_type(w);
-		if (rt_lap(w) != lap || (type != RAMTRAIL_W_BLOCK &&
-					 type != RAMTRAIL_W_EVENT))
+		type = ramtrail_type(w);
+		if (ramtrail_lap(w) != lap || (type != RAMTRAIL_W_BLOCK &&
+					       type != RAMTRAIL_W_EVENT))
 			return false;
 		if (type == RAMTRAIL_W_BLOCK &&
-		    (i || (rt_header(b, &hg, &ts) && hg != g)))
+		    (i || (ramtrail_header(b, &hg, &ts) && hg != g)))
 			return false;
-		if (type == RAMTRAIL_W_EVENT && rt_payload(w) >> 24)
+		if (type == RAMTRAIL_W_EVENT && ramtrail_payload(w) >> 24)
 			return false;
 		*written = true;
 	}
@@ -480,7 +563,7 @@ static bool rt_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 }
 
 /* Pick the window of block numbers to read. */
-static void rt_zone_window(struct ramtrail_zone_cursor *c)
+static void ramtrail_zone_window(struct ramtrail_zone_cursor *c)
 {
 	u64 g, prev, top = 0, start = 0;
 	bool found = false, corroborated = false, written;
@@ -489,9 +572,9 @@ static void rt_zone_window(struct ramtrail_zone_cursor *c)
 	for (i = 0; i < c->nr_blocks; i++) {
 		bool corr;
 
-		if (!rt_header_at(c, i, &g))
+		if (!ramtrail_header_at(c, i, &g))
 			continue;
-		corr = !g || (rt_header_at(c, i ? i - 1 : c->nr_blocks - 1,
+		corr = !g || (ramtrail_header_at(c, i ? i - 1 : c->nr_blocks - 1,
 					   &prev) && prev == g - 1);
 		if (!found || (corr && !corroborated) ||
 		    (corr == corroborated && g > top)) {
@@ -505,15 +588,15 @@ static void rt_zone_window(struct ramtrail_zone_cursor *c)
 	/* Blocks entered after the newest header, their headers lost. */
 	for (g = start; g < start + c->nr_blocks && g < RT_MAX_BLOCK_NR; g++) {
 		unsigned int lap;
-		const u64 *b = rt_block(c, g, &lap);
+		const u64 *b = ramtrail_block(c, g, &lap);
 		u64 hg;
 
-		if (rt_header_at(c, (b - c->zone) / RT_WORDS, &hg) && hg == g) {
+		if (ramtrail_header_at(c, (b - c->zone) / RT_WORDS, &hg) && hg == g) {
 			top = g;
 			found = true;
 			continue;
 		}
-		if (!rt_block_sane(c, g, &written)) {
+		if (!ramtrail_block_sane(c, g, &written)) {
 			/*
 			 * Damage. Count it here only in the first lap: later,
 			 * this slot is the oldest block of the window and is
@@ -548,7 +631,7 @@ void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
 	c->zone = zone;
 	c->nr_blocks = nr_blocks;
 	c->cpu = cpu;
-	rt_zone_window(c);
+	ramtrail_zone_window(c);
 }
 
 /**
@@ -562,13 +645,13 @@ void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
 
-	ramtrail_zone_open_raw(c, (const u64 *)(reg->base + h->zone_offset +
-			       ((u64)cpu * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT)),
+	ramtrail_zone_open_raw(c, (const u64 *)(reg->base +
+						ramtrail_zone_offset(h, cpu)),
 			       h->nr_blocks, cpu);
 }
 
 /* A full timestamp (header or TSEXT): becomes the base of what follows. */
-static void rt_set_base(struct ramtrail_zone_cursor *c, u64 full)
+static void ramtrail_set_base(struct ramtrail_zone_cursor *c, u64 full)
 {
 	u64 d = (full - c->ts) & RAMTRAIL_CLOCK_MASK;
 
@@ -582,52 +665,52 @@ static void rt_set_base(struct ramtrail_zone_cursor *c, u64 full)
 	}
 }
 
-static bool rt_enter_block(struct ramtrail_zone_cursor *c)
+static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 {
-	const u64 *b = rt_block(c, c->g, &c->lap);
+	const u64 *b = ramtrail_block(c, c->g, &c->lap);
 	bool written;
 	u64 g, ts;
 
 	c->block = b;
 	c->stats.blocks++;
-	if (!rt_block_sane(c, c->g, &written)) {
+	if (!ramtrail_block_sane(c, c->g, &written)) {
 		c->stats.corrupt_blocks++;
 		c->have_base = false;
 		return false;
 	}
-	/* rt_block_sane() checked the number of a current header. */
-	if (!rt_header(b, &g, &ts) || rt_lap(rt_load(b)) != c->lap)
+	/* ramtrail_block_sane() checked the number of a current header. */
+	if (!ramtrail_header(b, &g, &ts) || ramtrail_lap(ramtrail_load(b)) != c->lap)
 		c->stats.headerless_blocks++;
 	c->word = 0;
 	c->stale = 0;
 	return true;
 }
 
-static void rt_fill(struct ramtrail_zone_cursor *c, const u64 *w,
-		    unsigned int n)
+static void ramtrail_fill(struct ramtrail_zone_cursor *c, const u64 *w,
+			  unsigned int n)
 {
 	struct ramtrail_record *r = &c->rec;
-	u64 head = rt_load(w);
+	u64 head = ramtrail_load(w);
 	unsigned int i;
 
 	r->ts = c->ts;
 	r->pos = (c->g << RAMTRAIL_BLOCK_SHIFT) + (u64)c->word * 8;
 	r->cpu = c->cpu;
-	r->type = rt_type(head);
+	r->type = ramtrail_type(head);
 	r->ip = 0;
 	r->parent = 0;
 	r->id = 0;
 	r->len = 0;
 	if (r->type == RAMTRAIL_W_EVENT) {
-		r->id = RAMTRAIL_EVENT_ID(rt_payload(head));
-		r->len = RAMTRAIL_EVENT_LEN(rt_payload(head));
+		r->id = RAMTRAIL_EVENT_ID(ramtrail_payload(head));
+		r->len = RAMTRAIL_EVENT_LEN(ramtrail_payload(head));
 		for (i = 0; i < r->len; i++)
-			r->data[i] = rt_payload(rt_load(w + 1 + i / 4)) >>
+			r->data[i] = ramtrail_payload(ramtrail_load(w + 1 + i / 4)) >>
 				     (8 * (i % 4));
 	} else {
-		r->ip = rt_payload(head);
+		r->ip = ramtrail_payload(head);
 		if (n > 1)
-			r->parent = rt_payload(rt_load(w + 1));
+			r->parent = ramtrail_payload(ramtrail_load(w + 1));
 	}
 }
 
@@ -650,7 +733,7 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 		if (!c->in_block) {
 			if (c->g > c->g_last)
 				return false;
-			c->in_block = rt_enter_block(c);
+			c->in_block = ramtrail_enter_block(c);
 			if (!c->in_block) {
 				c->g++;
 				continue;
@@ -662,16 +745,16 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 			continue;
 		}
 		b = c->block;
-		w = rt_load(b + c->word);
-		type = rt_type(w);
-		if (!w || rt_lap(w) != c->lap) {
+		w = ramtrail_load(b + c->word);
+		type = ramtrail_type(w);
+		if (!w || ramtrail_lap(w) != c->lap) {
 			c->stale++;
 			c->word++;
 			continue;
 		}
-		n = rt_record_words(w);
+		n = ramtrail_record_words(w);
 		if (!n || c->word + n > RT_WORDS ||
-		    !rt_record_complete(b + c->word, n, c->lap)) {
+		    !ramtrail_record_complete(b + c->word, n, c->lap)) {
 			c->stats.torn++;
 			c->stats.lost_words += c->stale;
 			c->stale = 0;
@@ -682,12 +765,12 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 		c->stale = 0;
 		switch (type) {
 		case RAMTRAIL_W_BLOCK:
-			rt_set_base(c, (u64)rt_payload(rt_load(b + 2)) <<
-				    RAMTRAIL_TS_BITS | rt_tsbits(w));
+			ramtrail_set_base(c, (u64)ramtrail_payload(ramtrail_load(b + 2)) <<
+				    RAMTRAIL_TS_BITS | ramtrail_tsbits(w));
 			break;
 		case RAMTRAIL_W_TSEXT:
-			rt_set_base(c, (u64)rt_payload(w) << RAMTRAIL_TS_BITS |
-				    rt_tsbits(w));
+			ramtrail_set_base(c, (u64)ramtrail_payload(w) << RAMTRAIL_TS_BITS |
+				    ramtrail_tsbits(w));
 			break;
 		case RAMTRAIL_W_PAD:
 			break;
@@ -697,8 +780,8 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 				break;
 			}
 			/* The writer keeps records within 2^26 of the base. */
-			c->ts += (rt_tsbits(w) - c->ts) & RAMTRAIL_TS_MASK;
-			rt_fill(c, b + c->word, n);
+			c->ts += (ramtrail_tsbits(w) - c->ts) & RAMTRAIL_TS_MASK;
+			ramtrail_fill(c, b + c->word, n);
 			c->word += n;
 			c->stats.records++;
 			return true;
@@ -708,7 +791,7 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 }
 
 /* Merge order: (ts, cpu, pos). */
-static bool rt_before(const struct ramtrail_merge *m, u32 a, u32 b)
+static bool ramtrail_before(const struct ramtrail_merge *m, u32 a, u32 b)
 {
 	const struct ramtrail_record *x = &m->cursor[a].rec;
 	const struct ramtrail_record *y = &m->cursor[b].rec;
@@ -720,14 +803,14 @@ static bool rt_before(const struct ramtrail_merge *m, u32 a, u32 b)
 	return x->pos < y->pos;
 }
 
-static void rt_sift_down(struct ramtrail_merge *m, u32 i)
+static void ramtrail_sift_down(struct ramtrail_merge *m, u32 i)
 {
 	for (;;) {
 		u32 l = 2 * i + 1, r = l + 1, min = i, t;
 
-		if (l < m->nr && rt_before(m, m->heap[l], m->heap[min]))
+		if (l < m->nr && ramtrail_before(m, m->heap[l], m->heap[min]))
 			min = l;
-		if (r < m->nr && rt_before(m, m->heap[r], m->heap[min]))
+		if (r < m->nr && ramtrail_before(m, m->heap[r], m->heap[min]))
 			min = r;
 		if (min == i)
 			return;
@@ -761,7 +844,7 @@ void ramtrail_merge_init(struct ramtrail_merge *m,
 			heap[m->nr++] = cpu;
 	}
 	for (i = m->nr / 2; i-- > 0;)
-		rt_sift_down(m, i);
+		ramtrail_sift_down(m, i);
 }
 
 /**
@@ -775,7 +858,7 @@ const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 	if (m->advance && m->nr) {
 		if (!ramtrail_zone_next(&m->cursor[m->heap[0]]))
 			m->heap[0] = m->heap[--m->nr];
-		rt_sift_down(m, 0);
+		ramtrail_sift_down(m, 0);
 	}
 	m->advance = true;
 	return m->nr ? &m->cursor[m->heap[0]].rec : NULL;
@@ -786,7 +869,7 @@ const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
  * rest then has a quotient below 10^9, which never overflows (a quotient
  * past 64 bits is a divide error in the kernel).
  */
-static u64 rt_cycles_to_ns(u64 d, u64 hz)
+static u64 ramtrail_cycles_to_ns(u64 d, u64 hz)
 {
 	u64 s = div64_u64(d, hz);
 
@@ -811,7 +894,7 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
 
 	if (!hdr->clock_hz)
 		return ts;
-	ns = rt_cycles_to_ns(d, hdr->clock_hz);
+	ns = ramtrail_cycles_to_ns(d, hdr->clock_hz);
 	if (ts >= ref)
 		return ns > U64_MAX - hdr->clock_ref_ns ? U64_MAX :
 		       hdr->clock_ref_ns + ns;
@@ -847,7 +930,7 @@ bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t)
 
 /* The saved trace at @off, if one is valid there and fits the area. */
 static const struct ramtrail_saved_trace *
-rt_saved_at(const struct ramtrail_region *reg, u64 off)
+ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_saved_trace *t;
@@ -891,7 +974,7 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 	while (reg->nr_saved < RAMTRAIL_MAX_SAVED &&
 	       (reg->hdr.saved_size >= sizeof(*t) &&
 		off <= reg->hdr.saved_size - sizeof(*t))) {
-		t = rt_saved_at(reg, off);
+		t = ramtrail_saved_at(reg, off);
 		if (!t) {
 			off += 8;
 			continue;
@@ -926,7 +1009,7 @@ ramtrail_saved_next(const struct ramtrail_region *reg, u64 *pos)
 	const struct ramtrail_saved_trace *t;
 
 	while (*pos < reg->nr_saved) {
-		t = rt_saved_at(reg, reg->saved[(*pos)++]);
+		t = ramtrail_saved_at(reg, reg->saved[(*pos)++]);
 		if (t)
 			return t;
 	}
@@ -962,7 +1045,7 @@ u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
 	for (i = 0; i <= reg->nr_saved; i++) {
 		start = 0;
 		if (i < reg->nr_saved) {
-			t = rt_saved_at(reg, reg->saved[i]);
+			t = ramtrail_saved_at(reg, reg->saved[i]);
 			if (!t || ramtrail_saved_all_erased(t))
 				continue;
 			start = reg->saved[i] + t->size;

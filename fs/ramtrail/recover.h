@@ -141,6 +141,7 @@ struct ramtrail_merge {
 };
 
 const char *ramtrail_strerror(int err);
+const char *ramtrail_error_name(int err);
 int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 			 u64 len);
 void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
@@ -198,6 +199,65 @@ static inline u64 ramtrail_saved_parts(const struct ramtrail_saved_trace *t)
 {
 	return DIV_ROUND_UP(t->nr_records, RAMTRAIL_SAVED_PART_RECORDS);
 }
+
+/* Was part @part of @t erased? A part past 64 goes with the whole trace. */
+static inline bool ramtrail_saved_part_erased(const struct ramtrail_saved_trace *t,
+					      u64 part)
+{
+	u64 erased = READ_ONCE(t->erased);
+
+	return part < 64 ? erased >> part & 1 : erased == ~0ULL;
+}
+
+/* The erased word of @t once part @part is erased too. */
+static inline u64 ramtrail_saved_erase_part(const struct ramtrail_saved_trace *t,
+					    u64 part)
+{
+	return part < 64 ? READ_ONCE(t->erased) | 1ULL << part : ~0ULL;
+}
+
+/* struct ramtrail_saved_record.ts_cpu: nanoseconds << 8 | CPU. */
+static inline u64 ramtrail_saved_pack(u64 ns, u32 cpu)
+{
+	return ns << 8 | cpu;
+}
+
+static inline u64 ramtrail_saved_ns(const struct ramtrail_saved_record *r)
+{
+	return r->ts_cpu >> 8;
+}
+
+static inline u32 ramtrail_saved_cpu(const struct ramtrail_saved_record *r)
+{
+	return r->ts_cpu & 0xff;
+}
+
+/* Bytes of all zones of a region. */
+static inline u64 ramtrail_zones_size(const struct ramtrail_region_header *h)
+{
+	return (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT;
+}
+
+/* Offset of zone @cpu in its region. */
+static inline u64 ramtrail_zone_offset(const struct ramtrail_region_header *h,
+				       u32 cpu)
+{
+	return h->zone_offset + ((u64)cpu * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT);
+}
+
+/* The module table of the boot that wrote an opened region. */
+static inline const struct ramtrail_module_entry *
+ramtrail_region_modules(const struct ramtrail_region *reg)
+{
+	return (const void *)(reg->base + reg->hdr.modtab_offset);
+}
+
+u32 ramtrail_region_nr_modules(const struct ramtrail_region *reg);
+void ramtrail_zone_stats_sum(struct ramtrail_zone_stats *sum,
+			     const struct ramtrail_zone_cursor *cur, u32 n);
+void ramtrail_saved_count(struct ramtrail_saved_trace *t,
+			  const struct ramtrail_region *reg,
+			  const struct ramtrail_zone_cursor *cur);
 
 /* region.c: building a region, shared with the writer side. */
 u32 ramtrail_header_checksum(const struct ramtrail_region_header *hdr);

@@ -87,7 +87,7 @@ u32 ramtrail_crc32_skip(const void *p, size_t len, size_t skip,
 	return ~crc;
 }
 
-static u64 rt_page_align(u64 v)
+static u64 ramtrail_page_align(u64 v)
 {
 	return (v + RAMTRAIL_HEADER_SIZE - 1) & ~(u64)(RAMTRAIL_HEADER_SIZE - 1);
 }
@@ -134,15 +134,15 @@ int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,
 	off = RAMTRAIL_HEADER_SIZE;
 	hdr->modtab_offset = off;
 	hdr->modtab_count = modtab_count;
-	off = rt_page_align(off + (u64)modtab_count *
+	off = ramtrail_page_align(off + (u64)modtab_count *
 			    sizeof(struct ramtrail_module_entry));
 	hdr->dmesg_offset = off;
 	hdr->dmesg_count = dmesg_count;
 	hdr->dmesg_size = dmesg_size;
-	off = rt_page_align(off + dmesg_count * dmesg_size);
+	off = ramtrail_page_align(off + dmesg_count * dmesg_size);
 	hdr->saved_offset = off;
 	hdr->saved_size = saved_size;
-	off = rt_page_align(off + saved_size);
+	off = ramtrail_page_align(off + saved_size);
 	hdr->zone_offset = off;
 	if (off >= region_size)
 		return RAMTRAIL_E_GEOMETRY;

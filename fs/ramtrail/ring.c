@@ -88,8 +88,6 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 		}
 	} while (local_cmpxchg(&r->pos, pos, next) != pos);
 
-	ramtrail_test_reserved(r, next - (1 + ncont) * 8, ts, type, head, cont,
-			       ncont);
 	g = pos >> RAMTRAIL_BLOCK_SHIFT;
 	if (pad) {
 		blk = ramtrail_block_cache(r, g);

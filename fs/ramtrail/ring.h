@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The record path: reserve, write and commit one record in a CPU's zone.
- *
+/* The record path: reserve, write and commit one record in a CPU's zone. */
+
+/**
  * DOC: record states
  *
  * A record at position P of zone Z goes through these states:
@@ -145,16 +145,6 @@ static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
 	WRITE_ONCE(r->last_ts, ts);
 }
 
-/*
- * The crash-consistency test (tools/tests/) learns where each record went
- * through this hook, called right after a successful reservation. It is
- * empty in the module.
- */
-#ifndef ramtrail_test_reserved
-#define ramtrail_test_reserved(r, pos, ts, type, head, cont, ncont) \
-	do { } while (0)
-#endif
-
 bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
 			      u32 head, const u32 *cont, unsigned int ncont,
 			      bool outer);
@@ -205,7 +195,6 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 		}
 	} while (local_cmpxchg(&r->pos, pos, pos + size) != pos);
 
-	ramtrail_test_reserved(r, pos + ext * 8, ts, type, head, cont, ncont);
 	ramtrail_ring_commit(r, ramtrail_cb_words(r, blk) +
 			     (pos & RAMTRAIL_BLOCK_MASK) / 8, ramtrail_cb_lap(blk),
 			     ts, ext, type, head, cont, ncont);

@@ -2,37 +2,36 @@
 /*
  * At load: decode the zones the previous boot left, merge them by time and
  * write the result to the saved area, where it stays until erased through
- * pstore, across any number of later crashes. Also: turning the saved
- * offsets into this boot's addresses (KASLR, modules).
+ * pstore, across any number of later crashes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
-#include <linux/module.h>
-#include <linux/sizes.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/utsname.h>
 #include "internal.h"
+
+/* First word of a ramoops zone (fs/pstore/ram_core.c PERSISTENT_RAM_SIG). */
+#define RAMTRAIL_RAMOOPS_SIG	0x43474244
 
 /* Merge the zones; count function records, or store them past @skip. */
 static u64 ramtrail_merge_zones(const struct ramtrail_region *reg,
 				struct ramtrail_zone_cursor *cur, u32 *heap,
-				struct ramtrail_saved_record *out, u64 skip,
-				struct ramtrail_saved_trace *t)
+				struct ramtrail_saved_record *out, u64 skip)
 {
 	const struct ramtrail_record *r;
 	struct ramtrail_merge m;
 	u64 n = 0;
-	u32 cpu;
 
 	ramtrail_merge_init(&m, reg, cur, heap);
 	while ((r = ramtrail_merge_next(&m))) {
 		if (r->type == RAMTRAIL_W_EVENT)
 			continue;	/* no event is kept in saved traces yet */
 		if (out && n >= skip) {
-			out->ts_cpu = ramtrail_ts_to_ns(&reg->hdr, r->ts) << 8 |
-				      r->cpu;
+			out->ts_cpu = ramtrail_saved_pack(ramtrail_ts_to_ns(&reg->hdr,
+									    r->ts),
+							  r->cpu);
 			out->ip = r->ip;
 			out->parent = r->parent;
 			out++;
@@ -40,51 +39,58 @@ static u64 ramtrail_merge_zones(const struct ramtrail_region *reg,
 		n++;
 		cond_resched();
 	}
-	for (cpu = 0; t && cpu < reg->hdr.nr_cpus; cpu++) {
-		const struct ramtrail_zone_stats *s = &cur[cpu].stats;
-		const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
-
-		t->corrupt_blocks += s->corrupt_blocks;
-		t->torn += s->torn;
-		t->lost_words += s->lost_words;
-		t->no_time += s->no_base;
-		t->dropped += f ? f->zone[cpu].dropped : 0;
-		if (s->corrupt_blocks || s->torn || s->no_base)
-			pr_info("cpu%u: %llu records, dropped %llu corrupt blocks, %llu torn, %llu without time, %llu unfinished words\n",
-				cpu, s->records, s->corrupt_blocks, s->torn,
-				s->no_base, s->lost_words);
-	}
 	return n;
+}
+
+/* What the decode dropped, per CPU in the log and summed into @t. */
+static void ramtrail_merge_report(const struct ramtrail_region *reg,
+				  const struct ramtrail_zone_cursor *cur,
+				  struct ramtrail_saved_trace *t)
+{
+	u32 cpu;
+
+	ramtrail_saved_count(t, reg, cur);
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+		const struct ramtrail_zone_stats *s = &cur[cpu].stats;
+
+		if (s->corrupt_blocks || s->torn || s->no_base)
+			pr_debug("cpu%u: %llu records, dropped %llu corrupt blocks, %llu torn, %llu without time, %llu unfinished words\n",
+				 cpu, s->records, s->corrupt_blocks, s->torn,
+				 s->no_base, s->lost_words);
+	}
 }
 
 /*
  * Erased traces are garbage: clear their magic (one store each), so that
  * their space is free. A reset in between leaves them erased or gone.
  */
-static void ramtrail_saved_collect(struct ramtrail_region *reg)
+static void ramtrail_saved_collect(struct ramtrail_context *cxt)
 {
 	struct ramtrail_saved_trace *t;
 	u64 pos = 0;
 
-	while ((t = (void *)ramtrail_saved_next(reg, &pos))) {
+	while ((t = (void *)ramtrail_saved_next(&cxt->reg, &pos))) {
 		if (!ramtrail_saved_all_erased(t))
 			continue;
 		WRITE_ONCE(t->magic, 0);
-		ramtrail_flush(&t->magic, sizeof(t->magic));
+		ramtrail_flush(cxt, &t->magic, sizeof(t->magic));
 	}
-	ramtrail_saved_scan(reg);
+	ramtrail_saved_scan(&cxt->reg);
 }
 
-static void ramtrail_why_empty(const struct ramtrail_region *reg, int err)
+static void ramtrail_why_empty(struct ramtrail_context *cxt, int err)
 {
+	const struct ramtrail_region *reg = &cxt->reg;
+
 	if (err == RAMTRAIL_E_MAGIC)
-		pr_info("no earlier trace in the region (formatting it)\n");
+		pr_debug("no earlier trace in the region (formatting it)\n");
 	else if (err == RAMTRAIL_E_VERSION)
 		pr_warn("region holds format version %u, this module writes %u: reformatting\n",
 			reg->hdr.version, RAMTRAIL_VERSION);
 	else if (!reg->base)
 		pr_warn("region header unusable (%s): reformatting%s\n",
-			ramtrail_strerror(err), ramtrail.mem_type == 2 ?
+			ramtrail_strerror(err),
+			cxt->mem_type == RAMTRAIL_MEM_CACHED ?
 			"; a reserve_mem= region can move between boots, memmap= is safer" :
 			"");
 	else
@@ -129,57 +135,124 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 	t->checksum = ramtrail_saved_checksum(t);
 }
 
+/* Merge the zones into a new saved entry; @n records, the area has room. */
+static void ramtrail_save_zones(struct ramtrail_context *cxt,
+				struct ramtrail_zone_cursor *cur, u32 *heap,
+				u64 n)
+{
+	const struct ramtrail_region *reg = &cxt->reg;
+	const struct ramtrail_region_header *h = &reg->hdr;
+	const struct ramtrail_module_entry *mods = ramtrail_region_modules(reg);
+	u32 nmods = ramtrail_region_nr_modules(reg);
+	u64 fixed = sizeof(struct ramtrail_saved_trace) + nmods * sizeof(*mods);
+	u64 at, room = 0, fit;
+	struct ramtrail_saved_trace *t;
+
+	ramtrail_saved_collect(cxt);
+	at = ramtrail_saved_place(reg, fixed + n *
+				  sizeof(struct ramtrail_saved_record), &room);
+	if (room < fixed + sizeof(struct ramtrail_saved_record)) {
+		pr_warn("saved area full: boot %llu's trace (%llu records) is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",
+			h->boot_id, n);
+		cxt->prev.trace = RAMTRAIL_PREV_LOST;
+		return;
+	}
+	fit = (room - fixed) / sizeof(struct ramtrail_saved_record);
+	t = (void *)(cxt->base + h->saved_offset + at);
+	memset(t, 0, sizeof(*t));
+	memcpy(ramtrail_saved_modules(t), mods, nmods * sizeof(*mods));
+	t->modtab_count = nmods;
+	t->skipped = n > fit ? n - fit : 0;
+	t->nr_records = ramtrail_merge_zones(reg, cur, heap,
+					     ramtrail_saved_records(t),
+					     t->skipped) - t->skipped;
+	ramtrail_merge_report(reg, cur, t);
+	ramtrail_flush(cxt, ramtrail_saved_modules(t), nmods * sizeof(*mods) +
+		       t->nr_records * sizeof(struct ramtrail_saved_record));
+	ramtrail_saved_seal(t, reg, nmods);	/* after the records */
+	ramtrail_flush(cxt, t, sizeof(*t));
+	cxt->prev.trace = RAMTRAIL_PREV_SAVED;
+	cxt->prev.records = t->nr_records;
+	cxt->prev.skipped = t->skipped;
+	cxt->prev.dropped = t->dropped;
+	pr_info("saved boot %llu: %llu records of %u CPUs (%s%s, %llu refused while recording, %llu oldest did not fit)%s\n",
+		t->boot_id, t->nr_records, t->nr_cpus,
+		h->state == RAMTRAIL_STATE_FROZEN ? "frozen by " :
+		h->state == RAMTRAIL_STATE_STOPPED ? "stopped" :
+		"still recording: power cut or reset",
+		h->state == RAMTRAIL_STATE_FROZEN ?
+		ramtrail_reason_name(t->freeze_reason) : "",
+		t->dropped, t->skipped,
+		t->flags & RAMTRAIL_F_CLOCK_RELIABLE ? "" :
+		"; clock not synchronised across CPUs: their merged order is approximate");
+}
+
+/* Note what the header said, for the status file. */
+static void ramtrail_prev_note(struct ramtrail_context *cxt, int err)
+{
+	const struct ramtrail_region *reg = &cxt->reg;
+	const struct ramtrail_freeze_info *f;
+	struct ramtrail_prev *p = &cxt->prev;
+
+	p->header = err;
+	p->version = err == RAMTRAIL_E_MAGIC || err == RAMTRAIL_E_SHORT ?
+		     0 : reg->hdr.version;
+	if (err != RAMTRAIL_OK && err != RAMTRAIL_E_STATE)
+		return;
+	f = ramtrail_region_freeze(reg);
+	p->boot_id = reg->hdr.boot_id;
+	p->state = reg->hdr.state;
+	p->reason = f ? f->reason : RAMTRAIL_FREEZE_NONE;
+}
+
 /**
  * ramtrail_save_previous() - move the previous boot's trace to the saved area
- * @reset: only look (for ramoops' signature): the region is to be cleared
+ * @cxt: the context, mapped
  *
- * Fills ramtrail.reg and ramtrail.prev_err with what the region holds. The
- * new entry goes where no trace that is not fully erased lies (those are
- * never moved). A reset at any instant of the save is safe: erased entries
- * are cleared with one store each, the new entry is sealed after its
- * records, and an entry of the same boot and format is never saved twice.
+ * Fills @cxt->reg and @cxt->prev with what the region holds; with the
+ * reset parameter it only looks. The new entry goes where no trace that
+ * is not fully erased lies (those are never moved). A reset at any instant
+ * of the save is safe: erased entries are cleared with one store each, the
+ * new entry is sealed after its records, and an entry of the same boot and
+ * format is never saved twice.
  *
  * Return: 0 (also when there was nothing to save), -EBUSY if the range
  * belongs to ramoops, or -ENOMEM.
  */
-int ramtrail_save_previous(bool reset)
+int ramtrail_save_previous(struct ramtrail_context *cxt)
 {
-	struct ramtrail_region *reg = &ramtrail.reg;
+	struct ramtrail_region *reg = &cxt->reg;
 	const struct ramtrail_region_header *h = &reg->hdr;
-	const struct ramtrail_module_entry *mods;
 	struct ramtrail_zone_cursor *cur;
-	struct ramtrail_saved_trace *t;
-	u64 n, at = 0, room = 0, fixed, fit;
-	u32 *heap, nmods = 0;
-	int err = ramtrail_region_open(reg, ramtrail.base, ramtrail.size);
+	u32 *heap;
+	u64 n;
+	int err = ramtrail_region_open(reg, cxt->base, cxt->size);
 
-	ramtrail.prev_err = err;
-	if (reset)
+	ramtrail_prev_note(cxt, err);
+	if (cxt->params.reset)
 		return 0;
 	if (err == RAMTRAIL_E_MAGIC &&
-	    *(u32 *)ramtrail.base == RAMTRAIL_RAMOOPS_SIG) {
+	    *(u32 *)cxt->base == RAMTRAIL_RAMOOPS_SIG) {
 		/* ramoops does not always claim its range: don't take it. */
 		pr_err("the range holds a ramoops buffer (signature DBGC): give ramtrail a range of its own, or load with reset=1 to take this one over\n");
 		return -EBUSY;
 	}
 	if (err) {
-		ramtrail_why_empty(reg, err);
+		ramtrail_why_empty(cxt, err);
 		return 0;
 	}
-	if (h->phys_addr && h->phys_addr != ramtrail.phys)
+	if (h->phys_addr && h->phys_addr != cxt->phys)
 		pr_warn("region was formatted at %#llx, now at %pa: it moved\n",
-			h->phys_addr, &ramtrail.phys);
+			h->phys_addr, &cxt->phys);
 	if (!ramtrail_zones_hold_trace(reg, err))
 		return 0;
 	if (ramtrail_saved_already(reg)) {
 		pr_info("boot %llu's trace was saved before a reset\n",
 			h->boot_id);
-		ramtrail_set_state(RAMTRAIL_STATE_SAVED);
+		cxt->prev.trace = RAMTRAIL_PREV_SAVED_BEFORE;
+		ramtrail_set_state(cxt, RAMTRAIL_STATE_SAVED);
 		return 0;
 	}
-	mods = (const void *)(reg->base + h->modtab_offset);
-	while (nmods < h->modtab_count && mods[nmods].base)
-		nmods++;
 	cur = kcalloc(h->nr_cpus, sizeof(*cur), GFP_KERNEL);
 	heap = kcalloc(h->nr_cpus, sizeof(*heap), GFP_KERNEL);
 	if (!cur || !heap) {
@@ -187,148 +260,42 @@ int ramtrail_save_previous(bool reset)
 		kfree(heap);
 		return -ENOMEM;
 	}
-	n = ramtrail_merge_zones(reg, cur, heap, NULL, 0, NULL);
-	fixed = sizeof(*t) + nmods * sizeof(*mods);
+	n = ramtrail_merge_zones(reg, cur, heap, NULL, 0);
 	if (n) {
-		ramtrail_saved_collect(reg);
-		at = ramtrail_saved_place(reg, fixed + n *
-					  sizeof(struct ramtrail_saved_record),
-					  &room);
-	}
-	if (!n) {
-		pr_info("boot %llu recorded nothing\n", h->boot_id);
-	} else if (room < fixed + sizeof(struct ramtrail_saved_record)) {
-		pr_warn("saved area full: boot %llu's trace (%llu records) is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",
-			h->boot_id, n);
+		ramtrail_save_zones(cxt, cur, heap, n);
 	} else {
-		fit = (room - fixed) / sizeof(struct ramtrail_saved_record);
-		t = (void *)(ramtrail.base + h->saved_offset + at);
-		memset(t, 0, sizeof(*t));
-		memcpy(ramtrail_saved_modules(t), mods,
-		       nmods * sizeof(*mods));
-		t->modtab_count = nmods;
-		t->skipped = n > fit ? n - fit : 0;
-		t->nr_records = ramtrail_merge_zones(reg, cur, heap,
-						     ramtrail_saved_records(t),
-						     t->skipped, t) - t->skipped;
-		ramtrail_flush(ramtrail_saved_modules(t), nmods * sizeof(*mods) +
-			       t->nr_records *
-			       sizeof(struct ramtrail_saved_record));
-		ramtrail_saved_seal(t, reg, nmods);	/* after the records */
-		ramtrail_flush(t, sizeof(*t));
-		pr_info("saved boot %llu: %llu records of %u CPUs (%s%s, %llu refused while recording, %llu oldest did not fit)\n",
-			t->boot_id, t->nr_records, t->nr_cpus,
-			h->state == RAMTRAIL_STATE_FROZEN ? "frozen by " :
-			h->state == RAMTRAIL_STATE_STOPPED ? "stopped" :
-			"still recording: power cut or reset",
-			h->state == RAMTRAIL_STATE_FROZEN ?
-			ramtrail_reason_name(t->freeze_reason) : "",
-			t->dropped, t->skipped);
-		if (!(t->flags & RAMTRAIL_F_CLOCK_RELIABLE))
-			pr_warn("boot %llu's clock was not synchronised across CPUs: the merged order across CPUs is approximate\n",
-				h->boot_id);
+		pr_debug("boot %llu recorded nothing\n", h->boot_id);
+		cxt->prev.trace = RAMTRAIL_PREV_EMPTY;
 	}
 	kfree(cur);
 	kfree(heap);
-	ramtrail_set_state(RAMTRAIL_STATE_SAVED);
+	ramtrail_set_state(cxt, RAMTRAIL_STATE_SAVED);
 	return 0;
 }
 
 /**
- * ramtrail_reloc_init() - prepare to turn a saved trace's offsets into names
- * @rl: filled
- * @t: the saved trace
- *
- * Kernel text is relocated only when the recording kernel is this very
- * build (release and version string) and the KASLR delta is whole 2 MiB
- * units: after a kernel update the same offset is another function, and a
- * wrong name is worse than none.
+ * ramtrail_list_saved() - say which pstore files hold which boot's trace
+ * @cxt: the context
  */
-void ramtrail_reloc_init(struct ramtrail_reloc *rl,
-			 const struct ramtrail_saved_trace *t)
-{
-	rl->t = t;
-	rl->delta = (unsigned long)panic - t->anchor_addr;
-	rl->same_build = !strncmp(t->release, init_utsname()->release,
-				  sizeof(t->release)) &&
-			 !strncmp(t->build, init_utsname()->version,
-				  sizeof(t->build)) &&
-			 t->anchor_addr && !(rl->delta % SZ_2M);
-	rl->now = ramtrail_modtab_now(&rl->nr_now);
-}
-
-/* The loaded module that is the one @was names: same build, still here. */
-static int ramtrail_module_now(const struct ramtrail_reloc *rl,
-			       const struct ramtrail_module_entry *was)
-{
-	int i, found = -1;
-
-	for (i = 0; i < rl->nr_now; i++) {
-		const struct ramtrail_module_entry *e = &rl->now[i];
-
-		if (strncmp(e->name, was->name, sizeof(e->name)) ||
-		    e->size != was->size || e->core_size != was->core_size ||
-		    (READ_ONCE(e->flags) & RAMTRAIL_MOD_GONE))
-			continue;
-		if (found >= 0)
-			return -1;
-		found = i;
-	}
-	return found;
-}
-
-/**
- * ramtrail_relocate() - an address of a saved trace, in this boot's terms
- * @rl: from ramtrail_reloc_init()
- * @off: offset from the trace's text base (0: none)
- *
- * Kernel text moves by the KASLR delta, module text to where the same
- * module (name, text and core size) lies now. An address that cannot be
- * relocated for sure is returned as its bare offset, which no symbol lookup
- * resolves: never a wrong name.
- *
- * Return: the address to print.
- */
-unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off)
-{
-	const struct ramtrail_saved_trace *t = rl->t;
-	u64 addr = t->text_base + off;
-	int i, j;
-
-	if (!off || !rl->same_build)
-		return off;
-	if (addr < MODULES_VADDR)
-		return addr + rl->delta;
-	i = ramtrail_module_find(ramtrail_saved_modules(t), t->modtab_count,
-				 addr);
-	if (i < 0)
-		return off;
-	j = ramtrail_module_now(rl, &ramtrail_saved_modules(t)[i]);
-	if (j < 0)
-		return off;
-	return rl->now[j].base + (addr - ramtrail_saved_modules(t)[i].base);
-}
-
-/** ramtrail_list_saved() - say which pstore files hold which boot's trace */
-void ramtrail_list_saved(void)
+void ramtrail_list_saved(struct ramtrail_context *cxt)
 {
 	const struct ramtrail_saved_trace *t;
 	u64 pos = 0, id = 0;
 
-	while ((t = ramtrail_saved_next(&ramtrail.reg, &pos))) {
+	while ((t = ramtrail_saved_next(&cxt->reg, &pos))) {
 		u64 parts = ramtrail_saved_parts(t);
 
 		if (ramtrail_saved_all_erased(t))
 			;
 		else if (parts > 1)
-			pr_info("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%.*s), %llu records\n",
-				id, id + parts - 1, t->boot_id,
-				(int)sizeof(t->release), t->release,
-				t->nr_records);
+			pr_debug("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%.*s), %llu records\n",
+				 id, id + parts - 1, t->boot_id,
+				 (int)sizeof(t->release), t->release,
+				 t->nr_records);
 		else
-			pr_info("ftrace-ramtrail-%llu: trace of boot %llu (%.*s), %llu records\n",
-				id, t->boot_id, (int)sizeof(t->release),
-				t->release, t->nr_records);
+			pr_debug("ftrace-ramtrail-%llu: trace of boot %llu (%.*s), %llu records\n",
+				 id, t->boot_id, (int)sizeof(t->release),
+				 t->release, t->nr_records);
 		id += parts;
 	}
 }

@@ -64,11 +64,26 @@ static inline void local_inc(local_t *l)
 	__atomic_fetch_add(&l->v, 1, __ATOMIC_RELAXED);
 }
 
+#ifdef RAMTRAIL_TEST_HOOKS
+/*
+ * Test builds only (tools/tests/hooks.h): called after each successful
+ * local_cmpxchg(), which in the shared sources is a writer's reservation
+ * of @old..@new in a ring.
+ */
+void test_reservation(local_t *l, long old, long new);
+#endif
+
 static inline long local_cmpxchg(local_t *l, long old, long new)
 {
-	__atomic_compare_exchange_n(&l->v, &old, new, false,
+	long was = old;
+
+	__atomic_compare_exchange_n(&l->v, &was, new, false,
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	return old;
+#ifdef RAMTRAIL_TEST_HOOKS
+	if (was == old)
+		test_reservation(l, old, new);
+#endif
+	return was;
 }
 
 static inline u64 div_u64_rem(u64 n, u32 d, u32 *rem)

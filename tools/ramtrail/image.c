@@ -493,11 +493,11 @@ bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
 				return false;
 			s = &ramtrail_saved_records(t->saved)[t->next++];
 			/* Only the saved header has a checksum. */
-			if ((s->ts_cpu & 0xff) >= t->nr_cpus || !s->ip)
+			if (ramtrail_saved_cpu(s) >= t->nr_cpus || !s->ip)
 				t->invalid++;
-		} while ((s->ts_cpu & 0xff) >= t->nr_cpus || !s->ip);
-		r->ns = s->ts_cpu >> 8;
-		r->cpu = s->ts_cpu & 0xff;
+		} while (ramtrail_saved_cpu(s) >= t->nr_cpus || !s->ip);
+		r->ns = ramtrail_saved_ns(s);
+		r->cpu = ramtrail_saved_cpu(s);
 		r->type = s->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
 		r->ip = t->text_base + s->ip;
 		r->parent = s->parent ? t->text_base + s->parent : 0;

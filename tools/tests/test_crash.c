@@ -85,6 +85,9 @@ static __thread int depth;
 static __thread u64 slot[MAX_DEPTH];
 static __thread bool bursting;
 static __thread u64 refused;		/* writes that returned false */
+/* What write_one() at each depth is writing, and its last clock read. */
+static __thread struct entry intent[MAX_DEPTH];
+static __thread u64 clock_last[MAX_DEPTH];
 static _Atomic u64 n_bursts[MAX_LAPS + 1][2], bad_burst_laps;
 static u64 refused_total;
 
@@ -131,18 +134,22 @@ static u64 xorshift(u64 *s)
  */
 u64 ramtrail_clock(void)
 {
-	u64 r = xorshift(&rnd), step = 1 + (r & 63);
+	u64 r = xorshift(&rnd), step = 1 + (r & 63), now;
 
 	if ((r >> 8) % 4096 == 0)
 		step += RAMTRAIL_TS_SPAN + ((r >> 20) & 0xffffff);
-	return atomic_fetch_add_explicit(&clock_now, step,
-					 memory_order_relaxed) + step;
+	now = atomic_fetch_add_explicit(&clock_now, step,
+					memory_order_relaxed) + step;
+
+	clock_last[depth] = now;
+	return now;
 }
 
-/* Called by the writer right after it reserved: log the intent. */
-void test_reserved(struct ramtrail_ring *r, unsigned long pos,
-		   unsigned long long ts, unsigned int type, unsigned int head,
-		   const unsigned int *cont, unsigned int ncont)
+/* Right after a writer reserved: log the intent. */
+static void test_reserved(struct ramtrail_ring *r, unsigned long pos,
+			  unsigned long long ts, unsigned int type,
+			  unsigned int head, const unsigned int *cont,
+			  unsigned int ncont)
 {
 	u64 i = __atomic_fetch_add(&self->next, 1, __ATOMIC_SEQ_CST);
 	struct entry *e = &self->log[i % LOG_SIZE];
@@ -163,19 +170,44 @@ void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 		lap_burst(r, pos, 1 + (xorshift(&rnd) >> 32) % MAX_LAPS);
 }
 
+/*
+ * Called by local_cmpxchg() after each reservation (tools/tests/hooks.h):
+ * the record's words end at @new; the writer at this depth read the clock
+ * last just before its cmpxchg.
+ */
+void test_reservation(local_t *l, long old, long new)
+{
+	struct ramtrail_ring *r = (void *)((char *)l -
+					   offsetof(struct ramtrail_ring, pos));
+	const struct entry *in = &intent[depth];
+
+	test_reserved(r, new - (1 + in->ncont) * 8,
+		      clock_last[depth] & RAMTRAIL_CLOCK_MASK, in->type,
+		      in->head, in->cont, in->ncont);
+}
+
 static void write_one(void)
 {
+	struct entry *in;
 	u64 r = xorshift(&rnd);
 	u32 cont[4], id = (u32)(r >> 32);
 	unsigned int len, k;
 	bool ok;
 
 	depth++;
+	in = &intent[depth];
 	switch (r % 3) {
 	case 0:
+		in->type = RAMTRAIL_W_FUNC;
+		in->head = id | 1;
+		in->ncont = 0;
 		ok = ramtrail_ring_func(self->ring, id | 1, 0);
 		break;
 	case 1:
+		in->type = RAMTRAIL_W_FUNC_PARENT;
+		in->head = id;
+		in->cont[0] = id ^ 0x5a5a5a5a;
+		in->ncont = 1;
 		ok = ramtrail_ring_func(self->ring, id, id ^ 0x5a5a5a5a);
 		break;
 	default:
@@ -184,6 +216,10 @@ static void write_one(void)
 			cont[k] = (u32)xorshift(&rnd);
 		if (len % 4)	/* bytes past len are not stored */
 			cont[k - 1] &= (1U << (8 * (len % 4))) - 1;
+		in->type = RAMTRAIL_W_EVENT;
+		in->head = RAMTRAIL_EVENT_HEAD(id & 0xffff, len);
+		in->ncont = DIV_ROUND_UP(len, 4);
+		memcpy(in->cont, cont, sizeof(cont));
 		ok = ramtrail_ring_write(self->ring, RAMTRAIL_W_EVENT,
 					 RAMTRAIL_EVENT_HEAD(id & 0xffff, len),
 					 cont, DIV_ROUND_UP(len, 4));

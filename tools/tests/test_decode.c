@@ -9,11 +9,10 @@
 
 static u64 clock_now = 1000, clock_step = 10, reserved_ts;
 
-void test_reserved(struct ramtrail_ring *r, unsigned long pos,
-		   unsigned long long ts, unsigned int type, unsigned int head,
-		   const unsigned int *cont, unsigned int ncont)
+/* The writer read the clock last just before it reserved. */
+void test_reservation(local_t *l, long old, long new)
 {
-	reserved_ts = ts;
+	reserved_ts = clock_now & RAMTRAIL_CLOCK_MASK;
 }
 
 u64 ramtrail_clock(void)

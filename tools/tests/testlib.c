@@ -97,8 +97,7 @@ struct ramtrail_dmesg_header *test_add_dmesg(struct test_region *t,
 
 u64 *test_zone(struct test_region *t, u32 cpu)
 {
-	return (u64 *)(t->mem + t->hdr->zone_offset +
-		       ((u64)cpu * t->hdr->nr_blocks << RAMTRAIL_BLOCK_SHIFT));
+	return (u64 *)(t->mem + ramtrail_zone_offset(t->hdr, cpu));
 }
 
 size_t test_decode(const struct test_region *t, struct ramtrail_record *out,

@@ -4,7 +4,8 @@
  *
  * This header is the only definition of the persistent region layout. The
  * kernel module writes it, the module's recovery code and the userspace
- * tools read it. All fields are little-endian.
+ * tools read it. All fields are little-endian: the writers store them in
+ * the CPU's byte order and refuse to build for a big-endian CPU.
  *
  * The region:
  *
@@ -126,8 +127,7 @@ enum ramtrail_freeze_reason {
 	RAMTRAIL_FREEZE_PANIC		= 1,
 	RAMTRAIL_FREEZE_OOPS		= 2,
 	RAMTRAIL_FREEZE_API		= 3,	/* ramtrail_freeze() caller */
-	RAMTRAIL_FREEZE_USER		= 4,	/* written by an administrator */
-	RAMTRAIL_FREEZE_NR		= 5,
+	RAMTRAIL_FREEZE_NR		= 4,
 };
 
 /* ramtrail_region_header.flags */

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What ramtrail needs from the architecture. A port is one new file,
+ * arch-<arch>.h, included below, that provides:
+ *
+ *   ramtrail_arch_clock()        the record path's counter (inline, notrace,
+ *                                callable in NMI)
+ *   ramtrail_arch_clock_hz()     its frequency, 0 if unknown
+ *   ramtrail_arch_clock_flags()  RAMTRAIL_F_CLOCK_RELIABLE while the counter
+ *                                is synchronised across CPUs
+ *   ramtrail_arch_flush_cached() write a range of a cached mapping back
+ *                                to memory
+ *   RAMTRAIL_ARCH_TEXT_BASE      lowest kernel text and module address:
+ *                                ips are stored as 32-bit offsets from it
+ *   ramtrail_arch_is_module()    an address is in the module area
+ *   ramtrail_arch_text_anchor()  an address of kernel text that moves with
+ *                                KASLR: two boots' difference is the delta
+ */
+#ifndef _RAMTRAIL_ARCH_H
+#define _RAMTRAIL_ARCH_H
+
+#if defined(CONFIG_X86_64)
+#include "arch-x86.h"
+#else
+#error "ramtrail: this architecture is not supported yet (see arch.h)"
+#endif
+
+#endif /* _RAMTRAIL_ARCH_H */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * This boot's module table in the region, and turning the offsets of a
+ * saved trace into this boot's addresses (KASLR, modules), never into a
+ * wrong name.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/utsname.h>
+#include "internal.h"
+
+/*
+ * Append @mod to the region's module table. Entries are never reused: an
+ * unloaded module keeps its entry, marked gone, so a later module at the
+ * same address makes that range ambiguous (printed as offsets) instead of
+ * taking over its names.
+ */
+static void ramtrail_add_module(struct ramtrail_context *cxt,
+				struct module *mod)
+{
+	struct ramtrail_module_entry *e;
+	unsigned long base;
+	unsigned int n;
+
+	mutex_lock(&cxt->modules_lock);
+	n = cxt->nr_modules;
+	if (n >= cxt->hdr->modtab_count) {
+		mutex_unlock(&cxt->modules_lock);
+		pr_warn_once("module table full: ips in later modules stay unnamed\n");
+		return;
+	}
+	e = ramtrail_modtab(cxt) + n;
+	memset(e, 0, sizeof(*e));
+	ramtrail_module_sizes(mod, &base, &e->size, &e->core_size);
+	e->base = base;
+	strscpy(e->name, mod->name, sizeof(e->name));
+	e->checksum = ramtrail_module_checksum(e);
+	ramtrail_flush(cxt, e, sizeof(*e));
+	/* Pairs with the smp_load_acquire() of readers of this boot's table. */
+	smp_store_release(&cxt->nr_modules, n + 1);
+	mutex_unlock(&cxt->modules_lock);
+}
+
+static void ramtrail_module_gone(struct ramtrail_context *cxt,
+				 struct module *mod)
+{
+	struct ramtrail_module_entry *e = ramtrail_modtab(cxt);
+	unsigned int i;
+
+	mutex_lock(&cxt->modules_lock);
+	for (i = 0; i < cxt->nr_modules; i++)
+		if (!strncmp(e[i].name, mod->name, sizeof(e[i].name)))
+			WRITE_ONCE(e[i].flags, e[i].flags | RAMTRAIL_MOD_GONE);
+	mutex_unlock(&cxt->modules_lock);
+}
+
+static int ramtrail_module_event(struct notifier_block *nb,
+				 unsigned long action, void *data)
+{
+	struct ramtrail_context *cxt = container_of(nb, struct ramtrail_context,
+						    module_nb);
+
+	if (action == MODULE_STATE_COMING)
+		ramtrail_add_module(cxt, data);
+	else if (action == MODULE_STATE_GOING)
+		ramtrail_module_gone(cxt, data);
+	return NOTIFY_OK;
+}
+
+/**
+ * ramtrail_modules_init() - keep this boot's module table up to date
+ * @cxt: the context, formatted
+ *
+ * ramtrail itself comes first; every module loaded later is appended.
+ */
+void ramtrail_modules_init(struct ramtrail_context *cxt)
+{
+	ramtrail_add_module(cxt, THIS_MODULE);
+	cxt->module_nb.notifier_call = ramtrail_module_event;
+	register_module_notifier(&cxt->module_nb);
+}
+
+/**
+ * ramtrail_modules_exit() - undo ramtrail_modules_init()
+ * @cxt: the context
+ */
+void ramtrail_modules_exit(struct ramtrail_context *cxt)
+{
+	unregister_module_notifier(&cxt->module_nb);
+}
+
+/**
+ * ramtrail_reloc_init() - prepare to turn a saved trace's offsets into names
+ * @cxt: the context
+ * @rl: filled
+ * @t: the saved trace
+ *
+ * Kernel text is relocated only when the recording kernel is this very
+ * build (release and version string) and the KASLR delta is whole 2 MiB
+ * units: after a kernel update the same offset is another function, and a
+ * wrong name is worse than none.
+ */
+void ramtrail_reloc_init(struct ramtrail_context *cxt,
+			 struct ramtrail_reloc *rl,
+			 const struct ramtrail_saved_trace *t)
+{
+	rl->t = t;
+	rl->delta = ramtrail_arch_text_anchor() - t->anchor_addr;
+	rl->same_build = !strncmp(t->release, init_utsname()->release,
+				  sizeof(t->release)) &&
+			 !strncmp(t->build, init_utsname()->version,
+				  sizeof(t->build)) &&
+			 t->anchor_addr && !(rl->delta % SZ_2M);
+	/* Pairs with smp_store_release() in ramtrail_add_module(). */
+	rl->nr_now = smp_load_acquire(&cxt->nr_modules);
+	rl->now = ramtrail_modtab(cxt);
+}
+
+/* The loaded module that is the one @was names: same build, still here. */
+static int ramtrail_module_now(const struct ramtrail_reloc *rl,
+			       const struct ramtrail_module_entry *was)
+{
+	int i, found = -1;
+
+	for (i = 0; i < rl->nr_now; i++) {
+		const struct ramtrail_module_entry *e = &rl->now[i];
+
+		if (strncmp(e->name, was->name, sizeof(e->name)) ||
+		    e->size != was->size || e->core_size != was->core_size ||
+		    (READ_ONCE(e->flags) & RAMTRAIL_MOD_GONE))
+			continue;
+		if (found >= 0)
+			return -1;
+		found = i;
+	}
+	return found;
+}
+
+/**
+ * ramtrail_relocate() - an address of a saved trace, in this boot's terms
+ * @rl: from ramtrail_reloc_init()
+ * @off: offset from the trace's text base (0: none)
+ *
+ * Kernel text moves by the KASLR delta, module text to where the same
+ * module (name, text and core size) lies now. An address that cannot be
+ * relocated for sure is returned as its bare offset, which no symbol lookup
+ * resolves: never a wrong name.
+ *
+ * Return: the address to print.
+ */
+unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off)
+{
+	const struct ramtrail_saved_trace *t = rl->t;
+	u64 addr = t->text_base + off;
+	int i, j;
+
+	if (!off || !rl->same_build)
+		return off;
+	if (!ramtrail_arch_is_module(addr))
+		return addr + rl->delta;
+	i = ramtrail_module_find(ramtrail_saved_modules(t), t->modtab_count,
+				 addr);
+	if (i < 0)
+		return off;
+	j = ramtrail_module_now(rl, &ramtrail_saved_modules(t)[i]);
+	if (j < 0)
+		return off;
+	return rl->now[j].base + (addr - ramtrail_saved_modules(t)[i].base);
+}

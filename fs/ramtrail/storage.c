@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The region: claim and map it, format it for this boot, and the few
+ * stores that change it later (state, freeze record, flushes). Also the
+ * debugfs view of it. Calls only the shared decoder and ring code.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/io.h>
+#include <linux/ioport.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/utsname.h>
+#include "internal.h"
+
+/**
+ * ramtrail_flush() - make stores to part of the region reach memory
+ * @cxt: the context
+ * @p: start, inside the region
+ * @len: bytes
+ *
+ * Cached mappings are written back line by line; write-combining buffers
+ * are drained by the fence. Callable in any context.
+ */
+notrace void ramtrail_flush(struct ramtrail_context *cxt, void *p, size_t len)
+{
+	if (cxt->mem_type == RAMTRAIL_MEM_CACHED)
+		ramtrail_arch_flush_cached(p, len);
+	wmb();	/* drains this CPU's write-combining buffers */
+}
+
+/**
+ * ramtrail_flush_zones() - ramtrail_flush() every zone
+ * @cxt: the context
+ */
+notrace void ramtrail_flush_zones(struct ramtrail_context *cxt)
+{
+	const struct ramtrail_region_header *h = cxt->hdr;
+
+	ramtrail_flush(cxt, cxt->base + h->zone_offset, ramtrail_zones_size(h));
+}
+
+/**
+ * ramtrail_set_state() - change the region's state, crash-safely
+ * @cxt: the context
+ * @state: enum ramtrail_state
+ *
+ * One aligned 32-bit store: the state is outside the header checksum, so
+ * a reset at any instant leaves either the old or the new state.
+ */
+notrace void ramtrail_set_state(struct ramtrail_context *cxt, u32 state)
+{
+	WRITE_ONCE(cxt->hdr->state, state);
+	ramtrail_flush(cxt, &cxt->hdr->state, sizeof(cxt->hdr->state));
+}
+
+/**
+ * ramtrail_end() - write how recording ended, then the state
+ * @cxt: the context
+ * @reason: enum ramtrail_freeze_reason (NONE for a clean stop)
+ * @state: RAMTRAIL_STATE_FROZEN or RAMTRAIL_STATE_STOPPED
+ *
+ * The caller has stopped every ring. The freeze record carries its own
+ * checksum and is flushed before the state names it: a reset in between
+ * leaves a region that reads as cut while recording, never a damaged one.
+ * Callable in panic and NMI context.
+ */
+notrace void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state)
+{
+	struct ramtrail_region_header *h = cxt->hdr;
+	struct ramtrail_freeze_info *f = &h->freeze;
+	u32 cpu;
+
+	f->checksum = 0;
+	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
+		struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
+
+		f->zone[cpu].freeze_pos = local_read(&r->pos);
+		f->zone[cpu].dropped = local_read(&r->dropped);
+	}
+	f->reason = reason;
+	f->boot_id = h->boot_id;
+	f->cpu = raw_smp_processor_id();
+	f->nr_zones = h->nr_cpus;
+	f->cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
+	f->clock_flags = ramtrail_arch_clock_flags();
+	f->reserved = 0;
+	f->checksum = ramtrail_freeze_checksum(f);
+	ramtrail_flush(cxt, f, sizeof(*f));	/* the record before the state */
+	ramtrail_set_state(cxt, state);
+}
+
+/* Where the parameters put the region: 0 or -errno, said why. */
+static int ramtrail_find_region(const struct ramtrail_params *p,
+				phys_addr_t *start, u64 *size)
+{
+	if (!p->dmesg_count || p->dmesg_count > RAMTRAIL_MAX_DMESG) {
+		pr_err("dmesg_count=%u: give 1 to %u (pstore needs a dmesg front end)\n",
+		       p->dmesg_count, RAMTRAIL_MAX_DMESG);
+		return -EINVAL;
+	}
+	if (p->mem_name && *p->mem_name) {
+		phys_addr_t s, sz;
+
+		if (!RAMTRAIL_HAVE_RESERVE_MEM) {
+			pr_err("mem_name needs reserve_mem=, Linux 6.12 or later; use memmap= and mem_address/mem_size\n");
+			return -EINVAL;
+		}
+		if (p->mem_address || p->mem_size) {
+			pr_err("give either mem_name or mem_address/mem_size\n");
+			return -EINVAL;
+		}
+		if (!ramtrail_reserve_mem_find(p->mem_name, &s, &sz)) {
+			pr_err("no reserve_mem= region named '%s'\n",
+			       p->mem_name);
+			return -ENOENT;
+		}
+		*start = s;
+		*size = sz;
+		return 0;
+	}
+	if (!p->mem_address || !p->mem_size) {
+		pr_err("no region: give mem_address= and mem_size= (reserved with memmap=SIZE$ADDR)\n");
+		return -EINVAL;
+	}
+	*start = p->mem_address;
+	*size = p->mem_size;
+	if (*size < 16 * PAGE_SIZE || !PAGE_ALIGNED(*start) ||
+	    !PAGE_ALIGNED(*size) || *start + *size < *start) {
+		pr_err("mem_address=%#lx mem_size=%llu: need a page-aligned range of at least 64K\n",
+		       p->mem_address, p->mem_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * ramtrail_storage_map() - claim and map the region the parameters name
+ * @cxt: the context; @cxt->params set
+ *
+ * Return: 0 or a negative errno, said why in the log.
+ */
+int ramtrail_storage_map(struct ramtrail_context *cxt)
+{
+	bool reserve_mem = cxt->params.mem_name && *cxt->params.mem_name;
+	unsigned int mem_type = cxt->params.mem_type;
+	phys_addr_t start;
+	u64 size;
+	int err;
+
+	err = ramtrail_find_region(&cxt->params, &start, &size);
+	if (err)
+		return err;
+	if (mem_type > RAMTRAIL_MEM_CACHED) {
+		pr_err("mem_type=%u: use 0 (write-combined), 1 (uncached) or 2 (cached)\n",
+		       mem_type);
+		return -EINVAL;
+	}
+	if (reserve_mem) {
+		/* reserve_mem= hands out RAM pages: only a cached map is safe. */
+		if (mem_type != RAMTRAIL_MEM_CACHED)
+			pr_info("reserve_mem region: mapping it cached (mem_type=2)\n");
+		mem_type = RAMTRAIL_MEM_CACHED;
+	} else {
+		if (region_intersects(start, size, IORESOURCE_SYSTEM_RAM,
+				      IORES_DESC_NONE) != REGION_DISJOINT) {
+			pr_err("%pa+%#llx is System RAM: reserve it with memmap=%lluK$%#llx on the kernel command line\n",
+			       &start, size, size >> 10, (u64)start);
+			return -EINVAL;
+		}
+		if (!request_mem_region(start, size, "ramtrail")) {
+			pr_err("%pa+%#llx is in use (see /proc/iomem)\n",
+			       &start, size);
+			return -EBUSY;
+		}
+		cxt->requested = true;
+	}
+	cxt->phys = start;
+	cxt->size = size;
+	cxt->mem_type = mem_type;
+	cxt->base = ramtrail_memremap(start, size, mem_type);
+	if (!cxt->base) {
+		pr_err("cannot map %pa+%#llx%s\n", &start, size,
+		       mem_type == RAMTRAIL_MEM_UNCACHED ?
+		       " uncached: use mem_type=0 or 2 for this range" : "");
+		if (cxt->requested)
+			release_mem_region(start, size);
+		cxt->requested = false;
+		return -ENOMEM;
+	}
+	cxt->hdr = (struct ramtrail_region_header *)cxt->base;
+	return 0;
+}
+
+/**
+ * ramtrail_storage_unmap() - undo ramtrail_storage_map()
+ * @cxt: the context
+ */
+void ramtrail_storage_unmap(struct ramtrail_context *cxt)
+{
+	ramtrail_memunmap(cxt->base, cxt->mem_type);
+	if (cxt->requested)
+		release_mem_region(cxt->phys, cxt->size);
+	cxt->base = NULL;
+	cxt->hdr = NULL;
+	cxt->requested = false;
+}
+
+/* Lay out a fresh header, keeping the areas of a valid old one. */
+static int ramtrail_layout_new(struct ramtrail_context *cxt,
+			       struct ramtrail_region_header *h,
+			       const struct ramtrail_region *old, bool old_ok,
+			       bool *fresh)
+{
+	const struct ramtrail_params *p = &cxt->params;
+	u32 cpus = min_t(u32, nr_cpu_ids, RAMTRAIL_MAX_CPUS);
+	u64 saved = round_down(p->saved_size ?: cxt->size / 4, 8);
+	int err;
+
+	*fresh = false;
+	if (old_ok) {
+		if (old->hdr.dmesg_count != p->dmesg_count ||
+		    old->hdr.dmesg_size != p->dmesg_size ||
+		    old->hdr.saved_size != saved)
+			pr_notice("keeping the region's layout (dmesg %u x %llu, saved %llu bytes); load with reset=1 to change it\n",
+				  old->hdr.dmesg_count, old->hdr.dmesg_size,
+				  old->hdr.saved_size);
+		err = ramtrail_layout(h, cxt->size, cpus,
+				      old->hdr.dmesg_count, old->hdr.dmesg_size,
+				      old->hdr.saved_size, old->hdr.modtab_count);
+		/* Kept only if rewritten byte for byte: see ramtrail_format(). */
+		if (!err && !memcmp(&h->region_size, &old->hdr.region_size,
+				    offsetof(struct ramtrail_region_header,
+					     reserved0) -
+				    offsetof(struct ramtrail_region_header,
+					     region_size)))
+			return 0;
+	}
+	err = ramtrail_layout(h, cxt->size, cpus, p->dmesg_count,
+			      round_up(p->dmesg_size, 8), saved,
+			      RAMTRAIL_MODTAB_COUNT);
+	if (err) {
+		pr_err("region of %llu bytes too small for %u CPUs, %u dmesg records of %lu bytes and %llu saved bytes\n",
+		       cxt->size, cpus, p->dmesg_count, p->dmesg_size, saved);
+		return -EINVAL;
+	}
+	if (p->dmesg_count &&
+	    p->dmesg_size < sizeof(struct ramtrail_dmesg_header) + 1024) {
+		pr_err("dmesg_size=%lu is too small\n", p->dmesg_size);
+		return -EINVAL;
+	}
+	*fresh = true;	/* new layout: clear the areas */
+	return 0;
+}
+
+/* The next boot number: past every boot the region remembers. */
+static u64 ramtrail_next_boot_id(struct ramtrail_context *cxt)
+{
+	const struct ramtrail_region *old = &cxt->reg;
+	const struct ramtrail_saved_trace *t;
+	const struct ramtrail_dmesg_header *d;
+	/* A header that failed its checksum has no boot number to trust. */
+	u64 id = cxt->prev.header == RAMTRAIL_OK ||
+		 cxt->prev.header == RAMTRAIL_E_STATE ? old->hdr.boot_id : 0;
+	u64 pos = 0;
+	u32 i;
+
+	while ((t = ramtrail_saved_next(old, &pos)))
+		id = max(id, t->boot_id);
+	for (i = 0; i < old->hdr.dmesg_count; i++) {
+		d = ramtrail_dmesg_at(old, i);
+		if (d)
+			id = max(id, d->boot_id);
+	}
+	return id + 1;
+}
+
+/**
+ * ramtrail_storage_format() - write this boot's header, clear its zones
+ * @cxt: the context; @cxt->reg holds what the region held
+ *
+ * Reset-safe at every instant: the state goes to FORMATTING first (one
+ * store), so a torn header rewrite or a half-cleared zone is never read as
+ * a trace; the layout is rewritten with the same values, so its own
+ * checksum keeps the dmesg records and saved traces reachable throughout.
+ *
+ * Return: 0 or a negative errno.
+ */
+int ramtrail_storage_format(struct ramtrail_context *cxt)
+{
+	struct ramtrail_region_header *h;
+	struct ramtrail_region *old = &cxt->reg;
+	bool old_ok = !cxt->params.reset && old->base;
+	bool fresh;
+	int err;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	err = ramtrail_layout_new(cxt, h, old, old_ok, &fresh);
+	if (err) {
+		kfree(h);
+		return err;
+	}
+	h->nonce = get_random_u64();
+	h->boot_id = old_ok ? ramtrail_next_boot_id(cxt) : 1;
+	h->phys_addr = cxt->phys;
+	h->text_base = RAMTRAIL_ARCH_TEXT_BASE;
+	h->anchor_addr = ramtrail_arch_text_anchor();
+	strscpy(h->release, init_utsname()->release, sizeof(h->release));
+	strscpy(h->build, init_utsname()->version, sizeof(h->build));
+	if (cxt->params.stop_when_full)
+		h->flags |= RAMTRAIL_F_STOP_WHEN_FULL;
+	h->clock_hz = ramtrail_arch_clock_hz();
+	h->flags |= ramtrail_arch_clock_flags();
+	if (h->clock_hz < RAMTRAIL_CLOCK_HZ_MIN ||
+	    h->clock_hz > RAMTRAIL_CLOCK_HZ_MAX)
+		h->clock_hz = 0;	/* unknown: times stay in ticks */
+	h->clock_ref_cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
+	h->clock_ref_ns = ktime_get_mono_fast_ns();
+	h->checksum = ramtrail_header_checksum(h);
+
+	/* Pairs with ramtrail_region_open(): FORMATTING zones are never read. */
+	ramtrail_set_state(cxt, RAMTRAIL_STATE_FORMATTING);
+	memcpy(cxt->hdr, h, sizeof(*h));
+	ramtrail_flush(cxt, cxt->hdr, sizeof(*h));
+	memset(cxt->base + h->modtab_offset, 0,
+	       h->dmesg_offset - h->modtab_offset);
+	if (fresh)
+		memset(cxt->base + h->dmesg_offset, 0,
+		       h->zone_offset - h->dmesg_offset);
+	memset(cxt->base + h->zone_offset, 0, ramtrail_zones_size(h));
+	ramtrail_flush(cxt, cxt->base + h->modtab_offset,
+		       h->region_size - h->modtab_offset);
+	ramtrail_set_state(cxt, RAMTRAIL_STATE_RECORDING);
+	WRITE_ONCE(cxt->formatted, true);
+	kfree(h);
+	if (ramtrail_region_open(&cxt->reg, cxt->base, cxt->size))
+		return -EIO;	/* cannot happen: we just wrote it */
+	pr_info("boot %llu: region %pa+%#llx, %u zones of %u KiB, mem_type %u%s, functions '%s'\n",
+		cxt->hdr->boot_id, &cxt->phys, cxt->size, cxt->hdr->nr_cpus,
+		cxt->hdr->nr_blocks << (RAMTRAIL_BLOCK_SHIFT - 10),
+		cxt->mem_type, fresh && old_ok ? ", new layout" : "",
+		cxt->params.functions ?: "");
+	return 0;
+}
+
+/**
+ * ramtrail_rings_init() - point each CPU's ring at its zone
+ * @cxt: the context, formatted
+ *
+ * A possible CPU beyond the region's zones gets a stopped ring: its
+ * records are refused and counted.
+ */
+void ramtrail_rings_init(struct ramtrail_context *cxt)
+{
+	const struct ramtrail_region_header *h = cxt->hdr;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
+
+		if (cpu >= h->nr_cpus) {
+			ramtrail_ring_init(r, NULL, RAMTRAIL_MIN_BLOCKS, 0);
+			r->stopped = 1;
+			continue;
+		}
+		ramtrail_ring_init(r, (u64 *)(cxt->base +
+						ramtrail_zone_offset(h, cpu)),
+				   h->nr_blocks, cxt->params.stop_when_full ?
+				   RAMTRAIL_RING_STOP_WHEN_FULL : 0);
+		r->stopped = !cxt->enabled;
+	}
+}
+
+/**
+ * ramtrail_rings_stop() - stop or resume every CPU's ring that has a zone
+ * @cxt: the context
+ * @stopped: 1 to refuse records, 0 to take them
+ *
+ * Callable in any context.
+ */
+notrace void ramtrail_rings_stop(struct ramtrail_context *cxt, u32 stopped)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < cxt->hdr->nr_cpus && cpu < nr_cpu_ids; cpu++)
+		WRITE_ONCE(per_cpu_ptr(cxt->rings, cpu)->stopped, stopped);
+}
+
+/**
+ * ramtrail_modtab() - this boot's module table in the region
+ * @cxt: the context, formatted
+ *
+ * Return: the first entry.
+ */
+struct ramtrail_module_entry *ramtrail_modtab(struct ramtrail_context *cxt)
+{
+	return (void *)(cxt->base + cxt->hdr->modtab_offset);
+}
+
+/**
+ * ramtrail_dmesg() - a dmesg slot of the region, valid or not
+ * @cxt: the context, formatted
+ * @slot: below the header's dmesg_count
+ *
+ * Return: the slot's header.
+ */
+notrace struct ramtrail_dmesg_header *ramtrail_dmesg(struct ramtrail_context *cxt,
+						     u32 slot)
+{
+	const struct ramtrail_region_header *h = cxt->hdr;
+
+	return (void *)(cxt->base + h->dmesg_offset + slot * h->dmesg_size);
+}
+
+static const char * const ramtrail_prev_traces[] = {
+	[RAMTRAIL_PREV_NONE]		= "none",
+	[RAMTRAIL_PREV_EMPTY]		= "empty",
+	[RAMTRAIL_PREV_SAVED]		= "saved",
+	[RAMTRAIL_PREV_SAVED_BEFORE]	= "saved-before",
+	[RAMTRAIL_PREV_LOST]		= "lost",
+};
+
+/* debugfs status: what a test or a script needs, one "key: value" a line. */
+static int ramtrail_status_show(struct seq_file *m, void *unused)
+{
+	struct ramtrail_context *cxt = m->private;
+	const struct ramtrail_region_header *h = cxt->hdr;
+	const struct ramtrail_prev *p = &cxt->prev;
+	const struct ramtrail_saved_trace *t;
+	u64 pos = 0, id = 0;
+
+	seq_printf(m, "boot_id: %llu\n", h->boot_id);
+	seq_printf(m, "state: %s\n", ramtrail_state_name(READ_ONCE(h->state)));
+	seq_printf(m, "freeze_reason: %s\n", atomic_read(&cxt->frozen) == 2 ?
+		   ramtrail_reason_name(h->freeze.reason) : "none");
+	seq_printf(m, "recording: %d\n", cxt->recording);
+	seq_printf(m, "previous_header: %s\n", ramtrail_error_name(p->header));
+	seq_printf(m, "previous_version: %u\n", p->version);
+	seq_printf(m, "previous_boot_id: %llu\n", p->boot_id);
+	seq_printf(m, "previous_state: %s\n", ramtrail_state_name(p->state));
+	seq_printf(m, "previous_freeze_reason: %s\n",
+		   ramtrail_reason_name(p->reason));
+	seq_printf(m, "previous_trace: %s\n", ramtrail_prev_traces[p->trace]);
+	seq_printf(m, "previous_records: %llu\n", p->records);
+	seq_printf(m, "previous_skipped: %llu\n", p->skipped);
+	seq_printf(m, "previous_dropped: %llu\n", p->dropped);
+	while ((t = ramtrail_saved_next(&cxt->reg, &pos))) {
+		u64 parts = ramtrail_saved_parts(t);
+
+		if (!ramtrail_saved_all_erased(t))
+			seq_printf(m, "trace: first=%llu files=%llu boot=%llu records=%llu release=%.*s\n",
+				   id, parts, t->boot_id, t->nr_records,
+				   (int)sizeof(t->release), t->release);
+		id += parts;
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramtrail_status);
+
+/**
+ * ramtrail_debugfs_init() - the region (read-only) and a status file
+ * @cxt: the context, formatted
+ *
+ * tools/ramtrail reads a live system's zones and saved traces from
+ * "region" (records being written show as torn); "status" says what
+ * this load found and did, for scripts and tests.
+ */
+void ramtrail_debugfs_init(struct ramtrail_context *cxt)
+{
+	cxt->blob.data = cxt->base;
+	cxt->blob.size = cxt->size;
+	cxt->debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_blob("region", 0400, cxt->debugfs, &cxt->blob);
+	debugfs_create_file("status", 0400, cxt->debugfs, cxt,
+			    &ramtrail_status_fops);
+}
+
+/**
+ * ramtrail_debugfs_exit() - undo ramtrail_debugfs_init()
+ * @cxt: the context
+ */
+void ramtrail_debugfs_exit(struct ramtrail_context *cxt)
+{
+	debugfs_remove_recursive(cxt->debugfs);
+	cxt->debugfs = NULL;
+}
