@@ -29,7 +29,7 @@ import sys
 import time
 
 import harness as h
-import test_module as tm
+import ramtrail_guest as rg
 
 OUT = h.REPO / "build" / "bench"
 BENCH_RESV = 0x2c000000                    # 16M for ramtrail_bench's zones
@@ -38,7 +38,7 @@ APPEND = (f"memmap=16M${BENCH_RESV:#x} reserve_mem={REGION}M:4096:trace "
           "trace_instance=boot_map^traceoff@trace")
 T = "/sys/kernel/tracing"
 I = f"{T}/instances/boot_map"
-PARAMS = f"mem_address={tm.RESV:#x} mem_size={REGION}M"
+PARAMS = f"mem_address={rg.RESV:#x} mem_size={REGION}M"
 
 GUEST = r"""
 mount -t tracefs nodev /sys/kernel/tracing
@@ -92,7 +92,7 @@ t0=$(cut -d' ' -f1 /proc/uptime)
 insmod /lib/modules/ramtrail.ko {params}
 t1=$(cut -d' ' -f1 /proc/uptime)
 echo "LOAD $t0 $t1"
-dmesg | grep -E 'ramtrail: (saved|cpu)'
+status
 for f in {I}/per_cpu/cpu*/stats; do grep -E '^entries' $f; done
 dmesg | grep -c 'Ring buffer meta .* is from previous boot'
 """
@@ -100,13 +100,13 @@ dmesg | grep -c 'Ring buffer meta .* is from previous boot'
 
 def guest_bench(k, ko, bko, a):
     """Returns both boots' serial logs, the number of boots, the guest."""
-    g = tm.Guest(k, ko, "bench", a.smp, "", modules=[bko])
+    g = rg.Guest(k, ko, "bench", a.smp, "", modules=[bko])
     body = GUEST.format(bench_resv=BENCH_RESV, ms=a.ms, reps=a.reps, I=I, T=T,
                         pipe=a.pipe, dd=a.dd, params=PARAMS, rounds=a.rounds,
                         fill=a.fill)
     read = READ.format(params=PARAMS, I=I)
     # One guest, two boots: measure and panic, then read back.
-    g.rd = h.Initramfs(k, g.work, h.init_script(tm.GUEST + f"""
+    g.rd = h.Initramfs(k, g.work, h.init_script(rg.GUEST + f"""
 if dmesg | grep -q 'Ring buffer meta .* is from previous boot'; then
 {read}
 else
@@ -119,7 +119,7 @@ fi
     # all-CPU numbers need the CPUs to run in parallel, as they always did.
     r1 = g.run(append=APPEND, timeout=1800, kill_on="Kernel panic - not syncing",
                kill_delay=1.0, log_path=h.BUILD / f"{g.name}-record.log", tcg_single=False)
-    (OUT / "region.img").write_bytes(g.ram.read(tm.RESV, REGION << 20))
+    (OUT / "region.img").write_bytes(g.ram.read(rg.RESV, REGION << 20))
     r2 = g.run(append=APPEND, timeout=900, log_path=h.BUILD / f"{g.name}-read.log",
                tcg_single=False)
     return r1.log + r2.log, r1.boots + r2.boots, g
@@ -132,10 +132,10 @@ def parse(log):
     for m in re.finditer(r"^RUN (\w+) (\w+) ([\d.]+) ([\d.]+)$", log, re.M):
         res["overhead"].setdefault(f"{m[2][2:]} {m[1]}", []).append(
             float(m[4]) - float(m[3]))
-    m = re.search(r"saved boot \d+: (\d+) records.* (\d+) oldest did not fit", log)
-    if m:
-        res["capacity"]["ramtrail_saved"] = int(m[1])
-        res["capacity"]["ramtrail_zones"] = int(m[1]) + int(m[2])
+    st = rg.parse_status("\n".join(h.sections(log, "status")[-1:]))
+    if st.get("previous_trace") == "saved":
+        res["capacity"]["ramtrail_saved"] = st["previous_records"]
+        res["capacity"]["ramtrail_zones"] = st["previous_records"] + st["previous_skipped"]
     ent = re.findall(r"^entries: (\d+)$", log, re.M)
     if ent:
         res["capacity"]["ftrace_persistent"] = sum(int(e) for e in ent)
@@ -165,7 +165,7 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     k = h.kernel(a.kver)
-    ko = tm.build_all(a.kver)
+    ko = rg.build_all(a.kver)
     bko = str(h.REPO / "build" / f"module-{a.kver}" / "ramtrail_bench.ko")
     log, boots, g = guest_bench(k, ko, bko, a)
     res = parse(log)

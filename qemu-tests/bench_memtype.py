@@ -13,7 +13,7 @@ import statistics
 import sys
 
 import harness as h
-import test_module as tm
+import ramtrail_guest as rg
 
 BODY = r"""
 loop() {{
@@ -42,8 +42,9 @@ def main():
     ap.add_argument("--count", type=int, default=100000)
     a = ap.parse_args()
     k = h.kernel(a.kver)
-    g = tm.Guest(k, tm.build_all(a.kver), "bench-memtype", 2,
-                 BODY.format(rounds=a.rounds, count=a.count, params=tm.PARAMS))
+    rg.build_tools()
+    g = rg.Guest(k, rg.build_all(a.kver), "bench-memtype", 2,
+                 BODY.format(rounds=a.rounds, count=a.count, params=rg.PARAMS))
     r = g.run(timeout=900, tcg_single=False)      # as bench.py: a thread per vCPU
     runs = {}
     for m in re.finditer(r"^RESULT (\S+) ([\d.]+) ([\d.]+)$", r.log, re.M):

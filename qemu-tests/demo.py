@@ -12,11 +12,10 @@ import re
 import sys
 
 import harness as h
-import test_module as tm
-import toolcheck
+import ramtrail_guest as rg
 
 # A boot that crashes before ramtrail is loaded is not ramtrail's doing
-# (test_module.env_crash; QEMU's TCG with more vCPUs than host cores): the
+# (ramtrail_guest.env_crash; QEMU's TCG with more vCPUs than host cores): the
 # whole demo then runs again, up to this many times.
 RETRIES = 2
 
@@ -27,13 +26,14 @@ def main():
     ap.add_argument("--smp", type=int, default=4)
     a = ap.parse_args()
     k = h.kernel(a.kver)
-    ko = tm.build_all(a.kver)
+    rg.build_tools()
+    ko = rg.build_all(a.kver)
     print(f"Booting Debian {k.release} in QEMU (TCG, {a.smp} CPUs) with "
-          f"{tm.MEMMAP}; ramtrail records: {tm.FUNCS}", flush=True)
+          f"{rg.MEMMAP}; ramtrail records: {rg.FUNCS}", flush=True)
     for attempt in range(1, RETRIES + 2):
-        g = tm.Guest(k, ko, "demo", a.smp, tm.RECORD_AND_CRASH)
+        g = rg.Guest(k, ko, "demo", a.smp, rg.RECORD_AND_CRASH)
         r = g.run()
-        crashed = tm.env_crashes(r)
+        crashed = rg.env_crashes(r)
         if not crashed or attempt > RETRIES:
             break
         log = h.BUILD / (g.name + ".log")
@@ -44,28 +44,30 @@ def main():
               f"ramtrail's; log: {kept}); running the demo again, "
               f"retry {attempt} of {RETRIES}", flush=True)
     if r.boots != 2:
-        print(f"demo failed ({tm.brief(r)}, {len(crashed)} crashed before ramtrail "
+        print(f"demo failed ({rg.brief(r)}, {len(crashed)} crashed before ramtrail "
               f"was loaded); serial log: {h.BUILD / (g.name + '.log')}")
         return 1
-    trace = tm.section(r, "ftrace-ramtrail-0").splitlines()
+    trace = rg.section(r, "ftrace-ramtrail-0").splitlines()
     print("\n--- ramtrail's messages at the next boot (dmesg) ---")
-    print(tm.section(r, "rtlog"))
+    print(rg.section(r, "rtlog"))
+    print(f"\n--- {rg.STATUS} at the next boot ---")
+    print(h.sections(r.log, "status")[-1].strip())
     print(f"\n--- /sys/fs/pstore/ftrace-ramtrail-0: {len(trace)} records, "
           "all CPUs merged by time; the last 20 ---")
     print("\n".join(trace[-20:]))
-    dm = tm.section(r, "dmesg-ramtrail-0").splitlines()
+    dm = rg.section(r, "dmesg-ramtrail-0").splitlines()
     start = next((i for i, l in enumerate(dm) if "Kernel panic" in l or "sysrq" in l), 0)
     print("\n--- /sys/fs/pstore/dmesg-ramtrail-0 (the panic log), from the crash ---")
     print("\n".join(dm[start:start + 15]))
-    ksyms = toolcheck.kallsyms(g, r)
+    ksyms = rg.kallsyms(g, r)
     if ksyms:
-        out = toolcheck.tool("decode", g.ram.path, "--boot", 1, "--system-map", ksyms)
+        out = rg.tool("decode", g.ram.path, "--boot", 1, "--system-map", ksyms)
         lines = out.stdout.splitlines()
-        print(f"\n--- offline on the host: {toolcheck.TOOL.name} decode {g.ram.path} "
+        print(f"\n--- offline on the host: {rg.TOOL.name} decode {g.ram.path} "
               f"--boot 1 --system-map <guest's kallsyms> ---")
         print("\n".join(lines[:7] + ["   ..."] + lines[-8:]))
         dat = g.work / "trace.dat"
-        out = toolcheck.tool("export", g.ram.path, "--boot", 1, "--system-map", ksyms,
+        out = rg.tool("export", g.ram.path, "--boot", 1, "--system-map", ksyms,
                              "-o", dat)
         print(out.stderr.strip() + f"  (trace-cmd report {dat}; kernelshark {dat})")
     print(f"\nFull serial log: {h.BUILD / (g.name + '.log')}")

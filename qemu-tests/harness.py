@@ -22,6 +22,7 @@ import shlex
 import signal
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +30,8 @@ from types import SimpleNamespace
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(REPO / "tools" / "tests"))
+from check import Results  # noqa: E402,F401  (one result format: tools/tests/check.py)
 BUILD = REPO / "build" / "qemu"          # logs and scratch; gitignored
 CACHE = Path(os.environ.get("RAMTRAIL_CACHE", Path.home() / ".cache" / "ramtrail"))
 BUSYBOX = "/bin/busybox"
@@ -323,21 +326,3 @@ def sections(log, name):
         elif cur is not None:
             cur.append(line)
     return out
-
-
-class Results:
-    """Named checks; summary() prints 'N passed, N failed' last."""
-
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, name, cond, detail=""):
-        """Count and print one check: 'ok   name: detail' or 'FAIL name: detail'."""
-        self.passed, self.failed = self.passed + bool(cond), self.failed + (not cond)
-        detail = f": {detail}" if detail else ""
-        print(f"{'ok  ' if cond else 'FAIL'} {name}{detail}", flush=True)
-        return bool(cond)
-
-    def summary(self):
-        print(f"{self.passed} passed, {self.failed} failed", flush=True)
-        return self.failed

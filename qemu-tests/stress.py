@@ -36,28 +36,27 @@ cycles showed:
   - insmod rc=0 in every boot (but one cut during the load); no Oops, BUG,
     WARNING before the intended crash (boots that crashed before ramtrail
     loaded, the QEMU TCG flake, are noted and skipped)
-  - the region's boot counter ("ramtrail: boot N:") goes up
+  - the region's boot counter (boot_id in the module's status file) goes up
 
 usage: stress.py [--cycles N] [--seed S] [--kver 6.1,6.12] [--smp 2,4]
 """
 import argparse
 import collections
 import hashlib
+import json
 import random
 import re
-import subprocess
 import sys
 import time
 
 import harness as h
-import test_module as tm
-import toolcheck
+import ramtrail_guest as rg
 
 DUMP, DUMP_SIZE = 0x34000000, 128 << 20      # pstore files copied out here
 TOKEN = DUMP + DUMP_SIZE - 4096              # "A<cycle>": the crash boot ran
 MEMMAP3 = f"memmap={DUMP_SIZE >> 20}M${DUMP:#x}"
 DMESG_SLOTS = 4                              # ramtrail's default dmesg_count
-FUNCS = tm.FUNCS + ",do_one_initcall,watchdog_timer_fn"
+FUNCS = rg.FUNCS + ",do_one_initcall,watchdog_timer_fn"
 KINDS = {"panic": 3, "oops": 2, "lockup": 2, "cut-rec": 2, "cut-load": 3,
          "cut-freeze": 2}
 FROZEN = ("panic", "oops", "lockup")
@@ -66,20 +65,20 @@ SAVED_RECORDS_MAX = 400000
 INTENDED = ("sysrq: Trigger a crash", "ramtrail_oops: writing through a NULL pointer",
             "ramtrail_oops: spinning")
 
-GUEST = tm.GUEST + f"""
+BODY = f"""
 arg() {{ tr ' ' '\\n' </proc/cmdline | sed -n "s/^st\\.$1=//p"; }}
 CYCLE=$(arg cycle) ACT=$(arg act) T=$(arg t) ERASE=$(arg erase) REC=$(arg rec)
 TOK=$(({TOKEN:#x} / 4096))
 tok=$(dd if=/dev/mem bs=4096 skip=$TOK count=1 2>/dev/null | tr -d '\\000' | head -c 32)
 # Markers the host cuts power on go through printk: a line still in the
-# tty's buffer when the kernel panics never reaches the console.
+# tty's buffer when the kernel panics never reaches the console. (rt_load
+# prints "=== INSMOD ===" so.)
 mark() {{ echo "=== $1 ===" >/dev/kmsg; }}
 if [ "$ACT" != none ] && [ "$tok" != "A$CYCLE" ]; then
     # The crash boot. Next boot of this QEMU (after the panic) reads back.
     printf 'A%s' "$CYCLE" | dd of=/dev/mem bs=4096 seek=$TOK 2>/dev/null
     echo "=== PHASE A ==="
-    mark INSMOD
-    rt_load {tm.PARAMS} functions={FUNCS}
+    rt_load {rg.PARAMS} functions={FUNCS}
     echo "bootid $(boot_id)"
     workload
     case $ACT in
@@ -98,38 +97,35 @@ if [ "$ACT" != none ] && [ "$tok" != "A$CYCLE" ]; then
 fi
 echo "=== PHASE B ==="
 if [ "$REC" = 1 ]; then
-    rt_load {tm.PARAMS} functions={FUNCS}
+    rt_load {rg.PARAMS} functions={FUNCS}
 else
-    rt_load {tm.PARAMS} enabled=0
+    rt_load {rg.PARAMS} enabled=0
 fi
 echo "bootid $(boot_id)"
 mount -t pstore pstore /sys/fs/pstore
-read level rest </proc/sys/kernel/printk
-echo 1 >/proc/sys/kernel/printk
-begin files; ls /sys/fs/pstore; end files
-off=0
-for f in /sys/fs/pstore/*; do
-    [ -f "$f" ] || continue
-    n=$(basename $f); sz=$(wc -c <"$f")
-    if [ $((off + sz)) -gt $(({TOKEN - DUMP})) ]; then echo "dumpfull $n $sz"; continue; fi
-    dd if="$f" of=/dev/mem bs=4096 seek=$((({DUMP:#x} + off) / 4096)) 2>/dev/null
-    echo "file $n $off $sz $(md5sum <"$f" | cut -d' ' -f1)"
-    off=$(((off + sz + 4095) / 4096 * 4096))
-done
-echo "=== READBACK DONE ==="
-for e in $(echo "$ERASE" | tr , ' '); do
-    case $e in f*) pat=ftrace-ramtrail-;; *) pat=dmesg-ramtrail-;; esac
-    n=$(ls /sys/fs/pstore | grep "^$pat" | sort -t- -k3 -n | sed -n "$((${{e#?}} + 1))p")
-    [ -n "$n" ] && rm "/sys/fs/pstore/$n" && echo "erased $n"
-done
-begin after-rm; ls /sys/fs/pstore; end after-rm
-echo $level >/proc/sys/kernel/printk
+readback() {{
+    begin files; ls /sys/fs/pstore; end files
+    off=0
+    for f in /sys/fs/pstore/*; do
+        [ -f "$f" ] || continue
+        n=$(basename $f); sz=$(wc -c <"$f")
+        if [ $((off + sz)) -gt $(({TOKEN - DUMP})) ]; then echo "dumpfull $n $sz"; continue; fi
+        dd if="$f" of=/dev/mem bs=4096 seek=$((({DUMP:#x} + off) / 4096)) 2>/dev/null
+        echo "file $n $off $sz $(md5sum <"$f" | cut -d' ' -f1)"
+        off=$(((off + sz + 4095) / 4096 * 4096))
+    done
+    echo "=== READBACK DONE ==="
+    for e in $(echo "$ERASE" | tr , ' '); do
+        case $e in f*) pat=ftrace-ramtrail-;; *) pat=dmesg-ramtrail-;; esac
+        n=$(ls /sys/fs/pstore | grep "^$pat" | sort -t- -k3 -n | sed -n "$((${{e#?}} + 1))p")
+        [ -n "$n" ] && rm "/sys/fs/pstore/$n" && echo "erased $n"
+    done
+    begin after-rm; ls /sys/fs/pstore; end after-rm
+}}
+quiet readback
 [ "$(arg ksyms)" = 1 ] && ksyms_out
 """
 
-REC = re.compile(r"^CPU:(\d+) ts:(\d+) [0-9a-f]+  [0-9a-f]+  (\S+(?: \[\w+\])?) <- "
-                 r"(\S+(?: \[\w+\])?)$")
-OFFSET = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
 HEXCOLS = re.compile(r"^(CPU:\d+ ts:\d+) [0-9a-f]+  [0-9a-f]+  ")
 
 
@@ -150,16 +146,11 @@ def fp_str(fp):
     return f"{fp[0]} {fp[1]} {fp[2]} lines, first '{fp[3]}', last '{fp[4]}'"
 
 
-def split_boots(log):
-    """[(boot text)] with the guest's printed files left out."""
-    return tm.BOOT.split(tm.SECTION.sub("", log))[1:]
-
-
 def parse_boot(b):
     rc = re.findall(r"^insmod rc=(\d+)", b, re.M)
     bid = re.findall(r"^bootid (\d+)", b, re.M)
     return dict(
-        text=b, flake=tm.env_crash(b),
+        text=b, flake=rg.env_crash(b),
         phase="A" if "=== PHASE A ===" in b else "B" if "=== PHASE B ===" in b else None,
         insmod="=== INSMOD ===" in b or "=== PHASE B ===" in b,
         rc=[int(x) for x in rc], bootid=int(bid[0]) if bid else None,
@@ -169,15 +160,6 @@ def parse_boot(b):
         readback="=== READBACK DONE ===" in b,
         erased=re.findall(r"^erased (\S+)$", b, re.M),
         ksyms=re.findall(r"^kallsyms bytes (\d+)", b, re.M))
-
-
-def bad_messages(b):
-    if b["flake"]:
-        return []
-    text = b["text"]
-    cut = min([text.find(s) for s in INTENDED if s in text] or [len(text)])
-    return [s for s in ("Oops", "BUG:", "WARNING:", "general protection", "Call Trace")
-            if s in text[:cut]]
 
 
 def crash_path(kind, recs, extra):
@@ -211,11 +193,8 @@ class Campaign:
     def __init__(self, k, ko, oops_ko, smp, seed, res):
         self.k, self.smp, self.res = k, smp, res
         self.rng = random.Random(f"{seed}-{k.kver}-{smp}")
-        self.name = f"{k.kver}-smp{smp}-stress"
-        self.work = h.BUILD / self.name
-        self.rd = h.Initramfs(k, self.work, h.init_script(GUEST),
-                              modules=[oops_ko, ko])
-        self.ram = h.RamFile(self.work / "guest.ram", 1 << 30)
+        self.g = rg.Guest(k, ko, "stress", smp, BODY, modules=[oops_ko])
+        self.work, self.ram = self.g.work, self.g.ram
         self.known = collections.Counter()     # fingerprints alive
         self.first = {}                        # fingerprint -> (cycle, name)
         self.order = []                        # files of the last readback
@@ -228,14 +207,14 @@ class Campaign:
     # ------------------------------------------------------------ running
     def run(self, cycle, act, t=0.0, erase="", rec=1, append="", **kw):
         self.ram.write(TOKEN, bytes(64))
-        args = (f"{tm.MEMMAP} {toolcheck.MEMMAP} {MEMMAP3} st.cycle={cycle} st.act={act} "
+        args = (f"{MEMMAP3} st.cycle={cycle} st.act={act} "
                 f"st.t={t:.2f} st.erase={erase} st.rec={rec} "
                 f"st.ksyms={int(self.ksyms is None)} {append}")
-        log = h.BUILD / f"{self.name}-{cycle:03d}{'b' if act == 'none' else ''}.log"
-        r = h.run_qemu(self.k, self.rd, self.ram, smp=self.smp, append=args.strip(),
-                       timeout=kw.pop("timeout", 150), log_path=log, **kw)
+        log = h.BUILD / f"{self.g.name}-{cycle:03d}{'b' if act == 'none' else ''}.log"
+        r = self.g.run(append=args.strip(), timeout=kw.pop("timeout", 150),
+                       log_path=log, **kw)
         r.path = log
-        r.parsed = [parse_boot(b) for b in split_boots(r.log)]
+        r.parsed = [parse_boot(b) for b in rg.split_boots(r.log)]
         return r
 
     def plan(self):
@@ -287,7 +266,7 @@ class Campaign:
             # (a TCG flake before the load sends the guest to the read-back)
             self.res.check(f"{t} power cut", not runs[0].timed_out and (
                 runs[0].killed or any(b["flake"] for b in runs[0].parsed)),
-                f"{tm.brief(runs[0])} log {runs[0].path}")
+                f"{rg.brief(runs[0])} log {runs[0].path}")
             runs.append(self.run(c, "none", erase=p["erase"], rec=p["rec"]))
         else:
             runs.append(self.run(c, p["kind"], p["t"], erase=p["erase"], rec=p["rec"],
@@ -310,7 +289,7 @@ class Campaign:
         self.stats["boots"] += len(boots)
         logs = " ".join(str(r.path) for r in runs)
         res.check(f"{t} run ends with a poweroff", last.rc == 0 and not last.killed
-                  and not last.timed_out, f"{tm.brief(last)} log {logs}")
+                  and not last.timed_out, f"{rg.brief(last)} log {logs}")
 
         # insmod rc=0 everywhere, but in a boot cut during the load
         cut = runs[0].parsed[-1] if "kill" in p and runs[0].parsed else None
@@ -318,7 +297,7 @@ class Campaign:
                   and not (b is cut and not b["rc"])]
         res.check(f"{t} module loads in every boot (insmod rc=0)", not bad_rc,
                   f"{bad_rc} {logs}")
-        bad = [m for b in good for m in bad_messages(b)]
+        bad = [m for b in good for m in rg.bad_messages(b["text"], INTENDED)]
         res.check(f"{t} no oops, BUG or WARNING before the intended crash", not bad,
                   f"{bad} {logs}")
 
@@ -335,7 +314,7 @@ class Campaign:
         rb = rb[-1]
         if rb["ksyms"] and self.ksyms is None:
             path = self.work / "kallsyms"
-            path.write_bytes(self.ram.read(toolcheck.KSYMS, int(rb["ksyms"][-1])))
+            path.write_bytes(self.ram.read(rg.KSYMS, int(rb["ksyms"][-1])))
             self.ksyms = {line.split()[2] for line in path.read_text().splitlines()
                           if len(line.split()) >= 3}
 
@@ -376,7 +355,7 @@ class Campaign:
         if p["kind"] in FROZEN and crash_boot and not crash_boot["flake"] \
                 and crash_boot["rc"] == [0]:
             newest = traces[-1] if traces else None
-            recs = tm.parse_ftrace(files[newest].decode(errors="replace"))[0] \
+            recs = rg.parse_ftrace(files[newest].decode(errors="replace"))[0] \
                 if newest in new else []
             m = re.search(r"ramtrail_oops: spinning \d+ s .* on CPU (\d+)",
                           crash_boot["text"])
@@ -409,15 +388,7 @@ class Campaign:
                             key=lambda n: (n.split("-")[0], num(n)))
 
     def check_trace(self, t, name, data, c):
-        text = data.decode(errors="replace")
-        lines = [line for line in text.splitlines() if line.strip()]
-        recs, bad = [], []
-        for line in lines:
-            m = REC.match(line)
-            if m:
-                recs.append((int(m[1]), int(m[2]), m[3], m[4]))
-            else:
-                bad.append(line)
+        recs, bad = rg.parse_ftrace(data.decode(errors="replace"))
         self.stats["records"] += len(recs)
         self.res.check(f"{t} {name}: {len(recs)} records, every line parses, CPU < {self.smp}",
                        recs and not bad and all(r[0] < self.smp for r in recs),
@@ -433,24 +404,22 @@ class Campaign:
                        f"per cpu {back[:3]} whole "
                        f"{next(((a, b) for a, b in zip(ts, ts[1:]) if a > b), None)}")
         if self.ksyms:
-            names = {f for r in recs for f in (r[2], OFFSET.sub("", r[3]))}
+            names = {f for r in recs for f in (r[2], rg.OFFSET.sub("", r[3]))}
             unknown = [n for n in names if not n.startswith("0x")
                        and n.split(" [")[0] not in self.ksyms]
             self.res.check(f"{t} {name}: names are kernel symbols or bare 0x numbers",
                            not unknown, unknown[:5])
         path = self.work / f"cycle-{c:03d}" / name
-        p = subprocess.run([str(toolcheck.TOOL), "decode", str(path)],
-                           capture_output=True, text=True)
-        n = sum(1 for line in p.stdout.splitlines() if toolcheck.DECODE.match(line))
+        rc, decoded, err = rg.decode(path)
         self.res.check(f"{t} {name}: tools/ramtrail decodes it, same record count",
-                       p.returncode == 0 and n == len(recs),
-                       f"rc={p.returncode} {n} vs {len(recs)} {p.stderr.strip()[:200]}")
+                       rc == 0 and len(decoded) == len(recs),
+                       f"rc={rc} {len(decoded)} vs {len(recs)} {err.strip()[:200]}")
 
     def host_stats(self):
-        p = subprocess.run([str(toolcheck.TOOL), "stats", str(self.ram.path), "--offset",
-                            hex(tm.RESV), "--size", str(tm.RESV_SIZE)],
-                           capture_output=True, text=True)
-        return "\n     host stats: " + " | ".join((p.stdout + p.stderr).splitlines()[:20])
+        rc, js, err = self.g.stats()
+        return f"\n     host stats (rc {rc}): {err.strip()} " + json.dumps(
+            {k: v for k, v in (js or {}).items() if k in (
+                "boot_id", "state", "freeze_reason", "freeze_cpu", "zones", "saved")})
 
     def summary(self, cycles):
         print(f"     campaign {self.k.kver} smp{self.smp}: {cycles} cycles "
@@ -475,11 +444,10 @@ def main():
     print(f"     stress: seed {seed} (rerun with --seed {seed}), {a.cycles} cycles "
           f"per kernel and CPU count", flush=True)
     res = h.Results()
-    subprocess.run(["make", "-s", "-C", str(h.REPO / "tools"), f"O={h.REPO}/build/tools",
-                    str(toolcheck.TOOL)], check=True)
+    rg.build_tools()
     for kver in a.kver.split(","):
         k = h.kernel(kver)
-        ko, oops_ko = tm.build_all(kver), tm.build_oops(k)
+        ko, oops_ko = rg.build_all(kver), rg.build_oops(k)
         for smp in [int(s) for s in a.smp.split(",")]:
             camp = Campaign(k, ko, oops_ko, smp, seed, res)
             for c in range(1, a.cycles + 1):

@@ -12,185 +12,61 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   oops      an oops the kernel survives freezes recording; reset, read back
   refusals  System RAM, busy pstore, bad parameters: clear errors, no load
 
+Every check reads facts: the module's debugfs status file, the command's
+`stats --format json` of the RAM file, the pstore files, insmod's exit
+status; never the module's messages.
+
 panic and powercut also check tools/ramtrail on the RAM file against what
-the guest printed (qemu-tests/toolcheck.py).
+the guest printed, with the guest's /proc/kallsyms copied out through RAM:
+
+  decode    the host's decode of the RAM file equals, record by record, what
+            the guest printed from /sys/fs/pstore: CPU, timestamp (us),
+            function, caller with offset/size (symbols across KASLR)
+  export    Debian's trace-cmd report reads the exported trace.dat: same
+            events, CPUs, names, first and last timestamps as decode
+  cut       the host's decode of a power-cut image equals what the guest
+            recovered from it at the next boot
+  modules   names of a module loaded after ramtrail, from its .ko, equal the
+            guest's own /proc/kallsyms
+  live      in the guest, the command reads the live region through debugfs
+            and the pstore file itself
 
 usage: test_module.py [--kver 6.1,6.12] [--smp 2,4] [--only NAME,...]
 """
 import argparse
+import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 import time
 
 import harness as h
-import toolcheck
+import ramtrail_guest as rg
+from ramtrail_guest import (FUNCS, PARAMS, RESV, Guest, brief, boots, differs,
+                            last_status, no_oops, parse_ftrace, per_cpu, section)
 
-RESV, RESV_SIZE = 0x30000000, 64 << 20
-MEMMAP = f"memmap={RESV_SIZE >> 20}M${RESV:#x}"
 # Ramoops gets its own reserved range in the refusal test.
 OOPS_RESV = 0x38000000
 MEMMAP2 = f"memmap=1M${OOPS_RESV:#x}"
-PARAMS = f"mem_address={RESV:#x} mem_size={RESV_SIZE >> 20}M"
-# Functions the workload calls on every CPU, and the sysrq crash path.
-FUNCS = ("ksys_read,vfs_read,seq_read_iter,ksys_write,vfs_write,"
-         "do_sys_openat2,__handle_sysrq,sysrq_handle_crash,write_sysrq_trigger")
-TOOL = toolcheck.TOOL
-
-GUEST = r"""
-NCPU=$(grep -c ^processor /proc/cpuinfo)
-rt_load() {
-    insmod /lib/modules/ramtrail.ko "$@"
-    echo "insmod rc=$?"
-}
-boot_id() { dmesg | sed -n 's/.*ramtrail: boot \([0-9]*\):.*/\1/p' | tail -n 1; }
-workload() {
-    c=0
-    while [ $c -lt $NCPU ]; do
-        taskset -c $c sh -c 'while :; do cat /proc/version >/dev/null; done' &
-        c=$((c + 1))
-    done
-}
-pstore() {
-    mount -t pstore pstore /sys/fs/pstore
-    # Console messages would cut lines of the files in two: quiet it.
-    read level rest </proc/sys/kernel/printk
-    echo 1 >/proc/sys/kernel/printk
-    begin files; ls /sys/fs/pstore; end files
-    for f in /sys/fs/pstore/*ramtrail*; do
-        [ -e "$f" ] && show "$(basename $f)" "$f"
-    done
-    echo $level >/proc/sys/kernel/printk
-}
-rtlog() { begin rtlog; dmesg | grep -E 'ramtrail|pstore'; end rtlog; }
-""" + toolcheck.GUEST
+# The guest's own command on the live region and on a pstore file.
+LIVE_TOOL = f"""
+live_tool() {{
+    debugfs
+    begin live; quiet ramtrail stats {rg.REGION} --format json; echo "rc=$?"; end live
+    begin livepstore
+    ramtrail decode /sys/fs/pstore/ftrace-ramtrail-0 >/tmp/d; echo "rc=$?"
+    echo "records $(grep -c '^ *<' /tmp/d)"
+    end livepstore
+}}
+"""
+REPORT = re.compile(r"\[(\d+)\] +(\d+\.\d{6}): function: +(\S+)")
 
 
-def build_all(kver):
-    ko = subprocess.run([str(h.REPO / "scripts/build-module.sh"), kver], check=True,
-                        capture_output=True, text=True).stdout.split()[-1]
-    return ko
-
-
-def build_oops(k):
-    """The test helper module that oopses on load, built for kernel k."""
-    out = h.BUILD / f"oops-{k.kver}"
-    out.mkdir(parents=True, exist_ok=True)
-    for f in ("ramtrail_oops.c", "Kbuild"):
-        (out / f).write_bytes((h.REPO / "qemu-tests/oops" / f).read_bytes())
-    subprocess.run(["make", "-s", "-C", str(k.kdir), f"M={out}", *k.kbuild_args,
-                    "modules"], check=True, capture_output=True)
-    return str(out / "ramtrail_oops.ko")
-
-
-class Guest:
-    """One scenario's guest: initramfs with ramtrail.ko and a RAM file."""
-
-    def __init__(self, k, ko, name, smp, body, modules=(), fresh=True):
-        self.k, self.smp, self.name = k, smp, f"{k.kver}-smp{smp}-{name}"
-        self.work = h.BUILD / self.name
-        self.rd = h.Initramfs(k, self.work, h.init_script(GUEST + body),
-                              files={"bin/ramtrail": toolcheck.STATIC},
-                              modules=list(modules) + [ko])
-        self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh)
-
-    def run(self, append="", timeout=240, **kw):
-        kw.setdefault("log_path", h.BUILD / f"{self.name}.log")
-        return h.run_qemu(self.k, self.rd, self.ram, smp=self.smp,
-                          append=f"{MEMMAP} {toolcheck.MEMMAP} {append}".strip(),
-                          timeout=timeout,
-                          **kw)
-
-    def stats(self):
-        out = subprocess.run([str(TOOL), "stats", str(self.ram.path), "--offset",
-                              hex(RESV), "--size", str(RESV_SIZE)],
-                             capture_output=True, text=True)
-        return out.returncode, out.stdout + out.stderr
-
-
-LINE = re.compile(r"^CPU:(\d+) ts:(\d+) ([0-9a-f]+)  ([0-9a-f]+)  (\S+) <- (\S+)$")
-
-
-def parse_ftrace(text):
-    """pstore's ftrace lines -> [(cpu, ts, func, parent)]; other lines kept apart."""
-    recs, other = [], []
-    for line in text.splitlines():
-        m = LINE.match(line.strip())
-        if m:
-            recs.append((int(m[1]), int(m[2]), m[5], m[6]))
-        elif line.strip():
-            other.append(line)
-    return recs, other
-
-
-def brief(r):
-    return f"boots={r.boots} rc={r.rc} killed={r.killed} timed_out={r.timed_out}"
-
-
-BOOT = re.compile(r"^\[ *0\.000000\] Linux version", re.M)
-SECTION = re.compile(r"^=== BEGIN (\S+) ===$.*?^=== END \1 ===$", re.M | re.S)
-
-
-def env_crash(boot):
-    """A boot that crashed before ramtrail was loaded: not ours. Seen once in
-    about 60 boots of 6.12 with 4 vCPUs under TCG, early after a warm reset
-    ("Oops: int3" in sched_clock_cpu, kernel not tainted)."""
-    crash = min([boot.find(s) for s in ("Oops", "Kernel panic") if s in boot] or [-1])
-    return crash >= 0 and "ramtrail:" not in boot[:crash]
-
-
-def env_crashes(r):
-    """The boots of a run (their logs) that crashed before ramtrail was loaded."""
-    return [b for b in BOOT.split(SECTION.sub("", r.log))[1:] if env_crash(b)]
-
-
-def boots(r):
-    """Boots of a run, not counting those that crashed before ramtrail."""
-    crashed = env_crashes(r)
-    if crashed:
-        print(f"     note: {len(crashed)} boot(s) crashed before ramtrail was "
-              "loaded (kernel not tainted by it): not counted", flush=True)
-    return r.boots - len(crashed)
-
-
-def no_oops(res, t, log, intended="sysrq: Trigger a crash"):
-    """No oops/BUG/WARNING in any boot, before its intended crash (if any).
-    Files the guest printed (the panic log in dmesg-ramtrail-N) don't count,
-    nor boots that crashed before ramtrail was loaded (env_crash)."""
-    bad = []
-    for boot in BOOT.split(SECTION.sub("", log)):
-        if env_crash(boot):
-            continue
-        boot = boot.split(intended)[0]
-        bad += [s for s in ("Oops", "BUG:", "WARNING:", "general protection",
-                            "Call Trace") if s in boot]
-    res.check(f"{t} no oops, BUG or WARNING", not bad, bad)
-
-
-def section(r, name):
-    return "\n".join(h.sections(r.log, name))
-
-
-def per_cpu(recs):
-    n = {}
-    for r in recs:
-        n[r[0]] = n.get(r[0], 0) + 1
-    return n
-
-
-def host_stats(g):
-    """The RAM file, decoded on the host by tools/ramtrail: {key: value}."""
-    rc, out = g.stats()
-    kv = {}
-    for line in out.splitlines():
-        w = line.split()
-        if w and w[0].startswith("cpu") and len(w) > 2:
-            kv[w[0]] = int(w[2])
-            kv[w[0] + "_newest"] = int(w[-1])
-        elif len(w) == 2:
-            kv[w[0]] = w[1]
-    return rc, kv
+def saved_trace(js, boot):
+    """Boot `boot`'s entry in the saved list of a stats object, or {}."""
+    return next((x for x in rg.saved(js) if x["boot_id"] == boot), {})
 
 
 def check_trace(res, t, recs, smp, crash_path=True):
@@ -210,21 +86,117 @@ def check_trace(res, t, recs, smp, crash_path=True):
                   crash and last[-1] == "sysrq_handle_crash", last)
 
 
-# Boot 1 records a workload on every CPU and panics; boot 2 reads back.
-RECORD_AND_CRASH = f"""
-rt_load {PARAMS} functions={FUNCS}
-if [ "$(boot_id)" = 1 ]; then
-    workload; sleep 3
-    echo "sysrq-c: crashing the kernel"
-    echo c > /proc/sysrq-trigger
-fi
-pstore; rtlog; ksyms_out
-"""
+def pstore_records(text):
+    """pstore's lines -> [(cpu, usec, function, caller+off/size)]."""
+    return [(c, rg.usec(ts), f, p) for c, ts, f, p in parse_ftrace(text)[0]]
+
+
+def first_diff(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"record {i}: guest {x} host {y}"
+    return f"lengths guest {len(a)} host {len(b)}"
+
+
+def check_decode(res, t, g, boot, pstore_text, ksyms):
+    """decode == pstore, record by record; returns the decoded records."""
+    guest = pstore_records(pstore_text)
+    rc, host, err = rg.decode(g.ram.path, "--boot", boot, "--system-map", ksyms,
+                              "--sym-offset")
+    # pstore prints the function with %ps (no offset), the caller with %pS.
+    host = [(c, ts, rg.OFFSET.sub("", f), p) for c, ts, f, p in host]
+    res.check(f"{t} tool: decode of the RAM file = guest's pstore, record by record "
+              "(CPU, time, function, caller+off/size)",
+              rc == 0 and guest and host == guest,
+              f"rc={rc} {err.strip()[:200]} {first_diff(guest, host)}")
+    return host
+
+
+def check_export(res, t, g, boot, ksyms, decoded):
+    """trace-cmd report of the exported trace.dat agrees with decode."""
+    dat = g.work / "trace.dat"
+    p = rg.tool("export", g.ram.path, "--boot", boot, "--system-map", ksyms, "-o", dat)
+    rep = subprocess.run(["trace-cmd", "report", str(dat)], capture_output=True,
+                         text=True)
+    ev = REPORT.findall(rep.stdout)
+    want = [(str(c), ts, f) for c, ts, f, _ in decoded]
+    got = [(str(int(c)), ts, f) for c, ts, f in ev]
+    cpus = re.search(r"^cpus=(\d+)", rep.stdout, re.M)
+    # Records of two CPUs in the same nanosecond may come in either order.
+    per_cpu = lambda recs: sorted(recs, key=lambda r: r[0])
+    res.check(f"{t} tool: trace-cmd report of the exported trace.dat: same events, "
+              "CPUs, names, first and last time as decode",
+              p.returncode == 0 and rep.returncode == 0 and want and
+              per_cpu(got) == per_cpu(want) and
+              [r[1] for r in got] == [r[1] for r in want]
+              and cpus and int(cpus[1]) == g.smp,
+              f"export rc={p.returncode} report rc={rep.returncode} "
+              f"{rep.stderr.strip()[:200]} events {len(got)}/{len(want)} "
+              f"first {got[:1]} {want[:1]} last {got[-1:]} {want[-1:]}")
+
+
+def cut_image(g):
+    """The host's decode of the image as QEMU left it: [(cpu, usec)]."""
+    rc, recs, err = rg.decode(g.ram.path)
+    return rc, [(c, ts) for c, ts, _, _ in recs]
+
+
+def check_cut(res, t, cut, pstore_text):
+    rc, host = cut
+    guest = [(c, ts) for c, ts, _, _ in pstore_records(pstore_text)]
+    res.check(f"{t} tool: decode of the cut image = what the guest recovered from it",
+              rc == 0 and guest and host == guest,
+              f"rc={rc} {first_diff(guest, host)}")
+
+
+def check_modules(res, t, g, k, boot, ksyms, mod):
+    """Module names from the .ko = the guest's kallsyms for that module."""
+    kodir = g.work / "ko"
+    shutil.rmtree(kodir, ignore_errors=True)
+    kodir.mkdir()
+    for path in h.module_closure(k, [mod]):
+        shutil.copy(path, kodir)
+    p = rg.tool("kallsyms", g.ram.path, "--boot", boot, "--system-map", ksyms,
+                "--modules", kodir)
+    tag = f"[{mod}]"
+    ours = {(line.split()[0], line.split()[2]) for line in p.stdout.splitlines()
+            if line.endswith(tag)}
+    guest = {(line.split()[0], line.split()[2])
+             for line in ksyms.read_text().splitlines()
+             if line.endswith(tag) and line.split()[1] in "tT"}
+    res.check(f"{t} tool: {mod} functions named from its .ko at the addresses "
+              "the guest's kallsyms gives",
+              p.returncode == 0 and len(ours) >= max(5, 0.8 * len(guest))
+              and ours <= guest,
+              f"rc={p.returncode} {p.stderr.strip()[:200]} ours {len(ours)} "
+              f"guest {len(guest)} wrong {sorted(ours - guest)[:3]}")
+
+
+def check_live(res, t, r, pstore_text):
+    """The guest's own ramtrail on debugfs and pstore (live_tool)."""
+    live = section(r, "live").strip().splitlines()
+    try:
+        js = json.loads("\n".join(live[:-1]))
+    except ValueError:
+        js = {}
+    mods = [m["name"] for m in js.get("modules", [])]
+    res.check(f"{t} tool in the guest: reads the live region through debugfs "
+              "(boot 2 recording, its modules listed)",
+              live[-1:] == ["rc=0"] and
+              differs(js, boot_id=2, state="recording") == {} and
+              js.get("zones", {}).get("records", 0) > 0 and "reed_solomon" in mods,
+              "\n".join(live)[:600])
+    lp = section(r, "livepstore")
+    n = re.search(r"records (\d+)", lp)
+    want = len(pstore_records(pstore_text))
+    res.check(f"{t} tool in the guest: decodes /sys/fs/pstore/ftrace-ramtrail-0",
+              "rc=0" in lp and n and int(n[1]) == want and want,
+              f"{lp.strip()} pstore records {want}")
 
 
 def scenario_panic(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} panic]"
-    g = Guest(k, ko, "panic", smp, RECORD_AND_CRASH)
+    g = Guest(k, ko, "panic", smp, rg.RECORD_AND_CRASH)
     r = g.run()
     res.check(f"{t} panic, warm reboot, poweroff", boots(r) == 2 and r.rc == 0, brief(r))
     recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
@@ -233,21 +205,25 @@ def scenario_panic(k, ko, smp, res):
     dm = section(r, "dmesg-ramtrail-0")
     res.check(f"{t} dmesg-ramtrail-0 holds the panic",
               "Kernel panic - not syncing: sysrq triggered crash" in dm, dm[:200])
-    rt = section(r, "rtlog")
-    res.check(f"{t} recovery names boot 1 and the panic freeze",
-              "saved boot 1:" in rt and "frozen by panic" in rt, rt)
+    st = last_status(r)
+    res.check(f"{t} status: boot 2 keeps boot 1's trace (state frozen, reason "
+              "panic) as ftrace-ramtrail-0",
+              not differs(st, boot_id=2, previous_header="ok", previous_boot_id=1,
+                          previous_state="frozen", previous_freeze_reason="panic",
+                          previous_trace="saved", previous_skipped=0) and
+              st.get("previous_records", 0) > 0 and
+              [(x.get("first"), x.get("boot")) for x in st["trace"]] == [(0, 1)], st)
     no_oops(res, t, r.log)
-    ksyms = toolcheck.kallsyms(g, r)
+    ksyms = rg.kallsyms(g, r)
     res.check(f"{t} guest's kallsyms copied out", ksyms, "no 'kallsyms bytes' line")
     if ksyms:
-        decoded = toolcheck.check_decode(res, t, g, 1, section(r, "ftrace-ramtrail-0"),
-                                         ksyms)
-        toolcheck.check_export(res, t, g, 1, ksyms, decoded)
+        decoded = check_decode(res, t, g, 1, section(r, "ftrace-ramtrail-0"), ksyms)
+        check_export(res, t, g, 1, ksyms, decoded)
 
 
 def scenario_powercut(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} powercut]"
-    g = Guest(k, ko, "powercut", smp, f"""
+    g = Guest(k, ko, "powercut", smp, LIVE_TOOL + f"""
 rt_load {PARAMS} functions={FUNCS}
 if [ "$(boot_id)" = 1 ]; then
     workload; sleep 1
@@ -255,15 +231,15 @@ if [ "$(boot_id)" = 1 ]; then
     sleep 600
 fi
 insmod /lib/modules/reed_solomon.ko
-pstore; rtlog; live_tool; ksyms_out
+pstore; live_tool; ksyms_out
 """, modules=["reed_solomon"])
     r = g.run(kill_on="=== RECORDING ===", kill_delay=3)
     res.check(f"{t} QEMU killed while recording", r.killed and boots(r) == 1, brief(r))
-    rc, st = host_stats(g)
-    res.check(f"{t} host decodes the cut region: still recording",
-              rc == 0 and st.get("state") == "recording", st)
-    host = {c: st.get(f"cpu{c}", 0) for c in range(smp)}
-    cut = toolcheck.cut_image(g)
+    rc, js, err = g.stats()
+    res.check(f"{t} host decodes the cut region: state recording",
+              rc == 0 and js and js["state"] == "recording", (rc, err, js))
+    host = {c["cpu"]: c["records"] for c in (js or {}).get("zones", {}).get("cpus", [])}
+    cut = cut_image(g)
     r = g.run()
     res.check(f"{t} new QEMU on the same RAM boots and powers off",
               boots(r) == 1 and r.rc == 0, brief(r))
@@ -272,18 +248,20 @@ pstore; rtlog; live_tool; ksyms_out
     res.check(f"{t} guest recovered every record the host decodes",
               per_cpu(recs) == host and all(host.values()),
               f"guest {per_cpu(recs)} host {host}")
-    res.check(f"{t} recovery says it was cut while recording",
-              "saved boot 1:" in section(r, "rtlog") and
-              "still recording: power cut" in section(r, "rtlog"), section(r, "rtlog"))
+    st = last_status(r)
+    res.check(f"{t} status: boot 1 was cut while recording, its trace saved",
+              not differs(st, boot_id=2, previous_boot_id=1, previous_state="recording",
+                          previous_freeze_reason="none", previous_trace="saved",
+                          previous_records=sum(host.values())), st)
     no_oops(res, t, r.log)
-    toolcheck.check_cut(res, t, cut, section(r, "ftrace-ramtrail-0"))
-    toolcheck.check_live(res, t, r, section(r, "ftrace-ramtrail-0"))
-    ksyms = toolcheck.kallsyms(g, r)
+    check_cut(res, t, cut, section(r, "ftrace-ramtrail-0"))
+    check_live(res, t, r, section(r, "ftrace-ramtrail-0"))
+    ksyms = rg.kallsyms(g, r)
     res.check(f"{t} guest's kallsyms copied out", ksyms, "no 'kallsyms bytes' line")
     if ksyms:
-        toolcheck.check_decode(res, t, g, 1, section(r, "ftrace-ramtrail-0"), ksyms)
+        check_decode(res, t, g, 1, section(r, "ftrace-ramtrail-0"), ksyms)
         # Boot 2 loaded reed_solomon after ramtrail: its zones name it.
-        toolcheck.check_modules(res, t, g, k, 2, ksyms, "reed_solomon")
+        check_modules(res, t, g, k, 2, ksyms, "reed_solomon")
 
 
 def scenario_allfuncs(k, ko, smp, res):
@@ -299,24 +277,27 @@ if [ "$(boot_id)" = 1 ]; then
     echo c > /proc/sysrq-trigger
 fi
 mount -t pstore pstore /sys/fs/pstore
-read level rest </proc/sys/kernel/printk
-echo 1 >/proc/sys/kernel/printk
 # Over a million records: print only the crashing CPU's newest ones, from
 # the last part. (Its sysrq_handle_crash and panic can be thousands of
 # other CPUs' records apart: vCPUs take turns in one TCG thread.)
-last=$(ls /sys/fs/pstore | sed -n 's/^ftrace-ramtrail-//p' | sort -n | tail -n 1)
-f=/sys/fs/pstore/ftrace-ramtrail-$last
-c=$(grep sysrq_handle_crash $f | tail -n 1 | sed 's/^CPU:\\([0-9]*\\) .*/\\1/')
-begin lastpart; grep "^CPU:$c " $f | tail -n 400; end lastpart
-echo $level >/proc/sys/kernel/printk
-rtlog
+lastpart() {{
+    last=$(ls /sys/fs/pstore | sed -n 's/^ftrace-ramtrail-//p' | sort -n | tail -n 1)
+    f=/sys/fs/pstore/ftrace-ramtrail-$last
+    c=$(grep sysrq_handle_crash $f | tail -n 1 | sed 's/^CPU:\\([0-9]*\\) .*/\\1/')
+    begin lastpart; grep "^CPU:$c " $f | tail -n 400; end lastpart
+}}
+quiet lastpart
 """)
     r = g.run(timeout=600)
     res.check(f"{t} panic, warm reboot, poweroff", boots(r) == 2 and r.rc == 0, brief(r))
-    rt = section(r, "rtlog")
-    res.check(f"{t} recovery names boot 1 and the panic freeze, no corrupt block",
-              "saved boot 1:" in rt and "frozen by panic" in rt and
-              "corrupt blocks" not in rt, rt)
+    st = last_status(r)
+    rc, js, err = g.stats()
+    res.check(f"{t} status: boot 1's trace kept (state frozen, reason panic)",
+              not differs(st, previous_boot_id=1, previous_state="frozen",
+                          previous_freeze_reason="panic", previous_trace="saved"), st)
+    res.check(f"{t} host stats: boot 1's saved trace has no corrupt block",
+              rc == 0 and not differs(saved_trace(js, 1), corrupt_blocks=0),
+              (rc, err, saved_trace(js, 1)))
     recs, _ = parse_ftrace(section(r, "lastpart"))
     crash = [x for x in recs if x[2] == "sysrq_handle_crash"]
     cpu = crash[-1][0] if crash else None
@@ -345,25 +326,27 @@ if ! grep -q rt.read /proc/cmdline; then
     echo 0 > /sys/module/ramtrail/parameters/enabled
     poweroff -f
 fi
-pstore; rtlog
+pstore
 """)
     r = g.run()
-    rc, st = host_stats(g)
-    res.check(f"{t} boot 1 recorded", rc == 0 and boots(r) == 1 and st.get("cpu0"), st)
-    before = {c: st.get(f"cpu{c}", 0) for c in range(smp)}
-    newest = st.get("cpu0_newest", 0)
-    res.check(f"{t} CPU 0 wrote at least 3 blocks", newest >= 2, st)
+    rc, js, err = g.stats()
+    zones = lambda js: {c["cpu"]: c for c in (js or {}).get("zones", {}).get("cpus", [])}
+    before = {c: z["records"] for c, z in zones(js).items()}
+    res.check(f"{t} boot 1 recorded", rc == 0 and boots(r) == 1 and before.get(0),
+              (rc, err, before))
+    newest = zones(js).get(0, {}).get("newest_block", 0)
+    res.check(f"{t} CPU 0 wrote at least 3 blocks", newest >= 2, zones(js).get(0))
     # Damage CPU 0's written blocks only: random bytes over one block,
     # zeros over part of another, bit flips in the newest.
     rnd = random.Random(smp)
-    z0 = RESV + int(st.get("zone_offset", 0))
+    z0 = RESV + (js or {}).get("zone_offset", 0)
     g.ram.write(z0 + 1 * 4096, rnd.randbytes(4096))
     g.ram.write(z0 + 512, bytes(2048))
     for _ in range(16):
         a = z0 + newest * 4096 + rnd.randrange(4096)
         g.ram.write(a, bytes([g.ram.read(a, 1)[0] ^ (1 << rnd.randrange(8))]))
-    rc, st = host_stats(g)
-    damaged = st.get("cpu0", 0)
+    rc, js, err = g.stats()
+    damaged = zones(js).get(0, {}).get("records", 0)
     res.check(f"{t} host sees fewer records in the damaged zone",
               rc == 0 and damaged < before[0], f"{before[0]} -> {damaged}")
     r = g.run(append="rt.read")
@@ -376,17 +359,20 @@ pstore; rtlog
               f"guest {got} before damage {before}")
     res.check(f"{t} damaged zone: what the host decodes, nothing more",
               got.get(0, 0) == damaged, f"guest {got.get(0)} host {damaged}")
-    res.check(f"{t} drops reported", "cpu0:" in section(r, "rtlog") and
-              "corrupt blocks" in section(r, "rtlog"), section(r, "rtlog"))
+    rc, js, err = g.stats()
+    res.check(f"{t} drops counted in the saved trace (host stats)",
+              saved_trace(js, 1).get("corrupt_blocks", 0) > 0,
+              (rc, err, saved_trace(js, 1)))
     check_trace(res, t, recs, smp, crash_path=False)
     no_oops(res, t, r.log)
 
-    # A header written by a future format version.
+    # A header written by a future version of the format.
     g.ram.write(RESV + VERSION_OFFSET, (99).to_bytes(4, "little"))
     r = g.run(append="rt.read")
-    rt = section(r, "rtlog")
-    res.check(f"{t} future version: reported, reformatted, loaded",
-              "format version 99" in rt and "boot 1:" in rt and "insmod rc=0" in r.log, rt)
+    st = last_status(r)
+    res.check(f"{t} future version: status names it, region reformatted, loaded",
+              not differs(st, previous_header="version", previous_version=99,
+                          boot_id=1, previous_trace="none") and "insmod rc=0" in r.log, st)
     res.check(f"{t} future version: no trace shown",
               "ftrace-ramtrail" not in section(r, "files"), section(r, "files"))
     no_oops(res, t + " (future version)", r.log)
@@ -410,15 +396,15 @@ elif [ "$id" = 2 ]; then
     sleep 1
     echo c > /proc/sysrq-trigger
 fi
-pstore; rtlog
+pstore
 """)
     r = g.run(timeout=300)
     res.check(f"{t} two panics, three boots", boots(r) == 3 and r.rc == 0, brief(r))
-    rt = section(r, "rtlog")
-    m = re.search(r"ftrace-ramtrail-1(?:\.\.(\d+))?: trace of boot 2", rt)
-    res.check(f"{t} file 0 is boot 1's trace, files 1.. boot 2's",
-              "ftrace-ramtrail-0: trace of boot 1" in rt and m, rt)
-    last = int(m[1]) if m and m[1] else 1
+    st = last_status(r)
+    traces = [(x.get("first"), x.get("boot")) for x in st["trace"]]
+    res.check(f"{t} status: file 0 is boot 1's trace, files 1.. boot 2's",
+              traces == [(0, 1), (1, 2)] and st["trace"][0].get("files") == 1, st)
+    last = st["trace"][1].get("files", 1) if len(traces) == 2 else 1
     first, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     # Over 131072 records are split into several files, in order.
     second, _ = parse_ftrace("\n".join(section(r, f"ftrace-ramtrail-{i}")
@@ -453,7 +439,7 @@ elif [ "$id" = 2 ]; then
     begin after-rm; ls /sys/fs/pstore; end after-rm
     echo b > /proc/sysrq-trigger
 fi
-pstore; rtlog
+pstore
 """)
     r = g.run(timeout=300)
     res.check(f"{t} three boots", boots(r) == 3 and r.rc == 0, brief(r))
@@ -489,31 +475,31 @@ elif [ "$id" = 3 ]; then
     dd if=/dev/zero of=/dev/null bs=1 count=1200 2>/dev/null
     echo c > /proc/sysrq-trigger
 fi
-pstore; rtlog
+pstore
 """)
     r = g.run(timeout=300)
     res.check(f"{t} three panics, four boots", boots(r) == 4 and r.rc == 0, brief(r))
     reads = lambda text: [x for x in parse_ftrace(text)[0] if x[2] == "ksys_read"]
     f0 = [reads(x) for x in h.sections(r.log, "ftrace-ramtrail-0")]
     f1 = [reads(x) for x in h.sections(r.log, "ftrace-ramtrail-1")]
-    rt = section(r, "rtlog")
-    saved3 = re.search(r"saved boot 3: (\d+) records .* (\d+) oldest did not fit", rt)
+    st = last_status(r)
     res.check(f"{t} third trace saved whole in the erased one's place",
-              saved3 and int(saved3[1]) >= 1200 and saved3[2] == "0",
-              saved3 and saved3[0] or rt)
+              not differs(st, previous_boot_id=3, previous_trace="saved",
+                          previous_skipped=0) and st.get("previous_records", 0) >= 1200,
+              st)
     res.check(f"{t} files listed by boot: 0 is boot 2's, 1 is boot 3's",
-              "ftrace-ramtrail-0: trace of boot 2" in rt and
-              "ftrace-ramtrail-1: trace of boot 3" in rt, rt)
+              [(x.get("first"), x.get("boot")) for x in st["trace"]] == [(0, 2), (1, 3)],
+              st["trace"])
     res.check(f"{t} second trace unchanged by the erase and the third save",
               len(f0) == 2 and len(f1) == 2 and len(f1[0]) >= 1200 and
               f0[1] == f1[0], [len(x) for x in f0 + f1])
     res.check(f"{t} third trace holds its reads",
               len(f1) == 2 and len(f1[1]) >= 1200 and f1[1] != f1[0],
               [len(x) for x in f1])
-    rc, out = g.stats()
-    boots_saved = re.findall(r"^saved boot (\d+) ", out, re.M)
+    rc, js, err = g.stats()
+    boots_saved = [x["boot_id"] for x in rg.saved(js)]
     res.check(f"{t} host stats: the region keeps boots 2 and 3 only",
-              rc == 0 and boots_saved == ["2", "3"], boots_saved or out[-400:])
+              rc == 0 and boots_saved == [2, 3], (rc, err, boots_saved))
     no_oops(res, t, r.log)
 
 
@@ -528,20 +514,24 @@ if [ "$(boot_id)" = 1 ]; then
     # The kernel survived the oops; recording stays frozen, even when asked.
     begin enable; echo 1 > /sys/module/ramtrail/parameters/enabled
     echo "enable rc=$?"; end enable
+    status after-enable
     cat /proc/version >/dev/null
     echo b > /proc/sysrq-trigger
 fi
-pstore; rtlog
-""", modules=[build_oops(k)])
+pstore
+""", modules=[rg.build_oops(k)])
     r = g.run()
     res.check(f"{t} oops survived, warm reset, two boots", boots(r) == 2 and r.rc == 0
               and "Oops" in r.log and "Kernel panic" not in r.log, brief(r))
-    rt = section(r, "rtlog")
-    res.check(f"{t} recovery says frozen by oops", "saved boot 1:" in rt and
-              "frozen by oops" in rt, rt)
+    st = last_status(r)
+    res.check(f"{t} status: boot 1's trace kept (state frozen, reason oops)",
+              not differs(st, boot_id=2, previous_boot_id=1, previous_state="frozen",
+                          previous_freeze_reason="oops", previous_trace="saved"), st)
     en = section(r, "enable")
-    res.check(f"{t} enabled=1 refused while frozen", "enable rc=0" not in en and
-              "recording is frozen by oops" in r.log, en)
+    after = last_status(r, "after-enable")
+    res.check(f"{t} enabled=1 refused while frozen: state frozen, reason oops",
+              "enable rc=" in en and "enable rc=0" not in en and
+              not differs(after, state="frozen", freeze_reason="oops"), (en, after))
     recs, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     check_trace(res, t, recs, smp, crash_path=False)
     dm = section(r, "dmesg-ramtrail-0")
@@ -566,7 +556,7 @@ if [ "$(boot_id)" = 1 ]; then
     workload; sleep 2
     echo c > /proc/sysrq-trigger
 fi
-pstore; rtlog
+pstore
 """)
     # Addresses change with each boot's KASLR: compare what they name.
     shown = lambda r: (parse_ftrace(section(r, "ftrace-ramtrail-0"))[0],
@@ -574,14 +564,17 @@ pstore; rtlog
     r = g.run()
     first = shown(r)
     res.check(f"{t} crash and read back", boots(r) == 2 and all(first), brief(r))
-    for name, offset, data in (
-            ("format interrupted", STATE_OFFSET, STATE_FORMATTING.to_bytes(4, "little")),
-            ("header half written", NONCE_OFFSET, bytes(8))):
+    for name, offset, data, header in (
+            ("format interrupted", STATE_OFFSET, STATE_FORMATTING.to_bytes(4, "little"),
+             "formatting"),
+            ("header half written", NONCE_OFFSET, bytes(8), "checksum")):
         g.ram.write(RESV + offset, data)
         r = g.run()
         now = shown(r)
-        res.check(f"{t} {name}: module loads", boots(r) == 1 and "insmod rc=0" in r.log,
-                  brief(r))
+        st = last_status(r)
+        res.check(f"{t} {name}: module loads, status says what it found",
+                  boots(r) == 1 and "insmod rc=0" in r.log and
+                  not differs(st, previous_header=header), (brief(r), st))
         res.check(f"{t} {name}: boot 1's trace and panic log still there, unchanged",
                   now == first, [(len(a), len(b)) for a, b in zip(now, first)])
         no_oops(res, f"{t} {name}", r.log)
@@ -600,9 +593,9 @@ if ! grep -q rt.read /proc/cmdline; then
     workload; sleep 2
     echo c > /proc/sysrq-trigger
 fi
-pstore; rtlog
+pstore
 """
-    old = Guest(k61, build_all("6.1"), "crosskernel", smp, body)
+    old = Guest(k61, rg.build_all("6.1"), "crosskernel", smp, body)
     new = Guest(k, ko, "crosskernel", smp, body)
     new.ram = old.ram
     r = old.run(append="panic=0", timeout=120, kill_on="Kernel panic", kill_delay=2)
@@ -623,15 +616,23 @@ pstore; rtlog
     no_oops(res, t, r.log)
 
 
+# errno of each refusal, as busybox insmod prints it (strerror). pstore
+# refuses a second backend with EBUSY (6.12) or EPERM (6.1).
+EINVAL, EBUSY, EPERM = "Invalid argument", "Device or resource busy", \
+    "Operation not permitted"
+
+
 def scenario_refusals(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} refusals]"
     g = Guest(k, ko, "refusals", smp, f"""
-state() {{ lsmod | grep -c '^ramtrail' ; grep -c ramtrail /proc/iomem; }}
-try() {{
-    name=$1; shift
-    dmesg -c >/dev/null
-    begin $name; rt_load "$@"; dmesg | grep ramtrail; state; end $name
+debugfs
+state() {{
+    echo "loaded $(lsmod | grep -c '^ramtrail ')"
+    echo "iomem $(grep -c ramtrail /proc/iomem)"
+    echo "status $([ -e {rg.STATUS} ] && echo 1 || echo 0)"
 }}
+try_one() {{ name=$1; shift; begin $name; rt_load "$@"; state; end $name; }}
+try() {{ quiet try_one "$@"; }}
 try sysram mem_address=0x1000000 mem_size=16M
 try memtype {PARAMS} mem_type=7
 try size mem_address={RESV:#x} mem_size=banana
@@ -650,33 +651,37 @@ try reload {PARAMS}
 """, modules=["ramoops"])
     r = g.run(append=MEMMAP2)
     res.check(f"{t} boots and powers off", boots(r) == 1 and r.rc == 0, brief(r))
-    expect = {
-        "sysram": "is System RAM: reserve it with memmap=",
-        "memtype": "mem_type=7: use 0 (write-combined), 1 (uncached) or 2 (cached)",
-        "size": "need a page-aligned range",
-        "noregion": "no region: give mem_address= and mem_size=",
-        "nofunc": "functions: no traceable function matches 'no_such_function_xyz'",
-        "busy": "pstore is taken by ramoops",
-        # ramoops does not claim its range: ramtrail spots its signature.
-        "inuse": "the range holds a ramoops buffer (signature DBGC)",
-    }
-    for name, msg in expect.items():
+
+    def facts(name):
         out = section(r, name)
-        lines = out.split()
-        res.check(f"{t} {name}: refused with a clear message, nothing left",
-                  msg in out and "insmod rc=0" not in out and lines[-2:] == ["0", "0"],
-                  out)
-    res.check(f"{t} busy: the message tells about pstore.backend=ramtrail",
-              "pstore.backend=ramtrail" in section(r, "busy"), section(r, "busy"))
-    ok = section(r, "ok").split()
-    res.check(f"{t} loads once pstore is free", "rc=0" in section(r, "ok") and
-              ok[-2:] == ["1", "1"], section(r, "ok"))
+        f = {k: int(v) for k, v in re.findall(r"^(loaded|iomem|status) (\d+)$", out, re.M)}
+        rc = re.findall(r"^insmod rc=(\d+)$", out, re.M)
+        err = re.findall(r"^insmod: can't insert '[^']*': (.+)$", out, re.M)
+        return dict(f, rc=int(rc[-1]) if rc else None, errno=err[-1] if err else None)
+
+    expect = {"sysram": EINVAL, "memtype": EINVAL, "size": EINVAL, "noregion": EINVAL,
+              "nofunc": EINVAL, "busy": (EBUSY, EPERM),
+              # ramoops does not claim its range: ramtrail spots its signature.
+              "inuse": EBUSY}
+    for name, errno in expect.items():
+        f = facts(name)
+        res.check(f"{t} {name}: insmod fails ({' or '.join(errno) if isinstance(errno, tuple) else errno}), "
+                  "no module, region or status file left",
+                  f["rc"] not in (None, 0) and f["errno"] in
+                  (errno if isinstance(errno, tuple) else (errno,)) and
+                  not differs(f, loaded=0, iomem=0, status=0), (f, section(r, name)))
+    ok = facts("ok")
+    res.check(f"{t} loads once pstore is free", not differs(
+        ok, rc=0, errno=None, loaded=1, iomem=1, status=1), ok)
     res.check(f"{t} unloads cleanly, region released",
-              section(r, "unload").split() == ["rmmod", "rc=0", "0", "0"],
-              section(r, "unload"))
+              section(r, "unload").split() == ["rmmod", "rc=0", "loaded", "0", "iomem",
+                                               "0", "status", "0"], section(r, "unload"))
+    loads = rg.status(r)            # the "ok" load's, then the reload's
+    st = loads[-1] if len(loads) == 2 else {}
     res.check(f"{t} reload saves the stopped boot's records",
-              re.search(r"saved boot \d+: \d+ records .*\(stopped", section(r, "reload")),
-              section(r, "reload"))
+              facts("reload")["rc"] == 0 and not differs(
+                  st, previous_boot_id=loads[0].get("boot_id"), previous_state="stopped",
+                  previous_trace="saved") and st.get("previous_records", 0) > 0, loads)
     no_oops(res, t, r.log)
 
 
@@ -687,14 +692,12 @@ def main():
     ap.add_argument("--only", default="")
     a = ap.parse_args()
     res = h.Results()
-    subprocess.run(["make", "-s", "-C", str(h.REPO / "tools"),
-                    f"O={h.REPO}/build/tools", str(TOOL), str(toolcheck.STATIC)],
-                   check=True)
+    rg.build_tools()
     scenarios = {n[9:]: f for n, f in globals().items() if n.startswith("scenario_")}
     only = [s for s in a.only.split(",") if s] or list(scenarios)
     for kver in a.kver.split(","):
         k = h.kernel(kver)
-        ko = build_all(kver)
+        ko = rg.build_all(kver)
         for smp in [int(s) for s in a.smp.split(",")]:
             for name in only:
                 t0 = time.monotonic()

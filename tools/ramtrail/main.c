@@ -18,6 +18,7 @@ static const char usage[] =
 "                                         write trace.dat (trace-cmd, KernelShark)\n"
 "                                         or Chrome JSON (Perfetto)\n"
 "       ramtrail stats IMAGE [options]    what the image holds, drop counts\n"
+"                                         (--format json: one JSON object)\n"
 "       ramtrail kallsyms IMAGE --system-map FILE [--modules DIR]\n"
 "                                         the traced boot's symbols, as its\n"
 "                                         /proc/kallsyms would list them\n"
@@ -33,7 +34,8 @@ static const char usage[] =
 "  --system-map FILE   name kernel functions; the traced kernel's System.map\n"
 "  --modules DIR       name module functions from the .ko files below DIR\n"
 "  --format FORMAT     decode: ftrace (default) or json;\n"
-"                      export: tracedat (default) or json\n"
+"                      export: tracedat (default) or json;\n"
+"                      stats: text (default) or json\n"
 "  --sym-offset        decode: print +offset/size after names\n"
 "  -o, --output FILE   write to FILE instead of standard output\n"
 "\n"
@@ -105,6 +107,7 @@ static bool rt_is(const char *arg, size_t len, const char *name)
 
 static int rt_parse(int argc, char **argv, struct rt_args *a)
 {
+	const char *def = "ftrace";	/* the command's default format */
 	int i;
 
 	memset(a, 0, sizeof(*a));
@@ -172,10 +175,13 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		return rt_usage("unknown command", a->cmd);
 	if (!a->image)
 		return rt_usage("no image", NULL);
+	if (!strcmp(a->cmd, "export"))
+		def = "tracedat";
+	else if (!strcmp(a->cmd, "stats"))
+		def = "text";
 	if (!a->format)
-		a->format = strcmp(a->cmd, "export") ? "ftrace" : "tracedat";
-	if (strcmp(a->format, "json") &&
-	    strcmp(a->format, strcmp(a->cmd, "export") ? "ftrace" : "tracedat"))
+		a->format = def;
+	if (strcmp(a->format, "json") && strcmp(a->format, def))
 		return rt_usage("format not offered by this command", a->format);
 	if (!strcmp(a->cmd, "export") && !a->output)
 		return rt_usage("export needs -o FILE", NULL);
@@ -277,7 +283,7 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 			return err;
 	}
 	if (!strcmp(a->cmd, "stats")) {
-		rt_print_stats(t, stdout);
+		rt_print_stats(t, !strcmp(a->format, "json"), stdout);
 		return ferror(stdout) ? RT_EXIT_IO : RT_EXIT_OK;
 	}
 	err = rt_symbols_bind(s, t);

@@ -211,150 +211,415 @@ static void rt_spans(struct rt_trace *t, struct rt_span *cpu,
 	}
 }
 
-static void rt_print_span(FILE *out, const char *lead, const struct rt_span *s)
+/*
+ * The statistics are one list of facts, printed as "key value" text or as
+ * one JSON object with the same keys (Documentation/ramtrail/ramtrail.1).
+ */
+enum rt_field_type {
+	RT_F_U64,	/* decimal */
+	RT_F_S64,	/* decimal, signed */
+	RT_F_HEX,	/* text: 0x..., JSON: a number */
+	RT_F_BOOL,	/* text: 0 or 1, JSON: false or true */
+	RT_F_FLAG,	/* text: the key alone when set, JSON: false or true */
+	RT_F_STR,	/* text: as is, JSON: a string */
+};
+
+/**
+ * struct rt_field - one fact
+ * @key: its name
+ * @type: how it prints
+ * @json_only: not in the text form (kept byte for byte as it was)
+ * @n: the number (all but RT_F_STR)
+ * @s: the string (RT_F_STR)
+ */
+struct rt_field {
+	const char *key;
+	enum rt_field_type type;
+	bool json_only;
+	u64 n;
+	const char *s;
+};
+
+#define RT_U64(k, v)	{ .key = (k), .type = RT_F_U64, .n = (v) }
+#define RT_STR(k, v)	{ .key = (k), .type = RT_F_STR, .s = (v) }
+
+/**
+ * struct rt_out - where the statistics go, and how
+ * @f: the stream
+ * @json: JSON, else text
+ * @depth: JSON objects and arrays open
+ * @more: JSON: a member or element was printed at that depth
+ */
+struct rt_out {
+	FILE *f;
+	bool json;
+	u32 depth;
+	bool more[8];
+};
+
+/* JSON: a comma before every member or element but the first. */
+static void rt_member(struct rt_out *o, const char *key)
 {
-	fprintf(out, "%srecords %llu first_ns %llu last_ns %llu", lead,
-		(unsigned long long)s->records, (unsigned long long)s->first,
-		(unsigned long long)s->last);
+	if (o->more[o->depth])
+		fputc(',', o->f);
+	o->more[o->depth] = true;
+	if (key)
+		fprintf(o->f, "\"%s\":", key);
 }
 
-static void rt_print_region(struct rt_trace *t, FILE *out)
+static void rt_open(struct rt_out *o, const char *key, char c)
+{
+	rt_member(o, key);
+	fputc(c, o->f);
+	o->more[++o->depth] = false;
+}
+
+static void rt_close(struct rt_out *o, char c)
+{
+	o->depth--;
+	fputc(c, o->f);
+}
+
+static void rt_value(struct rt_out *o, const struct rt_field *f)
+{
+	switch (f->type) {
+	case RT_F_U64:
+		fprintf(o->f, "%llu", (unsigned long long)f->n);
+		break;
+	case RT_F_S64:
+		fprintf(o->f, "%lld", (long long)f->n);
+		break;
+	case RT_F_HEX:
+		fprintf(o->f, o->json ? "%llu" : "%#llx", (unsigned long long)f->n);
+		break;
+	case RT_F_BOOL:
+	case RT_F_FLAG:
+		if (o->json)
+			fputs(f->n ? "true" : "false", o->f);
+		else if (f->type == RT_F_BOOL)
+			fprintf(o->f, "%d", !!f->n);
+		break;
+	case RT_F_STR:
+		if (o->json)
+			rt_json_string(o->f, f->s);
+		else
+			fputs(f->s, o->f);
+		break;
+	}
+}
+
+/*
+ * Text: "key value" for each of @f, separated by @sep, and a newline.
+ * JSON: members of the object open.
+ */
+static void rt_fields(struct rt_out *o, const struct rt_field *f, u32 n,
+		      char sep)
+{
+	bool first = true;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (o->json) {
+			rt_member(o, f[i].key);
+			rt_value(o, &f[i]);
+			continue;
+		}
+		if (f[i].json_only || (f[i].type == RT_F_FLAG && !f[i].n))
+			continue;
+		if (!first)
+			fputc(sep, o->f);
+		first = false;
+		fputs(f[i].key, o->f);
+		if (f[i].type != RT_F_FLAG)
+			fputc(' ', o->f);
+		rt_value(o, &f[i]);
+	}
+	if (!o->json)
+		fputc('\n', o->f);
+}
+
+/* One element of a list: text "@lead fields", JSON {@id, fields}. */
+static void rt_entry(struct rt_out *o, const char *lead,
+		     const struct rt_field *id, const struct rt_field *f, u32 n)
+{
+	if (!o->json) {
+		fprintf(o->f, "%s ", lead);
+		rt_fields(o, f, n, ' ');
+		return;
+	}
+	rt_open(o, NULL, '{');
+	rt_fields(o, id, 1, 0);
+	rt_fields(o, f, n, 0);
+	rt_close(o, '}');
+}
+
+/* Records and time span: a list element after @lead/@id, else fields. */
+static void rt_span_fields(struct rt_out *o, const char *lead,
+			   const struct rt_field *id, const struct rt_span *s)
+{
+	const struct rt_field f[] = {
+		RT_U64("records", s->records),
+		RT_U64("first_ns", s->first),
+		RT_U64("last_ns", s->last),
+	};
+
+	if (lead)
+		rt_entry(o, lead, id, f, ARRAY_SIZE(f));
+	else
+		rt_fields(o, f, ARRAY_SIZE(f), ' ');
+}
+
+/* A fixed-size name field of the format, as a string. */
+static const char *rt_name_field(char *buf, size_t len, const char *field,
+				 size_t field_len)
+{
+	snprintf(buf, len, "%.*s", (int)field_len, field);
+	return buf;
+}
+
+static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 {
 	const struct ramtrail_region_header *h = &t->reg.hdr;
 	const struct ramtrail_module_entry *mods =
 		(const void *)(t->reg.base + h->modtab_offset);
 	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(&t->reg);
+	char release[sizeof(h->release) + 1], build[sizeof(h->build) + 1];
+	char name[sizeof(mods->name) + 1], lead[sizeof(name) + 8];
+	const struct rt_field where[] = {
+		{ .key = "source", .type = RT_F_STR, .json_only = true,
+		  .s = "region" },
+		{ .key = "region_offset", .type = RT_F_HEX,
+		  .n = t->region_offset },
+		RT_U64("version", h->version),
+	};
+	const struct rt_field areas[] = {
+		RT_U64("saved_offset", h->saved_offset),
+		RT_U64("saved_size", h->saved_size),
+	};
 	u32 i;
 
-	fprintf(out, "region_offset %#llx\nversion %u\n",
-		(unsigned long long)t->region_offset, h->version);
+	rt_fields(o, where, ARRAY_SIZE(where), '\n');
 	if (t->reg_err) {
 		/* Only the layout holds: say why, and list what survives. */
-		fprintf(out, "header_error %s\nsaved_offset %llu\nsaved_size %llu\n",
-			ramtrail_strerror(t->reg_err),
-			(unsigned long long)h->saved_offset,
-			(unsigned long long)h->saved_size);
+		const struct rt_field err[] = {
+			RT_STR("header_error", ramtrail_strerror(t->reg_err)),
+		};
+
+		rt_fields(o, err, ARRAY_SIZE(err), '\n');
+		rt_fields(o, areas, ARRAY_SIZE(areas), '\n');
 		return;
 	}
-	fprintf(out, "boot_id %llu\nrelease %s\nbuild %s\n",
-		(unsigned long long)h->boot_id,
-		h->release[0] ? h->release : "?", h->build[0] ? h->build : "?");
-	fprintf(out, "state %s\nfreeze_reason %s\nfreeze_cpu %u\n",
-		ramtrail_state_name(h->state),
-		f ? ramtrail_reason_name(f->reason) : "none", f ? f->cpu : 0);
-	fprintf(out, "clock_reliable %d\nclock_hz %llu\nmode %s\n",
-		!!(h->flags & RAMTRAIL_F_CLOCK_RELIABLE),
-		(unsigned long long)h->clock_hz,
-		h->flags & RAMTRAIL_F_STOP_WHEN_FULL ? "stop-when-full" :
-		"overwrite");
-	fprintf(out, "nr_cpus %u\nnr_blocks %u\nzone_offset %llu\nzone_size %llu\n",
-		h->nr_cpus, h->nr_blocks, (unsigned long long)h->zone_offset,
-		(unsigned long long)h->nr_blocks << RAMTRAIL_BLOCK_SHIFT);
-	fprintf(out, "saved_offset %llu\nsaved_size %llu\n",
-		(unsigned long long)h->saved_offset,
-		(unsigned long long)h->saved_size);
-	for (i = 0; i < h->modtab_count && mods[i].base; i++)
-		fprintf(out, "module %.*s base %#llx size %llu%s\n",
-			(int)sizeof(mods[i].name), mods[i].name,
-			(unsigned long long)mods[i].base,
-			(unsigned long long)mods[i].size,
-			mods[i].flags & RAMTRAIL_MOD_GONE ? " gone" : "");
+	rt_name_field(release, sizeof(release), h->release, sizeof(h->release));
+	rt_name_field(build, sizeof(build), h->build, sizeof(h->build));
+	{
+		const struct rt_field hdr[] = {
+			RT_U64("boot_id", h->boot_id),
+			/* text: "?" for none; JSON: "" */
+			RT_STR("release", release[0] || o->json ? release : "?"),
+			RT_STR("build", build[0] || o->json ? build : "?"),
+			RT_STR("state", ramtrail_state_name(h->state)),
+			RT_STR("freeze_reason", f ? ramtrail_reason_name(f->reason) :
+			       "none"),
+			RT_U64("freeze_cpu", f ? f->cpu : 0),
+			{ .key = "clock_reliable", .type = RT_F_BOOL,
+			  .n = h->flags & RAMTRAIL_F_CLOCK_RELIABLE },
+			RT_U64("clock_hz", h->clock_hz),
+			RT_STR("mode", h->flags & RAMTRAIL_F_STOP_WHEN_FULL ?
+			       "stop-when-full" : "overwrite"),
+			RT_U64("nr_cpus", h->nr_cpus),
+			RT_U64("nr_blocks", h->nr_blocks),
+			RT_U64("zone_offset", h->zone_offset),
+			RT_U64("zone_size",
+			       (u64)h->nr_blocks << RAMTRAIL_BLOCK_SHIFT),
+		};
+
+		rt_fields(o, hdr, ARRAY_SIZE(hdr), '\n');
+	}
+	rt_fields(o, areas, ARRAY_SIZE(areas), '\n');
+	if (o->json)
+		rt_open(o, "modules", '[');
+	for (i = 0; i < h->modtab_count && mods[i].base; i++) {
+		const struct rt_field id[] = { RT_STR("name", name) };
+		const struct rt_field m[] = {
+			{ .key = "base", .type = RT_F_HEX, .n = mods[i].base },
+			RT_U64("size", mods[i].size),
+			{ .key = "gone", .type = RT_F_FLAG,
+			  .n = mods[i].flags & RAMTRAIL_MOD_GONE },
+		};
+
+		rt_name_field(name, sizeof(name), mods[i].name,
+			      sizeof(mods[i].name));
+		snprintf(lead, sizeof(lead), "module %s", name);
+		rt_entry(o, lead, id, m, ARRAY_SIZE(m));
+	}
+	if (o->json)
+		rt_close(o, ']');
 }
 
 /* What the zones hold now, whatever their state: one line per CPU. */
-static void rt_print_zones(struct rt_trace *t, FILE *out)
+static void rt_print_zones(struct rt_trace *t, struct rt_out *o)
 {
 	const struct ramtrail_region_header *h = &t->reg.hdr;
 	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(&t->reg);
 	struct rt_span *span = calloc(RAMTRAIL_MAX_CPUS, sizeof(*span)), all;
 	struct rt_trace z = { .reg = t->reg };
+	char lead[16];
 	u32 cpu;
 
 	if (!span || rt_trace_zones(&z))
 		exit(RT_EXIT_IO);
 	rt_spans(&z, span, &all);
-	rt_print_span(out, "zones_", &all);
-	fprintf(out, "\nzones_span_ns %llu\n",
-		(unsigned long long)(all.last - all.first));
+	if (o->json) {
+		const struct rt_field s[] = {
+			RT_U64("span_ns", all.last - all.first)
+		};
+
+		rt_open(o, "zones", '{');
+		rt_span_fields(o, NULL, NULL, &all);
+		rt_fields(o, s, ARRAY_SIZE(s), ' ');
+		rt_open(o, "cpus", '[');
+	} else {
+		fputs("zones_", o->f);
+		rt_span_fields(o, NULL, NULL, &all);
+		fprintf(o->f, "zones_span_ns %llu\n",
+			(unsigned long long)(all.last - all.first));
+	}
 	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
 		const struct ramtrail_zone_stats *c = &z.cur[cpu].stats;
-
+		const struct rt_field id[] = { RT_U64("cpu", cpu) };
 		/* "cpuN records X" first and newest_block last: scripts rely on it. */
-		fprintf(out, "cpu%u records %llu corrupt_blocks %llu torn %llu ",
-			cpu, (unsigned long long)c->records,
-			(unsigned long long)c->corrupt_blocks,
-			(unsigned long long)c->torn);
-		fprintf(out, "lost_words %llu no_base %llu ts_backwards %llu dropped %llu ",
-			(unsigned long long)c->lost_words,
-			(unsigned long long)c->no_base,
-			(unsigned long long)c->ts_backwards,
-			(unsigned long long)(f ? f->zone[cpu].dropped : 0));
-		fprintf(out, "freeze_pos %llu first_ns %llu last_ns %llu newest_block %lld\n",
-			(unsigned long long)(f ? f->zone[cpu].freeze_pos : 0),
-			(unsigned long long)span[cpu].first,
-			(unsigned long long)span[cpu].last,
-			(long long)c->newest_block);
+		const struct rt_field zone[] = {
+			RT_U64("records", c->records),
+			RT_U64("corrupt_blocks", c->corrupt_blocks),
+			RT_U64("torn", c->torn),
+			RT_U64("lost_words", c->lost_words),
+			RT_U64("no_base", c->no_base),
+			RT_U64("ts_backwards", c->ts_backwards),
+			RT_U64("dropped", f ? f->zone[cpu].dropped : 0),
+			RT_U64("freeze_pos", f ? f->zone[cpu].freeze_pos : 0),
+			RT_U64("first_ns", span[cpu].first),
+			RT_U64("last_ns", span[cpu].last),
+			{ .key = "newest_block", .type = RT_F_S64,
+			  .n = c->newest_block },
+		};
+
+		snprintf(lead, sizeof(lead), "cpu%u", cpu);
+		rt_entry(o, lead, id, zone, ARRAY_SIZE(zone));
+	}
+	if (o->json) {
+		rt_close(o, ']');
+		rt_close(o, '}');
 	}
 	free(span);
 	rt_trace_free(&z);
 }
 
-static void rt_print_saved_list(struct rt_trace *t, FILE *out)
+/*
+ * One line per saved trace, oldest first. JSON also gives the pstore files
+ * it is shown as: ftrace-ramtrail-<first_file> and the next files - 1
+ * (pstore numbers the parts of every trace in this order, erased or not).
+ */
+static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 {
 	const struct ramtrail_saved_trace *s;
-	u64 pos = 0;
+	char release[sizeof(s->release) + 1], build[sizeof(s->build) + 1];
+	char lead[40];
+	u64 pos = 0, file = 0;
 
+	if (o->json)
+		rt_open(o, "saved", '[');
 	while ((s = ramtrail_saved_next(&t->reg, &pos))) {
-		fprintf(out, "saved boot %llu records %llu cpus %u erased %d ",
-			(unsigned long long)s->boot_id,
-			(unsigned long long)s->nr_records, s->nr_cpus,
-			ramtrail_saved_all_erased(s));
-		fprintf(out, "state %s freeze_reason %s dropped %llu corrupt_blocks %llu ",
-			ramtrail_state_name(s->state),
-			ramtrail_reason_name(s->freeze_reason),
-			(unsigned long long)s->dropped,
-			(unsigned long long)s->corrupt_blocks);
-		fprintf(out, "torn %llu lost_words %llu no_time %llu skipped %llu release %.*s\n",
-			(unsigned long long)s->torn,
-			(unsigned long long)s->lost_words,
-			(unsigned long long)s->no_time,
-			(unsigned long long)s->skipped,
-			(int)sizeof(s->release), s->release);
+		const struct rt_field id[] = { RT_U64("boot_id", s->boot_id) };
+		const struct rt_field saved[] = {
+			RT_U64("records", s->nr_records),
+			RT_U64("cpus", s->nr_cpus),
+			{ .key = "erased", .type = RT_F_BOOL,
+			  .n = ramtrail_saved_all_erased(s) },
+			RT_STR("state", ramtrail_state_name(s->state)),
+			RT_STR("freeze_reason",
+			       ramtrail_reason_name(s->freeze_reason)),
+			RT_U64("dropped", s->dropped),
+			RT_U64("corrupt_blocks", s->corrupt_blocks),
+			RT_U64("torn", s->torn),
+			RT_U64("lost_words", s->lost_words),
+			RT_U64("no_time", s->no_time),
+			RT_U64("skipped", s->skipped),
+			RT_STR("release", release),
+			{ .key = "build", .type = RT_F_STR, .json_only = true,
+			  .s = build },
+			{ .key = "freeze_cpu", .type = RT_F_U64,
+			  .json_only = true, .n = s->freeze_cpu },
+			{ .key = "erased_mask", .type = RT_F_U64,
+			  .json_only = true, .n = s->erased },
+			{ .key = "first_file", .type = RT_F_U64,
+			  .json_only = true, .n = file },
+			{ .key = "files", .type = RT_F_U64, .json_only = true,
+			  .n = ramtrail_saved_parts(s) },
+		};
+
+		rt_name_field(release, sizeof(release), s->release,
+			      sizeof(s->release));
+		rt_name_field(build, sizeof(build), s->build, sizeof(s->build));
+		snprintf(lead, sizeof(lead), "saved boot %llu",
+			 (unsigned long long)s->boot_id);
+		rt_entry(o, lead, id, saved, ARRAY_SIZE(saved));
+		file += ramtrail_saved_parts(s);
 	}
+	if (o->json)
+		rt_close(o, ']');
 }
 
 /**
- * rt_print_stats() - what an image holds, as "key value" lines
+ * rt_print_stats() - what an image holds
  * @t: a region found (or a pstore file parsed); not yet read
+ * @json: one JSON object, else "key value" lines
  * @out: where to print
  *
  * For a region: its header, the zones decoded CPU by CPU with every reason
  * a record was dropped, and the saved traces. For a pstore file: records
- * and time span per CPU.
+ * and time span per CPU. Both forms give the same facts under the same
+ * keys; JSON adds a few (source, erased_mask, first_file, files).
  */
-void rt_print_stats(struct rt_trace *t, FILE *out)
+void rt_print_stats(struct rt_trace *t, bool json, FILE *out)
 {
+	struct rt_out o = { .f = out, .json = json };
 	struct rt_span *span, all;
+	char lead[16];
 	u32 cpu;
 
+	if (json)
+		rt_open(&o, NULL, '{');
 	if (t->kind != RT_PSTORE) {
-		rt_print_region(t, out);
+		rt_print_region(t, &o);
 		if (!t->reg_err)
-			rt_print_zones(t, out);
-		rt_print_saved_list(t, out);
-		return;
+			rt_print_zones(t, &o);
+		rt_print_saved_list(t, &o);
+	} else {
+		const struct rt_field src[] = {
+			RT_STR("source", "pstore"),
+			RT_U64("nr_cpus", t->nr_cpus),
+		};
+
+		span = calloc(RAMTRAIL_MAX_CPUS, sizeof(*span));
+		if (!span)
+			exit(RT_EXIT_IO);
+		rt_spans(t, span, &all);
+		rt_fields(&o, src, ARRAY_SIZE(src), '\n');
+		rt_span_fields(&o, NULL, NULL, &all);
+		if (json)
+			rt_open(&o, "cpus", '[');
+		for (cpu = 0; cpu < t->nr_cpus; cpu++) {
+			const struct rt_field id[] = { RT_U64("cpu", cpu) };
+
+			snprintf(lead, sizeof(lead), "cpu%u", cpu);
+			rt_span_fields(&o, lead, id, &span[cpu]);
+		}
+		if (json)
+			rt_close(&o, ']');
+		free(span);
 	}
-	span = calloc(RAMTRAIL_MAX_CPUS, sizeof(*span));
-	if (!span)
-		exit(RT_EXIT_IO);
-	rt_spans(t, span, &all);
-	fprintf(out, "source pstore\nnr_cpus %u\n", t->nr_cpus);
-	rt_print_span(out, "", &all);
-	fputc('\n', out);
-	for (cpu = 0; cpu < t->nr_cpus; cpu++) {
-		fprintf(out, "cpu%u ", cpu);
-		rt_print_span(out, "", &span[cpu]);
+	if (json) {
+		rt_close(&o, '}');
 		fputc('\n', out);
 	}
-	free(span);
 }

@@ -439,10 +439,10 @@ static void crash_once(u8 *image)
 
 static void verdict(const char *name, bool ok, const char *fmt, u64 v)
 {
-	printf("  %-46s %s (", name, ok ? "ok" : "FAIL");
-	printf(fmt, (unsigned long long)v);
-	printf(")\n");
-	ok ? check_passed++ : check_failed++;
+	char detail[64];
+
+	snprintf(detail, sizeof(detail), fmt, (unsigned long long)v);
+	check_result(ok, name, detail);
 }
 
 int main(int argc, char **argv)

@@ -10,9 +10,11 @@ import os
 import random
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
@@ -20,17 +22,10 @@ BIN = Path(sys.argv[1]) if len(sys.argv) > 1 else TOP / "build" / "tools"
 TOOL = BIN / "ramtrail"
 DECODE = re.compile(r"^ *<\.\.\.>-0 +\[(\d+)\] \.{5} +(\d+\.\d{6}): (.*)$")
 RAM_OFFSET = 0x300000
-passed = failed = 0
-
-
-def check(name, cond, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name}: {str(detail)[:600]}")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check import Results  # noqa: E402
+RESULTS = Results(ok_limit=0)
+check = RESULTS.check
 
 
 def run(*args):
@@ -47,6 +42,64 @@ def records(out):
     """decode output -> ["CPU TIME TEXT"], the form of expect.txt."""
     return [f"{int(m[1])} {m[2]} {m[3]}" for m in map(DECODE.match, out.splitlines())
             if m]
+
+
+def stats_json(path):
+    """ramtrail stats --format json -> (rc, object or None, stderr)."""
+    p = run("stats", path, "--format", "json")
+    try:
+        return p.returncode, json.loads(p.stdout), p.stderr
+    except ValueError as e:
+        return p.returncode, None, f"{p.stderr} {e} {p.stdout[:300]}"
+
+
+def stats_as_text(j):
+    """The text stats, rebuilt from the JSON object: same facts, same keys."""
+    span = lambda o: f"records {o['records']} first_ns {o['first_ns']} last_ns {o['last_ns']}"
+    if j["source"] == "pstore":
+        return "".join(f"{x}\n" for x in [f"source pstore", f"nr_cpus {j['nr_cpus']}",
+                                           span(j)] +
+                       [f"cpu{c['cpu']} {span(c)}" for c in j["cpus"]])
+    off = j["region_offset"]
+    out = [f"region_offset {hex(off) if off else 0}", f"version {j['version']}"]
+    if "header_error" in j:
+        out += [f"{k} {j[k]}" for k in ("header_error", "saved_offset", "saved_size")]
+    else:
+        kv = dict(j, release=j["release"] or "?", build=j["build"] or "?",
+                  clock_reliable=int(j["clock_reliable"]))
+        out += [f"{k} {kv[k]}" for k in (
+            "boot_id", "release", "build", "state", "freeze_reason", "freeze_cpu",
+            "clock_reliable", "clock_hz", "mode", "nr_cpus", "nr_blocks", "zone_offset",
+            "zone_size", "saved_offset", "saved_size")]
+        out += [f"module {m['name']} base {hex(m['base'])} size {m['size']}"
+                f"{' gone' if m['gone'] else ''}" for m in j["modules"]]
+        z = j["zones"]
+        out += [f"zones_{span(z)}", f"zones_span_ns {z['span_ns']}"]
+        out += [f"cpu{c['cpu']} " + " ".join(f"{k} {c[k]}" for k in (
+            "records", "corrupt_blocks", "torn", "lost_words", "no_base", "ts_backwards",
+            "dropped", "freeze_pos", "first_ns", "last_ns", "newest_block"))
+            for c in z["cpus"]]
+    out += [f"saved boot {t['boot_id']} records {t['records']} cpus {t['cpus']} "
+            f"erased {int(t['erased'])} " + " ".join(f"{k} {t[k]}" for k in (
+                "state", "freeze_reason", "dropped", "corrupt_blocks", "torn",
+                "lost_words", "no_time", "skipped", "release")) for t in j["saved"]]
+    return "".join(x + "\n" for x in out)
+
+
+def saved_entry(boot, nr_records, erased=0, release="6.1.0-test", state=3, reason=1,
+                cpu=1, skipped=0):
+    """A struct ramtrail_saved_trace (include/uapi/linux/ramtrail.h) and its
+    records, as the module writes it into the saved area."""
+    layout = "<QQQQQQIIIIIIQQQQQQ64s64s"
+    size = 16 + struct.calcsize(layout) + 16 * nr_records
+    fields = struct.pack(layout, size, boot, 0x1234, nr_records,
+                         0xffffffff81000000, 0xffffffff81001000, 2, state, reason,
+                         cpu, 0, 0, 7, 0, 0, 0, 0, skipped, release.encode(),
+                         b"#1 SMP")
+    crc = zlib.crc32(struct.pack("<IIQ", 0x44564153, 0, 0) + fields)
+    recs = b"".join(struct.pack("<QII", ((1000 + i) << 8) | (i % 2), 0x40, 0)
+                    for i in range(nr_records))
+    return struct.pack("<IIQ", 0x44564153, crc, erased) + fields + recs
 
 
 def main():
@@ -233,6 +286,54 @@ def main():
           not re.search(r"^cpu0 ", s.stdout, re.M),
           (p.returncode, p.stderr, s.returncode, s.stdout[:300]))
 
+    # The same facts as one JSON object
+    for name, path in (("RAM image", ram), ("bare region", region)):
+        p = run("stats", path)
+        rc, j, err = stats_json(path)
+        check(f"stats --format json: {name}: one object, the text's facts under its keys",
+              rc == 0 and j is not None and stats_as_text(j) == p.stdout,
+              f"rc={rc} {err} {[x for x in zip((stats_as_text(j) if j else '').splitlines(), p.stdout.splitlines()) if x[0] != x[1]][:3]}")
+    check("stats --format json: header, zones and their per-CPU records",
+          j and j["source"] == "region" and j["version"] == 2 and j["boot_id"] == 1 and
+          j["state"] == "recording" and j["freeze_reason"] == "none" and
+          j["nr_cpus"] == 3 and j["clock_reliable"] is False and j["saved"] == [] and
+          j["modules"][0]["name"] == "rt_fake" and
+          [c["records"] for c in j["zones"]["cpus"]] == per_cpu and
+          j["zones"]["records"] == len(expect), j)
+    # Saved traces of earlier boots, as the module leaves them: boot 5's
+    # erased, boot 7's shown (its pstore file is ftrace-ramtrail-1).
+    saved = bytearray(blob)
+    area = j["saved_offset"]
+    first, second = saved_entry(5, 3, erased=1, state=4, reason=0), \
+        saved_entry(7, 20, release='6.12 "q"\\', skipped=9)
+    saved[area:area + len(first)] = first
+    saved[area + 1024:area + 1024 + len(second)] = second
+    (work / "saved.img").write_bytes(saved)
+    p = run("stats", work / "saved.img")
+    rc, js, err = stats_json(work / "saved.img")
+    check("stats --format json: saved traces: the text's facts under its keys",
+          rc == 0 and js is not None and stats_as_text(js) == p.stdout,
+          f"rc={rc} {err} {p.stdout[-400:]}")
+    want = [dict(boot_id=5, records=3, erased=True, erased_mask=1, state="stopped",
+                 freeze_reason="none", skipped=0, release="6.1.0-test", first_file=0,
+                 files=1),
+            dict(boot_id=7, records=20, erased=False, erased_mask=0, state="frozen",
+                 freeze_reason="panic", freeze_cpu=1, skipped=9, release='6.12 "q"\\',
+                 build="#1 SMP", first_file=1, files=1)]
+    got = js["saved"] if js else []
+    check("stats --format json: saved traces with boot, state, reason, erased mask, "
+          "pstore files, strings escaped",
+          len(got) == 2 and all(all(g.get(k) == v for k, v in w.items())
+                                for g, w in zip(got, want)), got)
+    rc, j, err = stats_json(torn)
+    check("stats --format json: damaged header: the error, the layout, the saved list",
+          rc == 0 and j and j["header_error"] == "region header checksum mismatch" and
+          "zones" not in j and "boot_id" not in j and j["saved"] == [] and
+          stats_as_text(j) == run("stats", torn).stdout, (rc, err, j))
+    p = run("stats", region, "--format", "ftrace")
+    check("stats --format: text or json only (exit 1)", p.returncode == 1,
+          (p.returncode, p.stderr))
+
     damaged = bytearray(blob)
     zone = int(re.search(r"^zone_offset (\d+)", run("stats", region).stdout, re.M)[1])
     rnd = random.Random(2)
@@ -287,8 +388,7 @@ def main():
           all(f".B {n}" in man for n in range(5)), "exit codes 0..4")
 
     shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return 1 if RESULTS.summary() else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,325 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ramtrail in QEMU guests: what the tests, the crash campaign, the demo and
+the benchmarks share (harness.py, below it, knows nothing of ramtrail).
+
+  ko = build_all("6.12")                    # ramtrail.ko for that kernel
+  g = Guest(h.kernel("6.12"), ko, "panic", 2, RECORD_AND_CRASH)
+  r = g.run()                                # harness.run_qemu's result
+  st = status(r)[-1]                         # the last boot's status file
+  rc, js, err = g.stats()                    # ramtrail stats --format json
+  recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+
+Checks read facts, never the module's messages: the module's debugfs status
+file (STATUS: one "key: value" a line, parse_status()) as the guest prints
+it, and the command's `stats --format json` of the region, run on the host
+on the RAM file (Guest.stats()) or in the guest on debugfs (/bin/ramtrail).
+"""
+import json
+import re
+import subprocess
+
+import harness as h
+
+# The region every guest reserves, and the module's parameters for it.
+RESV, RESV_SIZE = 0x30000000, 64 << 20
+MEMMAP = f"memmap={RESV_SIZE >> 20}M${RESV:#x}"
+PARAMS = f"mem_address={RESV:#x} mem_size={RESV_SIZE >> 20}M"
+# Functions the workload calls on every CPU, and the sysrq crash path.
+FUNCS = ("ksys_read,vfs_read,seq_read_iter,ksys_write,vfs_write,"
+         "do_sys_openat2,__handle_sysrq,sysrq_handle_crash,write_sysrq_trigger")
+STATUS = "/sys/kernel/debug/ramtrail/status"
+REGION = "/sys/kernel/debug/ramtrail/region"
+
+# The command, on the host and (static) as /bin/ramtrail in guests.
+TOOL = h.REPO / "build" / "tools" / "ramtrail"
+STATIC = h.REPO / "build" / "tools" / "ramtrail-static"
+# The guest copies its /proc/kallsyms here (ksyms_out) for the host: Debian's
+# System.map is a placeholder, the real one is in an 858 MB -dbg package.
+KSYMS, KSYMS_SIZE = 0x3c000000, 16 << 20
+KSYMS_MEMMAP = f"memmap={KSYMS_SIZE >> 20}M${KSYMS:#x}"
+
+# Shell helpers of every ramtrail guest (after harness.PRELUDE).
+GUEST = rf"""
+NCPU=$(grep -c ^processor /proc/cpuinfo)
+debugfs() {{
+    grep -q ' /sys/kernel/debug ' /proc/mounts ||
+        mount -t debugfs debugfs /sys/kernel/debug
+}}
+# quiet CMD...: run CMD with the console quiet, so that no kernel message
+# lands inside what it prints.
+quiet() {{
+    local level rest
+    read level rest </proc/sys/kernel/printk
+    echo 1 >/proc/sys/kernel/printk
+    "$@"
+    set -- $?
+    echo $level >/proc/sys/kernel/printk
+    return $1
+}}
+# status [NAME]: the status file in section NAME (default status)
+status() {{ debugfs; quiet status_show "${{1:-status}}"; }}
+status_show() {{ begin $1; cat {STATUS}; end $1; }}
+# rt_load PARAMS...: insmod ramtrail; "insmod rc=N"; its status if loaded.
+# The marker goes through printk: a boot that crashes before it did so
+# before ramtrail was loaded (env_crash), and power cuts aim at it.
+rt_load() {{
+    echo "=== INSMOD ===" >/dev/kmsg
+    insmod /lib/modules/ramtrail.ko "$@"
+    rc=$?
+    echo "insmod rc=$rc"
+    [ $rc = 0 ] && status
+    return $rc
+}}
+boot_id() {{ sed -n 's/^boot_id: //p' {STATUS}; }}
+workload() {{
+    c=0
+    while [ $c -lt $NCPU ]; do
+        taskset -c $c sh -c 'while :; do cat /proc/version >/dev/null; done' &
+        c=$((c + 1))
+    done
+}}
+pstore() {{
+    mount -t pstore pstore /sys/fs/pstore
+    quiet pstore_show
+}}
+pstore_show() {{
+    begin files; ls /sys/fs/pstore; end files
+    for f in /sys/fs/pstore/*ramtrail*; do
+        [ -e "$f" ] && show "$(basename $f)" "$f"
+    done
+}}
+rtlog() {{ begin rtlog; dmesg | grep -E 'ramtrail|pstore'; end rtlog; }}
+ksyms_out() {{
+    dd if=/proc/kallsyms of=/dev/mem bs=4096 seek=$(({KSYMS:#x} / 4096)) 2>/dev/null
+    echo "kallsyms bytes $(wc -c </proc/kallsyms)"
+}}
+"""
+
+# Boot 1 records a workload on every CPU and panics; boot 2 reads back.
+RECORD_AND_CRASH = f"""
+rt_load {PARAMS} functions={FUNCS}
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 3
+    echo "sysrq-c: crashing the kernel"
+    echo c > /proc/sysrq-trigger
+fi
+pstore; rtlog; ksyms_out
+"""
+
+
+# ---------------------------------------------------------------- builds
+def build_all(kver):
+    """ramtrail.ko (and ramtrail_bench.ko beside it) for kernel kver."""
+    return subprocess.run([str(h.REPO / "scripts/build-module.sh"), kver], check=True,
+                          capture_output=True, text=True).stdout.split()[-1]
+
+
+def build_oops(k):
+    """The test helper module that oopses on load, built for kernel k."""
+    out = h.BUILD / f"oops-{k.kver}"
+    out.mkdir(parents=True, exist_ok=True)
+    for f in ("ramtrail_oops.c", "Kbuild"):
+        (out / f).write_bytes((h.REPO / "qemu-tests/oops" / f).read_bytes())
+    subprocess.run(["make", "-s", "-C", str(k.kdir), f"M={out}", *k.kbuild_args,
+                    "modules"], check=True, capture_output=True)
+    return str(out / "ramtrail_oops.ko")
+
+
+def build_tools(*targets):
+    """The command (host and static) or other targets of tools/Makefile."""
+    subprocess.run(["make", "-s", "-C", str(h.REPO / "tools"), f"O={h.REPO}/build/tools",
+                    *map(str, targets or (TOOL, STATIC))], check=True)
+
+
+# ---------------------------------------------------------------- guests
+class Guest:
+    """One scenario's guest: initramfs with GUEST + body, ramtrail.ko, the
+    static command as /bin/ramtrail, and a 1 GiB RAM file, as
+    build/qemu/<kver>-smp<N>-<name>/."""
+
+    def __init__(self, k, ko, name, smp, body, modules=(), fresh=True):
+        self.k, self.smp, self.name = k, smp, f"{k.kver}-smp{smp}-{name}"
+        self.work = h.BUILD / self.name
+        self.rd = h.Initramfs(k, self.work, h.init_script(GUEST + body),
+                              files={"bin/ramtrail": STATIC},
+                              modules=list(modules) + [ko])
+        self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh)
+
+    def run(self, append="", timeout=240, **kw):
+        kw.setdefault("log_path", h.BUILD / f"{self.name}.log")
+        return h.run_qemu(self.k, self.rd, self.ram, smp=self.smp,
+                          append=f"{MEMMAP} {KSYMS_MEMMAP} {append}".strip(),
+                          timeout=timeout, **kw)
+
+    def stats(self):
+        """The region in the RAM file, as the host's command sees it."""
+        return stats(self.ram.path, "--offset", hex(RESV), "--size", RESV_SIZE)
+
+
+def tool(*args):
+    """The host's ramtrail command: a CompletedProcess with text output."""
+    return subprocess.run([str(TOOL), *map(str, args)], capture_output=True, text=True)
+
+
+def stats(image, *args):
+    """ramtrail stats --format json -> (rc, object or None, stderr)."""
+    p = tool("stats", image, "--format", "json", *args)
+    try:
+        return p.returncode, json.loads(p.stdout), p.stderr
+    except ValueError:
+        return p.returncode, None, p.stderr + p.stdout[:300]
+
+
+def saved(js):
+    """The saved traces of a stats object, [] if none or no object."""
+    return (js or {}).get("saved", [])
+
+
+def kallsyms(g, r, name="kallsyms"):
+    """The guest's last /proc/kallsyms dump (ksyms_out), as a host file (or None)."""
+    sizes = re.findall(r"^kallsyms bytes (\d+)", r.log, re.M)
+    if not sizes:
+        return None
+    path = g.work / name
+    path.write_bytes(g.ram.read(KSYMS, int(sizes[-1])))
+    return path
+
+
+# ---------------------------------------------------------------- facts
+def parse_status(text):
+    """The status file -> {key: value}, numbers as int; its "trace:" lines
+    as a list under "trace", each {first, files, boot, records, release}."""
+    st = {"trace": []}
+    for line in text.splitlines():
+        m = re.match(r"^([a-z_]+): ?(.*)$", line.strip())
+        if not m:
+            continue
+        key, val = m[1], m[2].strip()
+        if key == "trace":
+            st["trace"].append({k: int(v) if v.isdigit() else v
+                                for k, v in re.findall(r"(\w+)=(\S*)", val)})
+        else:
+            st[key] = int(val) if val.isdigit() else val
+    return st
+
+
+def status(r, name="status"):
+    """Every status section of a run (status NAME in the guest), parsed."""
+    return [parse_status(s) for s in h.sections(r.log, name)]
+
+
+def last_status(r, name="status"):
+    return (status(r, name) or [{}])[-1]
+
+
+def differs(facts, **want):
+    """{key: (got, wanted)} where facts (a dict) differs from want; {} if none."""
+    return {k: (facts.get(k), v) for k, v in want.items() if facts.get(k) != v}
+
+
+def section(r, name):
+    """All of a run's sections NAME, as one text."""
+    return "\n".join(h.sections(r.log, name))
+
+
+# ---------------------------------------------------------------- traces
+# A line of pstore's ftrace-ramtrail-N: CPU, timestamp (ns), addresses,
+# function and caller (%pS: +off/size), each with a [module] tag or none.
+LINE = re.compile(r"^CPU:(\d+) ts:(\d+) ([0-9a-f]+)  ([0-9a-f]+)  (\S+(?: \[\w+\])?) <- "
+                  r"(\S+(?: \[\w+\])?)$")
+# A record of `ramtrail decode` (ftrace's text format).
+DECODE = re.compile(r"^ *<\.\.\.>-0 +\[(\d+)\] \.{5} +(\d+\.\d{6}): (.*)$")
+OFFSET = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
+
+
+def parse_ftrace(text):
+    """pstore's ftrace lines -> [(cpu, ts, func, parent)]; other lines kept apart."""
+    recs, other = [], []
+    for line in text.splitlines():
+        m = LINE.match(line.strip())
+        if m:
+            recs.append((int(m[1]), int(m[2]), m[5], m[6]))
+        elif line.strip():
+            other.append(line)
+    return recs, other
+
+
+def usec(ns):
+    """ftrace's rounding (ns2usecs) and format."""
+    us = (ns + 500) // 1000
+    return f"{us // 1000000}.{us % 1000000:06d}"
+
+
+def decode(image, *args):
+    """ramtrail decode -> (rc, [(cpu, usec, function, caller)], stderr)."""
+    p = tool("decode", image, *args)
+    recs = []
+    for line in p.stdout.splitlines():
+        m = DECODE.match(line)
+        if m:
+            func, _, parent = m[3].partition(" <-")
+            recs.append((int(m[1]), m[2], func, parent))
+    return p.returncode, recs, p.stderr
+
+
+def per_cpu(recs):
+    n = {}
+    for r in recs:
+        n[r[0]] = n.get(r[0], 0) + 1
+    return n
+
+
+# ---------------------------------------------------------------- boots
+BOOT = re.compile(r"^\[ *0\.000000\] Linux version", re.M)
+SECTION = re.compile(r"^=== BEGIN (\S+) ===$.*?^=== END \1 ===$", re.M | re.S)
+
+
+def brief(r):
+    return f"boots={r.boots} rc={r.rc} killed={r.killed} timed_out={r.timed_out}"
+
+
+def split_boots(log):
+    """The boots of a serial log, with the files the guest printed left out."""
+    return BOOT.split(SECTION.sub("", log))[1:]
+
+
+def env_crash(boot):
+    """A boot that crashed before rt_load's marker: not ramtrail's doing.
+    Seen once in about 60 boots of 6.12 with 4 vCPUs under TCG, early after
+    a warm reset ("Oops: int3" in sched_clock_cpu, kernel not tainted)."""
+    crash = min([boot.find(s) for s in ("Oops", "Kernel panic") if s in boot] or [-1])
+    return crash >= 0 and "=== INSMOD ===" not in boot[:crash]
+
+
+def env_crashes(r):
+    """The boots of a run (their logs) that crashed before ramtrail was loaded."""
+    return [b for b in split_boots(r.log) if env_crash(b)]
+
+
+def boots(r):
+    """Boots of a run, not counting those that crashed before ramtrail."""
+    crashed = env_crashes(r)
+    if crashed:
+        print(f"     note: {len(crashed)} boot(s) crashed before ramtrail was "
+              "loaded (kernel not tainted by it): not counted", flush=True)
+    return r.boots - len(crashed)
+
+
+BAD = ("Oops", "BUG:", "WARNING:", "general protection", "Call Trace")
+
+
+def bad_messages(boot, intended=("sysrq: Trigger a crash",)):
+    """The kernel's oops/BUG/WARNING words in a boot before its first
+    intended crash message; none in a boot that crashed before ramtrail."""
+    if env_crash(boot):
+        return []
+    cut = min([boot.find(s) for s in intended if s in boot] or [len(boot)])
+    return [s for s in BAD if s in boot[:cut]]
+
+
+def no_oops(res, t, log, intended="sysrq: Trigger a crash"):
+    """No oops/BUG/WARNING in any boot, before its intended crash (if any).
+    Files the guest printed (the panic log in dmesg-ramtrail-N) don't count,
+    nor boots that crashed before ramtrail was loaded (env_crash)."""
+    bad = [s for b in split_boots(log) for s in bad_messages(b, (intended,))]
+    res.check(f"{t} no oops, BUG or WARNING", not bad, bad)
