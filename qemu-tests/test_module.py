@@ -10,6 +10,7 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   crashloop crash, reboot, crash again before reading: first trace kept
   erase     rm in /sys/fs/pstore; the next boot shows nothing stale
   oops      an oops the kernel survives freezes recording; reset, read back
+  memtypes  mem_type=1 and 2: the same crash read back (2 CPUs)
   refusals  System RAM, busy pstore, bad parameters: clear errors, no load
 
 Every check reads facts: the module's debugfs status file, the command's
@@ -620,6 +621,29 @@ pstore
 # refuses a second backend with EBUSY (6.12) or EPERM (6.1).
 EINVAL, EBUSY, EPERM = "Invalid argument", "Device or resource busy", \
     "Operation not permitted"
+
+
+def scenario_memtypes(k, ko, smp, res):
+    """mem_type=1 (uncached, a vmap of the range's pages) and 2 (cached,
+    flushed line by line) keep a crash's trace as the default mapping does.
+    The mapping does not depend on the CPU count: 2 CPUs only."""
+    if smp != 2:
+        return
+    for mt in (1, 2):
+        t = f"[{k.kver} smp{smp} mem_type={mt}]"
+        g = Guest(k, ko, f"memtype{mt}", smp,
+                  rg.RECORD_AND_CRASH.replace("rt_load ", f"rt_load mem_type={mt} "))
+        r = g.run()
+        res.check(f"{t} panic, warm reboot, poweroff", boots(r) == 2 and r.rc == 0,
+                  brief(r))
+        recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+        check_trace(res, t, recs, smp)
+        st = last_status(r)
+        res.check(f"{t} status: boot 2 saved boot 1's trace, frozen by panic",
+                  not differs(st, boot_id=2, previous_boot_id=1, previous_state="frozen",
+                              previous_freeze_reason="panic", previous_trace="saved",
+                              previous_records=len(recs)), st)
+        no_oops(res, t, r.log)
 
 
 def scenario_refusals(k, ko, smp, res):
