@@ -283,8 +283,8 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 			return err;
 	}
 	if (!strcmp(a->cmd, "stats")) {
-		rt_print_stats(t, !strcmp(a->format, "json"), stdout);
-		return ferror(stdout) ? RT_EXIT_IO : RT_EXIT_OK;
+		err = rt_print_stats(t, !strcmp(a->format, "json"), stdout);
+		return err ?: ferror(stdout) ? RT_EXIT_IO : RT_EXIT_OK;
 	}
 	err = rt_symbols_bind(s, t);
 	if (err)
@@ -340,6 +340,10 @@ int ramtrail_main(int argc, char **argv)
 	if (err)
 		return err < 0 ? RT_EXIT_OK : err;
 	s = rt_symbols_new();
+	if (!s) {
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
+	}
 	err = rt_open(&a, &img, &t);
 	if (!err)
 		err = rt_run(&a, &t, s);

@@ -457,7 +457,7 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 }
 
 /* What the zones hold now, whatever their state: one line per CPU. */
-static void rt_print_zones(struct rt_trace *t, struct rt_out *o)
+static int rt_print_zones(struct rt_trace *t, struct rt_out *o)
 {
 	const struct ramtrail_region_header *h = &t->reg.hdr;
 	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(&t->reg);
@@ -466,8 +466,11 @@ static void rt_print_zones(struct rt_trace *t, struct rt_out *o)
 	char lead[16];
 	u32 cpu;
 
-	if (!span || rt_trace_zones(&z))
-		exit(RT_EXIT_IO);
+	if (!span || rt_trace_zones(&z)) {
+		free(span);
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
+	}
 	rt_spans(&z, span, &all);
 	if (o->json) {
 		const struct rt_field s[] = {
@@ -512,6 +515,7 @@ static void rt_print_zones(struct rt_trace *t, struct rt_out *o)
 	}
 	free(span);
 	rt_trace_free(&z);
+	return RT_EXIT_OK;
 }
 
 /*
@@ -579,12 +583,16 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
  * a record was dropped, and the saved traces. For a pstore file: records
  * and time span per CPU. Both forms give the same facts under the same
  * keys; JSON adds a few (source, erased_mask, first_file, files).
+ *
+ * Return: RT_EXIT_OK, or RT_EXIT_IO if out of memory (the output is then
+ * incomplete).
  */
-void rt_print_stats(struct rt_trace *t, bool json, FILE *out)
+int rt_print_stats(struct rt_trace *t, bool json, FILE *out)
 {
 	struct rt_out o = { .f = out, .json = json };
 	struct rt_span *span, all;
 	char lead[16];
+	int err = 0;
 	u32 cpu;
 
 	if (json)
@@ -592,8 +600,9 @@ void rt_print_stats(struct rt_trace *t, bool json, FILE *out)
 	if (t->kind != RT_PSTORE) {
 		rt_print_region(t, &o);
 		if (!t->reg_err)
-			rt_print_zones(t, &o);
-		rt_print_saved_list(t, &o);
+			err = rt_print_zones(t, &o);
+		if (!err)
+			rt_print_saved_list(t, &o);
 	} else {
 		const struct rt_field src[] = {
 			RT_STR("source", "pstore"),
@@ -601,8 +610,10 @@ void rt_print_stats(struct rt_trace *t, bool json, FILE *out)
 		};
 
 		span = calloc(RAMTRAIL_MAX_CPUS, sizeof(*span));
-		if (!span)
-			exit(RT_EXIT_IO);
+		if (!span) {
+			rt_err("out of memory\n");
+			return RT_EXIT_IO;
+		}
 		rt_spans(t, span, &all);
 		rt_fields(&o, src, ARRAY_SIZE(src), '\n');
 		rt_span_fields(&o, NULL, NULL, &all);
@@ -618,8 +629,9 @@ void rt_print_stats(struct rt_trace *t, bool json, FILE *out)
 			rt_close(&o, ']');
 		free(span);
 	}
-	if (json) {
+	if (json && !err) {
 		rt_close(&o, '}');
 		fputc('\n', out);
 	}
+	return err;
 }

@@ -154,7 +154,7 @@ void rt_symbols_free(struct rt_symbols *s);
 int rt_print_ftrace(struct rt_trace *t, const struct rt_symbols *s,
 		    bool sym_offset, FILE *out);
 int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out);
-void rt_print_stats(struct rt_trace *t, bool json, FILE *out);
+int rt_print_stats(struct rt_trace *t, bool json, FILE *out);
 
 /* tracedat.c */
 int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,

@@ -59,32 +59,43 @@ struct rt_symbols {
 	struct rt_sym *v;	/* bound: recording-boot addresses, sorted */
 	size_t n;
 	bool owns_names;	/* names in @v were allocated for it */
+	bool oom;		/* a symbol was left out: out of memory */
 	s64 delta;
 };
 
+/*
+ * Room for element @n of the array @p of *@cap elements: the array, maybe
+ * moved, or NULL (out of memory; @p and *@cap unchanged).
+ */
 static void *rt_grow(void *p, size_t *cap, size_t n, size_t size)
 {
+	size_t more = *cap ? 2 * *cap : 1024;
+
 	if (n < *cap)
 		return p;
-	*cap = *cap ? 2 * *cap : 1024;
-	p = realloc(p, *cap * size);
-	if (!p) {
-		rt_err("out of memory\n");
-		exit(RT_EXIT_IO);
-	}
+	p = realloc(p, more * size);
+	if (p)
+		*cap = more;
 	return p;
 }
 
-/** rt_symbols_new() - an empty symbol set (prints no names) */
+/* Out of memory while reading symbols: said once, an error at the end. */
+static int rt_oom(struct rt_symbols *s)
+{
+	if (!s->oom)
+		rt_err("out of memory: symbols left out\n");
+	s->oom = true;
+	return RT_EXIT_IO;
+}
+
+/**
+ * rt_symbols_new() - an empty symbol set (prints no names)
+ *
+ * Return: the set, or NULL if out of memory.
+ */
 struct rt_symbols *rt_symbols_new(void)
 {
-	struct rt_symbols *s = calloc(1, sizeof(*s));
-
-	if (!s) {
-		rt_err("out of memory\n");
-		exit(RT_EXIT_IO);
-	}
-	return s;
+	return calloc(1, sizeof(struct rt_symbols));
 }
 
 static bool rt_is_text(char type)
@@ -103,6 +114,7 @@ static bool rt_is_text(char type)
 int rt_symbols_load_map(struct rt_symbols *s, const char *path)
 {
 	struct rt_image img;
+	struct rt_sym *map;
 	size_t cap = 0;
 	char *p, *end;
 	int err;
@@ -112,8 +124,10 @@ int rt_symbols_load_map(struct rt_symbols *s, const char *path)
 		return err;
 	/* Keep a NUL-terminated copy: names point into it. */
 	s->map_text = malloc(img.len + 1);
-	if (!s->map_text)
-		return RT_EXIT_IO;
+	if (!s->map_text) {
+		rt_image_free(&img);
+		return rt_oom(s);
+	}
 	memcpy(s->map_text, img.buf, img.len);
 	s->map_text[img.len] = 0;
 	rt_image_free(&img);
@@ -140,7 +154,10 @@ int rt_symbols_load_map(struct rt_symbols *s, const char *path)
 			s->panic = addr;
 		if (!rt_is_text(type))
 			continue;
-		s->map = rt_grow(s->map, &cap, s->nr_map, sizeof(*s->map));
+		map = rt_grow(s->map, &cap, s->nr_map, sizeof(*s->map));
+		if (!map)
+			return rt_oom(s);
+		s->map = map;
 		s->map[s->nr_map] = (struct rt_sym){
 			.addr = addr, .name = name, .type = type,
 			.order = s->nr_map,
@@ -171,13 +188,18 @@ static bool rt_elf_in(u64 len, u64 off, u64 size)
 	return off <= len && size <= len - off;
 }
 
-/* Parse one .ko: its name, text layout and function symbols. */
+/*
+ * Parse one .ko: its name, text layout and function symbols. Return: 0,
+ * -ENOMEM, or another negative number if @b is not a kernel module.
+ */
 static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 {
 	const Elf64_Ehdr *e = (const void *)b;
 	const Elf64_Shdr *sh, *sym_sh = NULL, *str_sh, *names;
 	u64 *sec_off, off = 0;
+	struct rt_sym *syms;
 	size_t cap = 0;
+	int err = 0;
 	u32 i;
 
 	if (len < sizeof(*e) || memcmp(e->e_ident, ELFMAG, SELFMAG) ||
@@ -193,7 +215,7 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 		return -1;
 	sec_off = calloc(e->e_shnum, sizeof(*sec_off));
 	if (!sec_off)
-		return -1;
+		return -ENOMEM;
 	for (i = 0; i < e->e_shnum; i++) {
 		const char *name;
 		u64 align;
@@ -243,7 +265,12 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 		    y->st_shndx >= e->e_shnum || sec_off[y->st_shndx] == ~0ULL ||
 		    y->st_name >= str_sh->sh_size)
 			continue;
-		ko->syms = rt_grow(ko->syms, &cap, ko->nr, sizeof(*ko->syms));
+		syms = rt_grow(ko->syms, &cap, ko->nr, sizeof(*ko->syms));
+		if (!syms) {
+			err = -ENOMEM;
+			goto out;
+		}
+		ko->syms = syms;
 		ko->syms[ko->nr] = (struct rt_sym){
 			.addr = sec_off[y->st_shndx] + y->st_value,
 			.name = strdup((const char *)b + str_sh->sh_offset +
@@ -252,11 +279,25 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 				'T' : 't',
 			.order = ko->nr,
 		};
+		if (!ko->syms[ko->nr].name) {
+			err = -ENOMEM;
+			goto out;
+		}
 		ko->nr++;
 	}
 out:
 	free(sec_off);
-	return 0;
+	return err;
+}
+
+static void rt_ko_free(struct rt_ko *ko)
+{
+	size_t j;
+
+	for (j = 0; j < ko->nr; j++)
+		free((char *)ko->syms[j].name);
+	free(ko->syms);
+	free((char *)ko->path);
 }
 
 /* Decompress @path with @tool (xz, zstd) into memory, without a shell. */
@@ -306,9 +347,10 @@ static int rt_walk_ko(const char *path, const struct stat *st, int flag,
 		      struct FTW *ftw)
 {
 	struct rt_symbols *s = rt_walk_set;
+	struct rt_ko ko = { 0 }, *all;
 	struct rt_image img;
-	struct rt_ko ko = { 0 };
 	char *p;
+	int err;
 
 	if (flag != FTW_F)
 		return 0;
@@ -322,10 +364,13 @@ static int rt_walk_ko(const char *path, const struct stat *st, int flag,
 	} else {
 		return 0;
 	}
-	if (rt_ko_parse(&ko, img.buf, img.len)) {
-		rt_err("%s: not a kernel module, skipped\n",
-		       path);
+	err = rt_ko_parse(&ko, img.buf, img.len);
+	if (err) {
 		rt_image_free(&img);
+		rt_ko_free(&ko);
+		if (err == -ENOMEM)
+			return rt_oom(s);	/* stops the walk */
+		rt_err("%s: not a kernel module, skipped\n", path);
 		return 0;
 	}
 	rt_image_free(&img);
@@ -339,7 +384,12 @@ static int rt_walk_ko(const char *path, const struct stat *st, int flag,
 				*p = '_';
 	}
 	ko.path = strdup(path);
-	s->ko = rt_grow(s->ko, &s->ko_cap, s->nr_ko, sizeof(*s->ko));
+	all = rt_grow(s->ko, &s->ko_cap, s->nr_ko, sizeof(*s->ko));
+	if (!all) {
+		rt_ko_free(&ko);
+		return rt_oom(s);	/* stops the walk */
+	}
+	s->ko = all;
 	s->ko[s->nr_ko++] = ko;
 	return 0;
 }
@@ -355,7 +405,8 @@ int rt_symbols_load_modules(struct rt_symbols *s, const char *dir)
 {
 	rt_walk_set = s;
 	if (nftw(dir, rt_walk_ko, 16, FTW_PHYS)) {
-		rt_err("%s: %s\n", dir, strerror(errno));
+		if (!s->oom)
+			rt_err("%s: %s\n", dir, strerror(errno));
 		return RT_EXIT_IO;
 	}
 	return RT_EXIT_OK;
@@ -389,10 +440,17 @@ static int rt_sym_cmp(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Add @y, moved by @delta, to the bound set; left out if out of memory. */
 static void rt_add(struct rt_symbols *s, size_t *cap, const struct rt_sym *y,
 		   u64 delta, u64 end, const char *mod)
 {
-	s->v = rt_grow(s->v, cap, s->n, sizeof(*s->v));
+	struct rt_sym *v = rt_grow(s->v, cap, s->n, sizeof(*s->v));
+
+	if (!v) {
+		rt_oom(s);
+		return;
+	}
+	s->v = v;
 	s->v[s->n] = *y;
 	s->v[s->n].addr += delta;
 	s->v[s->n].end = end;
@@ -479,7 +537,7 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 	s->n = 0;
 	if (t->kind == RT_PSTORE) {
 		rt_symbols_from_pstore(s, t);
-		return RT_EXIT_OK;
+		return s->oom ? RT_EXIT_IO : RT_EXIT_OK;
 	}
 	if (s->map) {
 		s->delta = t->anchor_addr - s->panic;
@@ -524,7 +582,7 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 	}
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), rt_sym_cmp);
-	return RT_EXIT_OK;
+	return s->oom ? RT_EXIT_IO : RT_EXIT_OK;
 }
 
 /* The module of the recording boot whose text holds @addr, if any. */
@@ -624,14 +682,10 @@ int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out)
 /** rt_symbols_free() - release a symbol set */
 void rt_symbols_free(struct rt_symbols *s)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < s->nr_ko; i++) {
-		for (j = 0; j < s->ko[i].nr; j++)
-			free((char *)s->ko[i].syms[j].name);
-		free(s->ko[i].syms);
-		free((char *)s->ko[i].path);
-	}
+	for (i = 0; i < s->nr_ko; i++)
+		rt_ko_free(&s->ko[i]);
 	for (i = 0; s->owns_names && i < s->n; i++) {
 		free((char *)s->v[i].name);
 		free((char *)s->v[i].mod);
