@@ -639,7 +639,7 @@ def scenario_memtypes(k, ko, smp, res):
         recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
         check_trace(res, t, recs, smp)
         st = last_status(r)
-        res.check(f"{t} status: boot 2 saved boot 1's trace, frozen by panic",
+        res.check(f"{t} status: boot 2 keeps boot 1's trace (state frozen, reason panic)",
                   not differs(st, boot_id=2, previous_boot_id=1, previous_state="frozen",
                               previous_freeze_reason="panic", previous_trace="saved",
                               previous_records=len(recs)), st)
