@@ -61,14 +61,15 @@ def main():
     print("\n".join(dm[start:start + 15]))
     ksyms = rg.kallsyms(g, r)
     if ksyms:
-        out = rg.tool("decode", g.ram.path, "--boot", 1, "--system-map", ksyms)
+        out = rg.tool("decode", g.ram.path, *g.REGION_ARGS, "--boot", 1,
+                      "--system-map", ksyms)
         lines = out.stdout.splitlines()
         print(f"\n--- offline on the host: {rg.TOOL.name} decode {g.ram.path} "
-              f"--boot 1 --system-map <guest's kallsyms> ---")
+              f"--offset {rg.RESV:#x} --boot 1 --system-map <guest's kallsyms> ---")
         print("\n".join(lines[:7] + ["   ..."] + lines[-8:]))
         dat = g.work / "trace.dat"
-        out = rg.tool("export", g.ram.path, "--boot", 1, "--system-map", ksyms,
-                             "-o", dat)
+        out = rg.tool("export", g.ram.path, *g.REGION_ARGS, "--boot", 1,
+                      "--system-map", ksyms, "-o", dat)
         print(out.stderr.strip() + f"  (trace-cmd report {dat}; kernelshark {dat})")
     print(f"\nFull serial log: {h.BUILD / (g.name + '.log')}")
     return 0

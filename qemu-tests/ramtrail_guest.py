@@ -151,9 +151,14 @@ class Guest:
                           append=f"{MEMMAP} {KSYMS_MEMMAP} {append}".strip(),
                           timeout=timeout, **kw)
 
+    # Where the region is in the RAM file. Without it the command searches
+    # from address 0 and may find a stale copy of the header first (the
+    # guest's memory holds some: the module's own, what it read of debugfs).
+    REGION_ARGS = ("--offset", hex(RESV), "--size", RESV_SIZE)
+
     def stats(self):
         """The region in the RAM file, as the host's command sees it."""
-        return stats(self.ram.path, "--offset", hex(RESV), "--size", RESV_SIZE)
+        return stats(self.ram.path, *self.REGION_ARGS)
 
 
 def tool(*args):

@@ -102,8 +102,8 @@ def first_diff(a, b):
 def check_decode(res, t, g, boot, pstore_text, ksyms):
     """decode == pstore, record by record; returns the decoded records."""
     guest = pstore_records(pstore_text)
-    rc, host, err = rg.decode(g.ram.path, "--boot", boot, "--system-map", ksyms,
-                              "--sym-offset")
+    rc, host, err = rg.decode(g.ram.path, *g.REGION_ARGS, "--boot", boot,
+                              "--system-map", ksyms, "--sym-offset")
     # pstore prints the function with %ps (no offset), the caller with %pS.
     host = [(c, ts, rg.OFFSET.sub("", f), p) for c, ts, f, p in host]
     res.check(f"{t} tool: decode of the RAM file = guest's pstore, record by record "
@@ -116,7 +116,8 @@ def check_decode(res, t, g, boot, pstore_text, ksyms):
 def check_export(res, t, g, boot, ksyms, decoded):
     """trace-cmd report of the exported trace.dat agrees with decode."""
     dat = g.work / "trace.dat"
-    p = rg.tool("export", g.ram.path, "--boot", boot, "--system-map", ksyms, "-o", dat)
+    p = rg.tool("export", g.ram.path, *g.REGION_ARGS, "--boot", boot, "--system-map",
+                ksyms, "-o", dat)
     rep = subprocess.run(["trace-cmd", "report", str(dat)], capture_output=True,
                          text=True)
     ev = REPORT.findall(rep.stdout)
@@ -138,7 +139,7 @@ def check_export(res, t, g, boot, ksyms, decoded):
 
 def cut_image(g):
     """The host's decode of the image as QEMU left it: [(cpu, usec)]."""
-    rc, recs, err = rg.decode(g.ram.path)
+    rc, recs, err = rg.decode(g.ram.path, *g.REGION_ARGS)
     return rc, [(c, ts) for c, ts, _, _ in recs]
 
 
@@ -157,8 +158,8 @@ def check_modules(res, t, g, k, boot, ksyms, mod):
     kodir.mkdir()
     for path in h.module_closure(k, [mod]):
         shutil.copy(path, kodir)
-    p = rg.tool("kallsyms", g.ram.path, "--boot", boot, "--system-map", ksyms,
-                "--modules", kodir)
+    p = rg.tool("kallsyms", g.ram.path, *g.REGION_ARGS, "--boot", boot,
+                "--system-map", ksyms, "--modules", kodir)
     tag = f"[{mod}]"
     ours = {(line.split()[0], line.split()[2]) for line in p.stdout.splitlines()
             if line.endswith(tag)}
