@@ -266,6 +266,45 @@ pstore; live_tool; ksyms_out
         check_modules(res, t, g, k, 2, ksyms, "reed_solomon")
 
 
+def interrupt_entry(rec):
+    """A record that starts an interrupt: irq_enter*() or a function called
+    from the interrupt's vector (sysvec_*, asm_*, common_interrupt)."""
+    caller = rec[3].split("+")[0]
+    return (rec[2].startswith(("irq_enter", "__sysvec_", "sysvec_")) or
+            caller.startswith(("sysvec_", "asm_", "common_interrupt", "__sysvec_")))
+
+
+def crash_tail(recs):
+    """The crashing CPU's records from its last sysrq_handle_crash on: a few
+    of its own callees, then panic() called from it, then nothing. Interrupts
+    are on until panic()'s body disables them, so one may run between
+    sysrq_handle_crash and panic, or between the function tracer's record of
+    panic and the freeze (both are callbacks at panic's entry, the recorder
+    first): it may end the trace. Returns (ok, what the tail was)."""
+    crash = [i for i, x in enumerate(recs) if x[2] == "sysrq_handle_crash"]
+    if not crash:
+        return False, "no sysrq_handle_crash"
+    cpu = recs[crash[-1]][0]
+    tail = [x for x in recs[crash[-1]:] if x[0] == cpu]
+    names = [x[2] for x in tail]
+    panics = [i for i, x in enumerate(tail)
+              if x[2] == "panic" and x[3].startswith("sysrq_handle_crash+")]
+    if not panics:
+        return False, names[-8:]
+    p = panics[0]
+    own, irq = tail[1:p], False
+    for x in own:
+        irq = irq or interrupt_entry(x)
+        if not irq and not x[3].startswith("sysrq_handle_crash+"):
+            return False, ("before panic", names[:p + 1][-10:])
+    if not irq and len(own) > 8:
+        return False, ("before panic", names[:p + 1][-10:])
+    after = tail[p + 1:]
+    if after and not interrupt_entry(after[0]):
+        return False, ("after panic", names[p:][:10])
+    return True, names[max(0, p - 3):p + 4]
+
+
 def scenario_allfuncs(k, ko, smp, res):
     """Every traceable function recorded: the crashing CPU's tail still ends
     with the sysrq crash path (sysrq_handle_crash ... panic)."""
@@ -301,15 +340,9 @@ quiet lastpart
               rc == 0 and not differs(saved_trace(js, 1), corrupt_blocks=0),
               (rc, err, saved_trace(js, 1)))
     recs, _ = parse_ftrace(section(r, "lastpart"))
-    crash = [x for x in recs if x[2] == "sysrq_handle_crash"]
-    cpu = crash[-1][0] if crash else None
-    tail = [x[2] for x in recs if x[0] == cpu]
-    after = tail[len(tail) - tail[::-1].index("sysrq_handle_crash"):] if crash else []
-    # sysrq_handle_crash() is rcu_read_unlock(); panic(): nothing else but
-    # what those call before panic's entry freezes recording.
-    res.check(f"{t} crashing CPU ends with sysrq_handle_crash -> ... -> panic",
-              crash and tail[-1] == "panic" and len(after) <= 8 and
-              "panic" not in after[:-1], tail[-6:])
+    ok, why = crash_tail(recs)
+    res.check(f"{t} crashing CPU ends with sysrq_handle_crash -> ... -> panic "
+              "(or an interrupt taken at panic's entry, before the freeze)", ok, why)
     ts = [x[1] for x in recs]
     res.check(f"{t} timestamps non-decreasing", all(a <= b for a, b in zip(ts, ts[1:])))
     no_oops(res, t, r.log)
