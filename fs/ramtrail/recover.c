@@ -382,7 +382,7 @@ ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot)
 
 	if (!reg->base || slot >= h->dmesg_count)
 		return NULL;
-	d = (const void *)(reg->base + h->dmesg_offset + slot * h->dmesg_size);
+	d = (const void *)(reg->base + ramtrail_dmesg_offset(h, slot));
 	if (READ_ONCE(d->magic) != RAMTRAIL_DMESG_MAGIC ||
 	    d->len > h->dmesg_size - sizeof(*d) ||
 	    d->checksum != ramtrail_dmesg_checksum(d))

@@ -245,6 +245,13 @@ static inline u64 ramtrail_zone_offset(const struct ramtrail_region_header *h,
 	return h->zone_offset + ((u64)cpu * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT);
 }
 
+/* Offset of dmesg record @slot in its region. */
+static inline u64 ramtrail_dmesg_offset(const struct ramtrail_region_header *h,
+					u32 slot)
+{
+	return h->dmesg_offset + (u64)slot * h->dmesg_size;
+}
+
 /* The module table of the boot that wrote an opened region. */
 static inline const struct ramtrail_module_entry *
 ramtrail_region_modules(const struct ramtrail_region *reg)

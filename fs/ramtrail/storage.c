@@ -412,9 +412,7 @@ struct ramtrail_module_entry *ramtrail_modtab(struct ramtrail_context *cxt)
 notrace struct ramtrail_dmesg_header *ramtrail_dmesg(struct ramtrail_context *cxt,
 						     u32 slot)
 {
-	const struct ramtrail_region_header *h = cxt->hdr;
-
-	return (void *)(cxt->base + h->dmesg_offset + slot * h->dmesg_size);
+	return (void *)(cxt->base + ramtrail_dmesg_offset(cxt->hdr, slot));
 }
 
 static const char * const ramtrail_prev_traces[] = {
