@@ -126,20 +126,16 @@ static ssize_t ramtrail_read(struct pstore_record *record)
  */
 static void ramtrail_erase_trace_part(struct ramtrail_context *cxt, u64 id)
 {
+	struct ramtrail_saved_walk w = { 0 };
 	struct ramtrail_saved_trace *t;
-	u64 pos = 0, first = 0;
 
-	while ((t = (void *)ramtrail_saved_next(&cxt->reg, &pos))) {
-		u64 parts = ramtrail_saved_parts(t);
-
-		if (id >= first && id < first + parts) {
-			u64 part = id - first;
-
-			WRITE_ONCE(t->erased, ramtrail_saved_erase_part(t, part));
+	while ((t = (void *)ramtrail_saved_walk(&cxt->reg, &w))) {
+		if (id >= w.first && id < w.next) {
+			WRITE_ONCE(t->erased,
+				   ramtrail_saved_erase_part(t, id - w.first));
 			ramtrail_flush(cxt, &t->erased, sizeof(t->erased));
 			return;
 		}
-		first += parts;
 	}
 }
 

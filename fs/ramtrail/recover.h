@@ -200,6 +200,36 @@ static inline u64 ramtrail_saved_parts(const struct ramtrail_saved_trace *t)
 	return DIV_ROUND_UP(t->nr_records, RAMTRAIL_SAVED_PART_RECORDS);
 }
 
+/**
+ * struct ramtrail_saved_walk - the saved traces, numbered as pstore files
+ * @pos: for ramtrail_saved_next()
+ * @first: N of the first ftrace-ramtrail-N file of the trace returned last
+ * @next: N of the next trace's first file
+ */
+struct ramtrail_saved_walk {
+	u64 pos;
+	u64 first;
+	u64 next;
+};
+
+/*
+ * ramtrail_saved_next() that also numbers the traces' files as pstore
+ * does: each trace, erased parts included, takes ramtrail_saved_parts()
+ * ids. Start from a zeroed walk.
+ */
+static inline const struct ramtrail_saved_trace *
+ramtrail_saved_walk(const struct ramtrail_region *reg,
+		    struct ramtrail_saved_walk *w)
+{
+	const struct ramtrail_saved_trace *t = ramtrail_saved_next(reg, &w->pos);
+
+	if (t) {
+		w->first = w->next;
+		w->next += ramtrail_saved_parts(t);
+	}
+	return t;
+}
+
 /* Was part @part of @t erased? A part past 64 goes with the whole trace. */
 static inline bool ramtrail_saved_part_erased(const struct ramtrail_saved_trace *t,
 					      u64 part)

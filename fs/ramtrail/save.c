@@ -279,23 +279,20 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
  */
 void ramtrail_list_saved(struct ramtrail_context *cxt)
 {
+	struct ramtrail_saved_walk w = { 0 };
 	const struct ramtrail_saved_trace *t;
-	u64 pos = 0, id = 0;
 
-	while ((t = ramtrail_saved_next(&cxt->reg, &pos))) {
-		u64 parts = ramtrail_saved_parts(t);
-
+	while ((t = ramtrail_saved_walk(&cxt->reg, &w))) {
 		if (ramtrail_saved_all_erased(t))
 			;
-		else if (parts > 1)
+		else if (w.next - w.first > 1)
 			pr_debug("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%.*s), %llu records\n",
-				 id, id + parts - 1, t->boot_id,
+				 w.first, w.next - 1, t->boot_id,
 				 (int)sizeof(t->release), t->release,
 				 t->nr_records);
 		else
 			pr_debug("ftrace-ramtrail-%llu: trace of boot %llu (%.*s), %llu records\n",
-				 id, t->boot_id, (int)sizeof(t->release),
+				 w.first, t->boot_id, (int)sizeof(t->release),
 				 t->release, t->nr_records);
-		id += parts;
 	}
 }

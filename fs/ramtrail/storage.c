@@ -430,7 +430,7 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 	const struct ramtrail_region_header *h = cxt->hdr;
 	const struct ramtrail_prev *p = &cxt->prev;
 	const struct ramtrail_saved_trace *t;
-	u64 pos = 0, id = 0;
+	struct ramtrail_saved_walk w = { 0 };
 
 	seq_printf(m, "boot_id: %llu\n", h->boot_id);
 	seq_printf(m, "state: %s\n", ramtrail_state_name(READ_ONCE(h->state)));
@@ -447,15 +447,12 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "previous_records: %llu\n", p->records);
 	seq_printf(m, "previous_skipped: %llu\n", p->skipped);
 	seq_printf(m, "previous_dropped: %llu\n", p->dropped);
-	while ((t = ramtrail_saved_next(&cxt->reg, &pos))) {
-		u64 parts = ramtrail_saved_parts(t);
-
+	while ((t = ramtrail_saved_walk(&cxt->reg, &w)))
 		if (!ramtrail_saved_all_erased(t))
 			seq_printf(m, "trace: first=%llu files=%llu boot=%llu records=%llu release=%.*s\n",
-				   id, parts, t->boot_id, t->nr_records,
-				   (int)sizeof(t->release), t->release);
-		id += parts;
-	}
+				   w.first, w.next - w.first, t->boot_id,
+				   t->nr_records, (int)sizeof(t->release),
+				   t->release);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ramtrail_status);

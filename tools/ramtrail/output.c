@@ -527,12 +527,12 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 {
 	const struct ramtrail_saved_trace *s;
 	char release[sizeof(s->release) + 1], build[sizeof(s->build) + 1];
+	struct ramtrail_saved_walk w = { 0 };
 	char lead[40];
-	u64 pos = 0, file = 0;
 
 	if (o->json)
 		rt_open(o, "saved", '[');
-	while ((s = ramtrail_saved_next(&t->reg, &pos))) {
+	while ((s = ramtrail_saved_walk(&t->reg, &w))) {
 		const struct rt_field id[] = { RT_U64("boot_id", s->boot_id) };
 		const struct rt_field saved[] = {
 			RT_U64("records", s->nr_records),
@@ -556,9 +556,9 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 			{ .key = "erased_mask", .type = RT_F_U64,
 			  .json_only = true, .n = s->erased },
 			{ .key = "first_file", .type = RT_F_U64,
-			  .json_only = true, .n = file },
+			  .json_only = true, .n = w.first },
 			{ .key = "files", .type = RT_F_U64, .json_only = true,
-			  .n = ramtrail_saved_parts(s) },
+			  .n = w.next - w.first },
 		};
 
 		rt_name_field(release, sizeof(release), s->release,
@@ -567,7 +567,6 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 		snprintf(lead, sizeof(lead), "saved boot %llu",
 			 (unsigned long long)s->boot_id);
 		rt_entry(o, lead, id, saved, ARRAY_SIZE(saved));
-		file += ramtrail_saved_parts(s);
 	}
 	if (o->json)
 		rt_close(o, ']');
