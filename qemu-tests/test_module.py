@@ -471,7 +471,8 @@ if [ "$id" = 1 ]; then
 elif [ "$id" = 2 ]; then
     pstore
     rm /sys/fs/pstore/*-ramtrail-*
-    begin after-rm; ls /sys/fs/pstore; end after-rm
+    after_rm() {{ begin after-rm; ls /sys/fs/pstore; end after-rm; }}
+    quiet after_rm
     echo b > /proc/sysrq-trigger
 fi
 pstore
@@ -547,8 +548,10 @@ if [ "$(boot_id)" = 1 ]; then
     insmod /lib/modules/ramtrail_oops.ko
     sleep 1
     # The kernel survived the oops; recording stays frozen, even when asked.
-    begin enable; echo 1 > /sys/module/ramtrail/parameters/enabled
-    echo "enable rc=$?"; end enable
+    # quiet: the refusal's warning must not land inside the section.
+    enable() {{ begin enable; echo 1 > /sys/module/ramtrail/parameters/enabled
+        echo "enable rc=$?"; end enable; }}
+    quiet enable
     status after-enable
     cat /proc/version >/dev/null
     echo b > /proc/sysrq-trigger
@@ -704,7 +707,9 @@ rmmod ramoops
 try ok {PARAMS} functions={FUNCS}
 cat /proc/version >/dev/null
 rmmod ramtrail
-begin unload; echo "rmmod rc=$?"; state; end unload
+rc=$?
+unload() {{ begin unload; echo "rmmod rc=$rc"; state; end unload; }}
+quiet unload
 try reload {PARAMS}
 """, modules=["ramoops"])
     r = g.run(append=MEMMAP2)
