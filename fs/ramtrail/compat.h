@@ -28,13 +28,56 @@
 #include <linux/crc32.h>
 #include <linux/module.h>
 #include <linux/version.h>
+#include <linux/sched.h>
+#include <linux/preempt.h>
+#include <linux/irqflags.h>
 #include <asm/local.h>
 #include <asm/byteorder.h>
+#include <uapi/linux/ramtrail.h>
 #include "arch.h"
 
 static __always_inline u64 ramtrail_clock(void)
 {
 	return ramtrail_arch_clock();
+}
+
+/*
+ * The writer's task and context, for the record path (ring.h). The task
+ * is named by the address of its task_struct; ramtrail_env_describe()
+ * fills the task event of the task running now.
+ */
+static __always_inline unsigned long ramtrail_env_task(void)
+{
+	return (unsigned long)current;
+}
+
+static __always_inline unsigned int ramtrail_env_ctx(void)
+{
+	if (in_nmi())
+		return RAMTRAIL_CTX_NMI;
+	if (in_hardirq())
+		return RAMTRAIL_CTX_HARDIRQ;
+	if (in_serving_softirq())
+		return RAMTRAIL_CTX_SOFTIRQ;
+	return RAMTRAIL_CTX_TASK;
+}
+
+/* Event flags: the context, interrupts off, a reschedule pending. */
+static __always_inline unsigned int ramtrail_env_flags(void)
+{
+	return ramtrail_env_ctx() |
+	       (irqs_disabled() ? RAMTRAIL_EF_IRQS_OFF : 0) |
+	       (tif_need_resched() ? RAMTRAIL_EF_NEED_RESCHED : 0);
+}
+
+static __always_inline void ramtrail_env_describe(struct ramtrail_ev_task *t)
+{
+	const struct task_struct *p = current;
+
+	t->pid = p->pid;
+	t->tgid = p->tgid;
+	/* No lock: a rename in flight may leave a mix, as in ftrace. */
+	__builtin_memcpy(t->comm, p->comm, RAMTRAIL_COMM_LEN);
 }
 
 /* Raw CRC32 (IEEE) state update: no inversion in or out. */

@@ -245,6 +245,8 @@ void ramtrail_zone_stats_sum(struct ramtrail_zone_stats *sum,
 		sum->lost_words += s->lost_words;
 		sum->no_base += s->no_base;
 		sum->ts_backwards += s->ts_backwards;
+		sum->tasks += s->tasks;
+		sum->no_task += s->no_task;
 	}
 }
 
@@ -444,18 +446,26 @@ static u32 ramtrail_payload(u64 w)
 	return w >> RAMTRAIL_PAYLOAD_SHIFT;
 }
 
+/* Types a writer of this version produces (any lap). */
+static bool ramtrail_type_valid(unsigned int type)
+{
+	return type != RAMTRAIL_W_EMPTY && type < RAMTRAIL_W_NR_TYPES &&
+	       type != 6 && type != 7;
+}
+
 /* Words a record occupies, from its head word; 0 for a non-head. */
 static unsigned int ramtrail_record_words(u64 head)
 {
-	switch (ramtrail_type(head)) {
+	unsigned int type = ramtrail_type(head);
+
+	if (RAMTRAIL_W_IS_FUNC(type))
+		return RAMTRAIL_W_HAS_PARENT(type) ? 2 : 1;
+	switch (type) {
 	case RAMTRAIL_W_BLOCK:
 		return RAMTRAIL_BLOCK_WORDS_HDR;
 	case RAMTRAIL_W_PAD:
 	case RAMTRAIL_W_TSEXT:
-	case RAMTRAIL_W_FUNC:
 		return 1;
-	case RAMTRAIL_W_FUNC_PARENT:
-		return 2;
 	case RAMTRAIL_W_EVENT:
 		return 1 + DIV_ROUND_UP(RAMTRAIL_EVENT_LEN(ramtrail_payload(head)), 4);
 	default:
@@ -533,6 +543,8 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 
 	stale = (lap - 1) & RAMTRAIL_LAP_MASK;
 	for (type = RAMTRAIL_W_BLOCK; type < RAMTRAIL_W_NR_TYPES; type++) {
+		if (!ramtrail_type_valid(type))
+			continue;
 		plain |= 1ULL << (type | stale << RAMTRAIL_LAP_SHIFT);
 		if (type != RAMTRAIL_W_BLOCK && type != RAMTRAIL_W_EVENT)
 			cur |= 1ULL << (type | lap << RAMTRAIL_LAP_SHIFT);
@@ -555,7 +567,8 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 		if (type == RAMTRAIL_W_BLOCK &&
 		    (i || (ramtrail_header(b, &hg, &ts) && hg != g)))
 			return false;
-		if (type == RAMTRAIL_W_EVENT && ramtrail_payload(w) >> 24)
+		if (type == RAMTRAIL_W_EVENT &&
+		    RAMTRAIL_EVENT_FLAGS(ramtrail_payload(w)) & ~RAMTRAIL_EF_MASK)
 			return false;
 		*written = true;
 	}
@@ -683,6 +696,7 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 		c->stats.headerless_blocks++;
 	c->word = 0;
 	c->stale = 0;
+	c->task_known = false;	/* [R5]: each block names its tasks */
 	return true;
 }
 
@@ -691,27 +705,61 @@ static void ramtrail_fill(struct ramtrail_zone_cursor *c, const u64 *w,
 {
 	struct ramtrail_record *r = &c->rec;
 	u64 head = ramtrail_load(w);
-	unsigned int i;
+	unsigned int i, type = ramtrail_type(head);
 
 	r->ts = c->ts;
 	r->pos = (c->g << RAMTRAIL_BLOCK_SHIFT) + (u64)c->word * 8;
 	r->cpu = c->cpu;
-	r->type = ramtrail_type(head);
 	r->ip = 0;
 	r->parent = 0;
 	r->id = 0;
 	r->len = 0;
-	if (r->type == RAMTRAIL_W_EVENT) {
+	r->flags = 0;
+	r->task_known = c->task_known;
+	r->task = c->task;
+	if (!c->task_known)
+		c->stats.no_task++;
+	if (type == RAMTRAIL_W_EVENT) {
+		r->type = type;
 		r->id = RAMTRAIL_EVENT_ID(ramtrail_payload(head));
 		r->len = RAMTRAIL_EVENT_LEN(ramtrail_payload(head));
-		for (i = 0; i < r->len; i++)
-			r->data[i] = ramtrail_payload(ramtrail_load(w + 1 + i / 4)) >>
-				     (8 * (i % 4));
+		r->flags = RAMTRAIL_EVENT_FLAGS(ramtrail_payload(head));
+		r->ctx = r->flags & RAMTRAIL_CTX_MASK;
+		for (i = 0; i < DIV_ROUND_UP(r->len, 4); i++) {
+			u32 v = ramtrail_payload(ramtrail_load(w + 1 + i));
+
+			memcpy(r->data + 4 * i, &v, 4);	/* little-endian */
+		}
 	} else {
+		r->type = RAMTRAIL_W_HAS_PARENT(type) ? RAMTRAIL_W_FUNC_PARENT :
+							RAMTRAIL_W_FUNC;
+		r->ctx = RAMTRAIL_W_CTX(type);
 		r->ip = ramtrail_payload(head);
 		if (n > 1)
 			r->parent = ramtrail_payload(ramtrail_load(w + 1));
 	}
+}
+
+/* A task event: the task of the block's records that follow. */
+static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w)
+{
+	u64 head = ramtrail_load(w);
+	u32 p = ramtrail_payload(head);
+	u32 *t = (u32 *)&c->task;
+	unsigned int i;
+
+	if (ramtrail_type(head) != RAMTRAIL_W_EVENT ||
+	    RAMTRAIL_EVENT_ID(p) != RAMTRAIL_EV_TASK)
+		return false;
+	c->task_known = RAMTRAIL_EVENT_LEN(p) == sizeof(c->task);
+	if (c->task_known) {
+		for (i = 0; i < sizeof(c->task) / 4; i++)
+			t[i] = ramtrail_payload(ramtrail_load(w + 1 + i));
+		c->stats.tasks++;
+	} else {
+		c->stats.torn++;	/* no writer makes it: unknown task */
+	}
+	return true;
 }
 
 /**
@@ -775,6 +823,8 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 		case RAMTRAIL_W_PAD:
 			break;
 		default:
+			if (ramtrail_task_event(c, b + c->word))
+				break;
 			if (!c->have_base) {
 				c->stats.no_base++;
 				break;
@@ -1073,4 +1123,237 @@ u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
 	}
 	*len = best_len;
 	return best;
+}
+
+/* A function unit's offsets carry the context in their bit 31. */
+#define RT_SAVED_OFF(x)		((x) & RAMTRAIL_TEXT_OFFSET_MAX)
+/* An offset a zone writer produces: 0 (none) or one below bit 31. */
+static u32 ramtrail_saved_func_off(u32 off)
+{
+	return off <= RAMTRAIL_TEXT_OFFSET_MAX ? off : 0;
+}
+
+/* Does @r change what the saved trace says of its CPU's task? */
+static bool ramtrail_saved_task_changes(const struct ramtrail_saved_task *cpu,
+					const struct ramtrail_record *r)
+{
+	if (r->task_known != cpu->known)
+		return true;
+	return r->task_known && memcmp(&r->task, &cpu->task, sizeof(r->task));
+}
+
+/*
+ * Units @r takes after those that say @cpu of its CPU, a task event
+ * included; 0 for a record a saved trace does not keep: a function outside
+ * the text, which has no name, or a task event (the writer makes its own).
+ */
+static u32 ramtrail_saved_units(const struct ramtrail_saved_task *cpu,
+				const struct ramtrail_record *r)
+{
+	u32 n = r->type != RAMTRAIL_W_EVENT ?
+		ramtrail_saved_func_off(r->ip) != 0 :
+		r->id != RAMTRAIL_EV_TASK ?
+		1 + DIV_ROUND_UP(r->len, sizeof(struct ramtrail_saved_record)) : 0;
+
+	if (n && ramtrail_saved_task_changes(cpu, r))
+		n += RAMTRAIL_SAVED_TASK_UNITS;
+	return n;
+}
+
+/* One unit: time and CPU, then ip and parent (or an event's head). */
+static void ramtrail_saved_unit(struct ramtrail_saved_record *u, u64 ns,
+				u32 cpu, u32 ip, u32 parent)
+{
+	u->ts_cpu = ramtrail_saved_pack(ns, cpu);
+	u->ip = ip;
+	u->parent = parent;
+}
+
+/* An event's head unit and its data units, zero padded. */
+static u32 ramtrail_saved_event(struct ramtrail_saved_record *out, u64 ns,
+				u32 cpu, u32 head, const void *data, u32 len)
+{
+	u32 n = DIV_ROUND_UP(len, sizeof(*out));
+
+	ramtrail_saved_unit(out, ns, cpu, 0, head);
+	memset(out + 1, 0, n * sizeof(*out));
+	memcpy(out + 1, data, len);
+	return 1 + n;
+}
+
+/*
+ * Append @r at @out (NULL: only update @cpu), preceded by a task event
+ * (pid RAMTRAIL_PID_UNKNOWN when unknown) if its task is not the one the
+ * units before name last for its CPU. Returns the units appended.
+ */
+static u32 ramtrail_saved_put(struct ramtrail_saved_record *out,
+			      struct ramtrail_saved_task *cpu,
+			      const struct ramtrail_record *r, u64 ns)
+{
+	struct ramtrail_ev_task task = { .pid = RAMTRAIL_PID_UNKNOWN };
+	u32 n = ramtrail_saved_units(cpu, r), k = 0, ctx = r->ctx;
+
+	if (!n)
+		return 0;
+	if (ramtrail_saved_task_changes(cpu, r)) {
+		cpu->known = r->task_known;
+		cpu->task = r->task;
+		if (r->task_known)
+			task = r->task;
+		if (out)
+			k = ramtrail_saved_event(out, ns, r->cpu,
+						 RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_TASK,
+								     sizeof(task)),
+						 &task, sizeof(task));
+	}
+	if (!out)
+		return n;
+	if (r->type == RAMTRAIL_W_EVENT)
+		ramtrail_saved_event(out + k, ns, r->cpu,
+				     RAMTRAIL_EVENT_HEAD_FLAGS(r->id, r->len,
+							       r->flags),
+				     r->data, r->len);
+	else
+		ramtrail_saved_unit(out + k, ns, r->cpu,
+				    r->ip | (ctx & 2 ? RAMTRAIL_SAVED_CTX_BIT : 0),
+				    ramtrail_saved_func_off(r->parent) |
+				    (ctx & 1 ? RAMTRAIL_SAVED_CTX_BIT : 0));
+	return n;
+}
+
+/**
+ * ramtrail_saved_add() - append a record of the zone merge to a saved trace
+ * @w: the writer
+ * @r: the record, whose CPU is below @w->nr_cpus
+ * @ns: its time in CLOCK_MONOTONIC nanoseconds
+ *
+ * A record whose task is not the one the trace names last for its CPU is
+ * preceded by a RAMTRAIL_EV_TASK event, so that a reader knows the task of
+ * every record. The oldest records are left out until @w->drop units are;
+ * the first record kept of each CPU then names its task again, as if it
+ * began the trace: a writer that drops records keeps room for one task
+ * event per CPU (RAMTRAIL_SAVED_TASK_UNITS each). A record that does not
+ * fit in @w->room is left out too.
+ */
+void ramtrail_saved_add(struct ramtrail_saved_writer *w,
+			const struct ramtrail_record *r, u64 ns)
+{
+	struct ramtrail_saved_task *task = &w->task[r->cpu];
+	u32 n = ramtrail_saved_units(task, r);
+
+	if (!n)
+		return;
+	if (w->dropped < w->drop) {
+		w->dropped += ramtrail_saved_put(NULL, task, r, ns);
+		w->skipped++;
+		if (w->dropped >= w->drop)
+			memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
+		return;
+	}
+	if (w->unit && w->units + n > w->room) {
+		w->skipped++;
+		return;
+	}
+	w->units += ramtrail_saved_put(w->unit ? w->unit + w->units : NULL,
+				       task, r, ns);
+	w->records++;
+}
+
+/**
+ * ramtrail_saved_open() - start reading a saved trace's units
+ * @c: the cursor
+ * @t: a saved trace that ramtrail_saved_next() returned
+ */
+void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
+			 const struct ramtrail_saved_trace *t)
+{
+	memset(c, 0, sizeof(*c));
+	c->unit = ramtrail_saved_records(t);
+	c->nr = t->nr_records;
+	c->nr_cpus = t->nr_cpus;
+}
+
+/* The entry at @u (a copy of its head unit) as a record, or false. */
+static bool ramtrail_saved_entry(struct ramtrail_saved_cursor *c,
+				 const struct ramtrail_saved_record *u,
+				 u32 *units)
+{
+	struct ramtrail_record *r = &c->rec;
+	u32 cpu = ramtrail_saved_cpu(u), len, flags;
+
+	if (cpu >= c->nr_cpus)
+		return false;
+	memset(r, 0, offsetof(struct ramtrail_record, data));
+	r->ts = ramtrail_saved_ns(u);
+	r->pos = c->next;
+	r->cpu = cpu;
+	r->task_known = c->cpu[cpu].known;
+	r->task = c->cpu[cpu].task;
+	*units = 1;
+	if (u->ip) {
+		r->ip = RT_SAVED_OFF(u->ip);
+		r->parent = RT_SAVED_OFF(u->parent);
+		r->ctx = (u->ip & RAMTRAIL_SAVED_CTX_BIT ? 2 : 0) |
+			 (u->parent & RAMTRAIL_SAVED_CTX_BIT ? 1 : 0);
+		r->type = r->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
+		return r->ip != 0;	/* no writer makes a context alone */
+	}
+	len = RAMTRAIL_EVENT_LEN(u->parent);
+	flags = RAMTRAIL_EVENT_FLAGS(u->parent);
+	*units += DIV_ROUND_UP(len, sizeof(*u));
+	if (flags & ~RAMTRAIL_EF_MASK || *units > c->nr - c->next)
+		return false;
+	r->type = RAMTRAIL_W_EVENT;
+	r->id = RAMTRAIL_EVENT_ID(u->parent);
+	r->len = len;
+	r->flags = flags;
+	r->ctx = flags & RAMTRAIL_CTX_MASK;
+	memcpy(r->data, c->unit + c->next + 1, len);
+	memset(r->data + len, 0, sizeof(r->data) - len);
+	if (r->id != RAMTRAIL_EV_TASK)
+		return true;
+	if (len != sizeof(struct ramtrail_ev_task))
+		return false;
+	memcpy(&c->cpu[cpu].task, r->data, len);
+	c->cpu[cpu].known = c->cpu[cpu].task.pid != RAMTRAIL_PID_UNKNOWN;
+	return true;
+}
+
+/**
+ * ramtrail_saved_read() - the next record of a saved trace
+ * @c: cursor from ramtrail_saved_open()
+ * @end: unit index where reading stops: an entry that starts there or
+ *	later is left for a later call (@c->nr for the whole trace)
+ *
+ * Task events are consumed: each record carries its CPU's task. A unit
+ * no writer produces (a CPU out of range, flags out of range, data past
+ * the end, a task event of another size) is skipped and counted; nothing
+ * in the units is trusted.
+ *
+ * Return: the record, valid until the next call, or NULL when the next
+ * entry starts at or after @end.
+ */
+const struct ramtrail_record *
+ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end)
+{
+	struct ramtrail_saved_record u;
+	u32 units;
+
+	while (c->next < end && c->next < c->nr) {
+		memcpy(&u, c->unit + c->next, sizeof(u));
+		if (!ramtrail_saved_entry(c, &u, &units)) {
+			c->bad++;
+			c->next++;
+			continue;
+		}
+		c->next += units;
+		if (c->rec.type == RAMTRAIL_W_EVENT &&
+		    c->rec.id == RAMTRAIL_EV_TASK) {
+			c->tasks++;
+			continue;
+		}
+		c->records++;
+		return &c->rec;
+	}
+	return NULL;
 }

@@ -21,7 +21,10 @@ enum ramtrail_error {
 	RAMTRAIL_E_NR		= 7,
 };
 
-/* Records per pstore file (24 bytes each there: under 6.1's 4 MiB kmalloc) */
+/*
+ * Saved units per part (pstore file); an ftrace file holds at most as many
+ * function records, 24 bytes each there: under 6.1's 4 MiB kmalloc.
+ */
 #define RAMTRAIL_SAVED_PART_RECORDS	131072
 
 /**
@@ -49,12 +52,17 @@ struct ramtrail_region {
  * @ts: counter value, extended to 64 bits; non-decreasing within a zone
  * @pos: zone position of the record's head word
  * @cpu: zone the record came from
- * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT
+ * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT (the
+ *	context taken out, into @ctx)
  * @len: bytes of @data (events)
  * @id: event id (events)
+ * @ctx: enum ramtrail_ctx
+ * @flags: RAMTRAIL_EF_* of an event, the context included; 0 for a function
+ * @task_known: @task holds the record's task; else it is unknown
  * @ip: function offset from the text base (function records)
  * @parent: caller offset from the text base (RAMTRAIL_W_FUNC_PARENT)
- * @data: event payload
+ * @task: the task that was running on the CPU
+ * @data: event payload, zero padded to whole words
  */
 struct ramtrail_record {
 	u64 ts;
@@ -63,8 +71,12 @@ struct ramtrail_record {
 	u8 type;
 	u8 len;
 	u16 id;
+	u8 ctx;
+	u8 flags;
+	bool task_known;
 	u32 ip;
 	u32 parent;
+	struct ramtrail_ev_task task;
 	u8 data[RAMTRAIL_EVENT_MAX_LEN + 1];
 };
 
@@ -78,6 +90,8 @@ struct ramtrail_record {
  * @lost_words: stale words in the written part of a block (in-flight writes)
  * @no_base: records dropped because no full timestamp preceded them
  * @ts_backwards: full timestamps older than the record before (clamped)
+ * @tasks: task events read (not returned as records)
+ * @no_task: records returned whose task is unknown
  * @newest_block: block number of the newest block, or ~0 if none
  */
 struct ramtrail_zone_stats {
@@ -89,6 +103,8 @@ struct ramtrail_zone_stats {
 	u64 lost_words;
 	u64 no_base;
 	u64 ts_backwards;
+	u64 tasks;
+	u64 no_task;
 	u64 newest_block;
 };
 
@@ -105,6 +121,8 @@ struct ramtrail_zone_stats {
  * @in_block: block @g was checked and is being read
  * @have_base: @ts holds a full timestamp
  * @stale: stale words seen since the last valid word of the block
+ * @task_known: @task names the task of the block's next records
+ * @task: the task named by the block's last task event
  * @ts: running timestamp
  * @stats: counters
  * @rec: the record returned by the last ramtrail_zone_next()
@@ -120,7 +138,9 @@ struct ramtrail_zone_cursor {
 	u32 lap;
 	bool in_block;
 	bool have_base;
+	bool task_known;
 	u32 stale;
+	struct ramtrail_ev_task task;
 	u64 ts;
 	struct ramtrail_zone_stats stats;
 	struct ramtrail_record rec;
@@ -260,6 +280,102 @@ static inline u64 ramtrail_saved_ns(const struct ramtrail_saved_record *r)
 static inline u32 ramtrail_saved_cpu(const struct ramtrail_saved_record *r)
 {
 	return r->ts_cpu & 0xff;
+}
+
+/* Units of a saved task event: its head, then struct ramtrail_ev_task. */
+#define RAMTRAIL_SAVED_TASK_UNITS \
+	(1 + DIV_ROUND_UP(sizeof(struct ramtrail_ev_task), \
+			  sizeof(struct ramtrail_saved_record)))
+
+/**
+ * struct ramtrail_saved_task - the task a saved trace names last for a CPU
+ * @known: @task is the CPU's task; false before its first task event too
+ * @task: the task
+ *
+ * Writer and reader keep one per CPU; all zero is the state at the start.
+ */
+struct ramtrail_saved_task {
+	bool known;
+	struct ramtrail_ev_task task;
+};
+
+/**
+ * struct ramtrail_saved_cursor - a read position in a saved trace's units
+ * @unit: the first unit
+ * @nr: units
+ * @next: index of the next unit to read: always the start of an entry
+ * @nr_cpus: CPUs of the trace; a unit naming another is malformed
+ * @records: records returned
+ * @tasks: task events read (not returned as records)
+ * @bad: malformed units skipped
+ * @cpu: the task each CPU runs, from the task events read
+ * @rec: the record returned by the last ramtrail_saved_read(); its @ts is
+ *	in nanoseconds and its @pos the index of its first unit
+ */
+struct ramtrail_saved_cursor {
+	const struct ramtrail_saved_record *unit;
+	u64 nr;
+	u64 next;
+	u32 nr_cpus;
+	u64 records;
+	u64 tasks;
+	u64 bad;
+	struct ramtrail_saved_task cpu[RAMTRAIL_MAX_CPUS];
+	struct ramtrail_record rec;
+};
+
+/**
+ * struct ramtrail_saved_writer - merged records going into a saved trace
+ * @unit: first unit; NULL to count the units only
+ * @room: units at @unit
+ * @drop: units of the oldest records to leave out
+ * @task: per CPU, the caller's memory, zeroed: the task the units kept
+ *	so far name last
+ * @nr_cpus: entries of @task
+ * @dropped: units left out so far
+ * @units: units written (or counted)
+ * @records: records kept
+ * @skipped: records left out
+ */
+struct ramtrail_saved_writer {
+	struct ramtrail_saved_record *unit;
+	u64 room;
+	u64 drop;
+	struct ramtrail_saved_task *task;
+	u32 nr_cpus;
+	u64 dropped;
+	u64 units;
+	u64 records;
+	u64 skipped;
+};
+
+void ramtrail_saved_add(struct ramtrail_saved_writer *w,
+			const struct ramtrail_record *r, u64 ns);
+
+/*
+ * The writer's @drop for @n units (as a first, counting pass found) into
+ * @room: the oldest that do not fit, and room for a task event per CPU.
+ */
+static inline u64 ramtrail_saved_drop(u64 n, u64 room, u32 nr_cpus)
+{
+	return n > room ? n - room + (u64)nr_cpus * RAMTRAIL_SAVED_TASK_UNITS : 0;
+}
+
+void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
+			 const struct ramtrail_saved_trace *t);
+const struct ramtrail_record *
+ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end);
+
+/*
+ * Part @part of @t holds the entries whose first unit is in
+ * [part * RAMTRAIL_SAVED_PART_RECORDS, this end).
+ */
+static inline u64 ramtrail_saved_part_end(const struct ramtrail_saved_trace *t,
+					  u64 part)
+{
+	u64 end = (part + 1) * RAMTRAIL_SAVED_PART_RECORDS;
+
+	return end < t->nr_records ? end : t->nr_records;
 }
 
 /* Bytes of all zones of a region. */

@@ -29,24 +29,28 @@ static notrace bool ramtrail_ring_drop(struct ramtrail_ring *r)
  * @cont: continuation payloads
  * @ncont: number of continuation words
  * @outer: this is the CPU's outermost writer in flight, owner of ring->floor
+ * @task: ramtrail_env_task() of the writer
  *
- * Reserves like the fast path, with the same ordering points [R1]-[R4], but
+ * Reserves like the fast path, with the same ordering points [R1]-[R5], but
  * may also enter the next block: the reservation then covers the old
- * block's tail (filled with PAD words), the new block's header and the
- * record, all timestamped with the one counter read. The header's full
- * counter value is the record's base, so no TSEXT is needed. A nested
- * writer does not enter a block whose slot still holds the outermost
- * writer's open reservation ([R4]).
+ * block's tail (filled with PAD words), the new block's header, a task
+ * event and the record, all timestamped with the one counter read. The
+ * header's full counter value is the record's base, so no TSEXT is needed.
+ * Within a block, a task event goes before the record when ring->task is
+ * not @task. A nested writer does not enter a block whose slot still holds
+ * the outermost writer's open reservation ([R4]).
  *
  * Return: true if recorded, false if dropped (and counted).
  */
 notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 					       unsigned int type, u32 head,
 					       const u32 *cont,
-					       unsigned int ncont, bool outer)
+					       unsigned int ncont, bool outer,
+					       unsigned long task)
 {
 	unsigned long pos, next, off, floor;
-	unsigned int i, lap, ext, pad;
+	unsigned int i, lap, ext, pad, named;
+	struct ramtrail_ev_task ev;
 	u64 ts, g, blk, *w;
 
 	if (ncont > RAMTRAIL_MAX_CONT)
@@ -65,13 +69,16 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 		ext = ((ts - READ_ONCE(r->last_ts)) & RAMTRAIL_CLOCK_MASK) >=
 		      RAMTRAIL_TS_SPAN;
 		pad = 0;
-		if (off && off + (1 + ncont + ext) * 8 <= RAMTRAIL_BLOCK_SIZE) {
-			next = pos + (1 + ncont + ext) * 8;
+		named = READ_ONCE(r->task) == task ? 0 : RAMTRAIL_TASK_WORDS;
+		if (off && off + (named + 1 + ncont + ext) * 8 <=
+			   RAMTRAIL_BLOCK_SIZE) {
+			next = pos + (named + 1 + ncont + ext) * 8;
 		} else {
 			pad = off ? (RAMTRAIL_BLOCK_SIZE - off) / 8 : 0;
 			ext = 0;
-			next = pos + pad * 8 +
-			       (RAMTRAIL_BLOCK_WORDS_HDR + 1 + ncont) * 8;
+			named = RAMTRAIL_TASK_WORDS;
+			next = pos + pad * 8 + (RAMTRAIL_BLOCK_WORDS_HDR +
+						named + 1 + ncont) * 8;
 			if ((r->flags & RAMTRAIL_RING_STOP_WHEN_FULL) &&
 			    (next - 1) >> RAMTRAIL_BLOCK_SHIFT >= r->nr_blocks) {
 				WRITE_ONCE(r->stopped, 1);
@@ -117,7 +124,19 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 	 * check makes the fast path ignore this value then.
 	 */
 	WRITE_ONCE(r->block, blk);
+	if (named) {
+		ramtrail_env_describe(&ev);
+		w = ramtrail_ring_store(w, lap, ts, ext, RAMTRAIL_W_EVENT,
+					RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_TASK,
+							    sizeof(ev)),
+					(const u32 *)&ev, RAMTRAIL_TASK_WORDS - 1);
+		ext = 0;
+	}
 	ramtrail_ring_commit(r, w, lap, ts, ext, type, head, cont, ncont);
+	if (named) {
+		barrier();	/* [R5]: the task event before ring->task */
+		WRITE_ONCE(r->task, task);
+	}
 	return true;
 }
 

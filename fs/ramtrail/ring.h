@@ -42,6 +42,14 @@
  *       has not stored yet takes its time base from the block before.
  *       They drop (and count) their records instead, as ftrace does on a
  *       commit overrun.
+ *  [R5] ring->task names the task of the last task event written in the
+ *       current block, or is 0. It is stored after the event's words
+ *       (barrier()), so a nested writer that sees the old value writes a
+ *       task event of its own, and a task event lost in flight is never
+ *       taken for one that a later record relies on. Every context of a
+ *       CPU that runs while a record is in flight has the same task; the
+ *       slow path writes a task event after every block header, and
+ *       before any record whose task is not ring->task.
  *
  * Documentation/ramtrail/writer.rst proves these in longer form.
  */
@@ -55,6 +63,8 @@
 #define RAMTRAIL_BLOCK_MASK	(RAMTRAIL_BLOCK_SIZE - 1)
 /* Largest record: an event with the longest payload, after a TSEXT. */
 #define RAMTRAIL_MAX_CONT	DIV_ROUND_UP(RAMTRAIL_EVENT_MAX_LEN, 4)
+/* A task event: head and struct ramtrail_ev_task. */
+#define RAMTRAIL_TASK_WORDS	(1 + sizeof(struct ramtrail_ev_task) / 4)
 
 /*
  * ring->block: index of the block in the zone (bits 31:0), its lap
@@ -77,6 +87,7 @@
  * @last_ts: counter value of a committed record, never newer than the newest
  * @floor: reservation of the outermost writer in flight, or
  *	RAMTRAIL_FLOOR_IDLE; see [R4]
+ * @task: the task named last in the current block, or 0; see [R5]
  * @stopped: nonzero while records are refused (frozen, full, disabled)
  * @nr_blocks: blocks in the zone
  * @zone: first word of the zone
@@ -88,6 +99,7 @@ struct ramtrail_ring {
 	u64 block;
 	u64 last_ts;
 	unsigned long floor;
+	unsigned long task;
 	u32 stopped;
 	u32 nr_blocks;
 	u64 *zone;
@@ -121,16 +133,12 @@ static __always_inline u64 *ramtrail_cb_words(const struct ramtrail_ring *r,
 	return r->zone + (u32)blk * RAMTRAIL_BLOCK_WORDS;
 }
 
-/*
- * Store a reserved record at @w ([TSEXT], head, CONT words) and commit it.
- * Shared by the fast and the slow path.
- */
-static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
-						 u64 *w, unsigned int lap,
-						 u64 ts, bool ext,
-						 unsigned int type, u32 head,
-						 const u32 *cont,
-						 unsigned int ncont)
+/* Store a record's words ([TSEXT], head, CONT words) at @w; return the end. */
+static __always_inline u64 *ramtrail_ring_store(u64 *w, unsigned int lap,
+						u64 ts, bool ext,
+						unsigned int type, u32 head,
+						const u32 *cont,
+						unsigned int ncont)
 {
 	unsigned int i;
 
@@ -141,24 +149,42 @@ static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
 	for (i = 0; i < ncont; i++)
 		ramtrail_store(w + 1 + i, ramtrail_word(RAMTRAIL_W_CONT, lap,
 							ts, cont[i]));
+	return w + 1 + ncont;
+}
+
+/*
+ * Store a reserved record at @w and commit it. Shared by the fast and the
+ * slow path.
+ */
+static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
+						 u64 *w, unsigned int lap,
+						 u64 ts, bool ext,
+						 unsigned int type, u32 head,
+						 const u32 *cont,
+						 unsigned int ncont)
+{
+	ramtrail_ring_store(w, lap, ts, ext, type, head, cont, ncont);
 	barrier();	/* [R2]: words before last_ts */
 	WRITE_ONCE(r->last_ts, ts);
 }
 
 bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
 			      u32 head, const u32 *cont, unsigned int ncont,
-			      bool outer);
+			      bool outer, unsigned long task);
 
 /**
  * ramtrail_ring_write() - record one head word and @ncont CONT words
  * @r: the current CPU's ring; the caller keeps preemption off
- * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT
+ * @type: RAMTRAIL_W_FUNC or RAMTRAIL_W_FUNC_PARENT plus the context, or
+ *	RAMTRAIL_W_EVENT
  * @head: payload of the head word
  * @cont: payloads of the continuation words
  * @ncont: number of continuation words, at most RAMTRAIL_MAX_CONT
  *
  * Lock-free and reentrant: any interrupt or NMI on this CPU may call it
- * while an outer call is at any instruction.
+ * while an outer call is at any instruction. The record belongs to the
+ * task ramtrail_env_task() names; a task event comes first if the block
+ * does not name it yet ([R5]).
  *
  * Return: true if recorded, false if dropped (and counted).
  */
@@ -168,7 +194,7 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 						unsigned int ncont)
 {
 	bool outer = READ_ONCE(r->floor) == RAMTRAIL_FLOOR_IDLE, ok = true;
-	unsigned long pos, size;
+	unsigned long pos, size, task = ramtrail_env_task();
 	u64 ts, blk;
 	bool ext;
 
@@ -185,12 +211,13 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 		size = (1 + ncont + ext) * 8;
 		/* [R3]; offset 0 means the block still needs its header. */
 		if (unlikely(READ_ONCE(r->stopped) ||
+			     READ_ONCE(r->task) != task ||
 			     (blk >> RAMTRAIL_CB_GEN_SHIFT) !=
 			     ((pos >> RAMTRAIL_BLOCK_SHIFT) & RAMTRAIL_CB_GEN_MASK) ||
 			     (pos & RAMTRAIL_BLOCK_MASK) == 0 ||
 			     (pos & RAMTRAIL_BLOCK_MASK) + size > RAMTRAIL_BLOCK_SIZE)) {
 			ok = ramtrail_ring_write_slow(r, type, head, cont,
-						      ncont, outer);
+						      ncont, outer, task);
 			goto out;
 		}
 	} while (local_cmpxchg(&r->pos, pos, pos + size) != pos);
@@ -212,14 +239,47 @@ out:
  * @ip: offset of the function from the region's text base
  * @parent: offset of the caller, or 0 to record the function alone (8 bytes)
  *
+ * The record carries the context ramtrail_env_ctx() reports.
+ *
  * Return: true if recorded.
  */
 static __always_inline bool ramtrail_ring_func(struct ramtrail_ring *r,
 					       u32 ip, u32 parent)
 {
+	unsigned int ctx = ramtrail_env_ctx();
+
 	if (!parent)
-		return ramtrail_ring_write(r, RAMTRAIL_W_FUNC, ip, NULL, 0);
-	return ramtrail_ring_write(r, RAMTRAIL_W_FUNC_PARENT, ip, &parent, 1);
+		return ramtrail_ring_write(r, RAMTRAIL_W_FUNC + ctx, ip,
+					   NULL, 0);
+	return ramtrail_ring_write(r, RAMTRAIL_W_FUNC_PARENT + ctx, ip,
+				   &parent, 1);
+}
+
+/**
+ * ramtrail_ring_event() - record an event
+ * @r: the current CPU's ring
+ * @id: enum ramtrail_event_id, or from RAMTRAIL_EV_USER on
+ * @cont: the payload, padded with zeroes to whole words
+ * @len: bytes of payload, at most RAMTRAIL_EVENT_MAX_LEN
+ *
+ * The record carries the flags ramtrail_env_flags() reports.
+ *
+ * Return: true if recorded.
+ */
+static __always_inline bool ramtrail_ring_event(struct ramtrail_ring *r,
+						u16 id, const u32 *cont,
+						unsigned int len)
+{
+	return ramtrail_ring_write(r, RAMTRAIL_W_EVENT,
+				   RAMTRAIL_EVENT_HEAD_FLAGS(id, len,
+							     ramtrail_env_flags()),
+				   cont, DIV_ROUND_UP(len, 4));
+}
+
+/* The CPU switched tasks: the next record names its task again ([R5]). */
+static __always_inline void ramtrail_ring_task_switched(struct ramtrail_ring *r)
+{
+	WRITE_ONCE(r->task, 0);
 }
 
 void ramtrail_ring_init(struct ramtrail_ring *r, u64 *zone, u32 nr_blocks,

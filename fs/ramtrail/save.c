@@ -15,31 +15,20 @@
 /* First word of a ramoops zone (fs/pstore/ram_core.c PERSISTENT_RAM_SIG). */
 #define RAMTRAIL_RAMOOPS_SIG	0x43474244
 
-/* Merge the zones; count function records, or store them past @skip. */
-static u64 ramtrail_merge_zones(const struct ramtrail_region *reg,
-				struct ramtrail_zone_cursor *cur, u32 *heap,
-				struct ramtrail_saved_record *out, u64 skip)
+/* Merge the zones into @w's saved units (or count them). */
+static void ramtrail_merge_zones(const struct ramtrail_region *reg,
+				 struct ramtrail_zone_cursor *cur, u32 *heap,
+				 struct ramtrail_saved_writer *w)
 {
 	const struct ramtrail_record *r;
 	struct ramtrail_merge m;
-	u64 n = 0;
 
+	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
 	ramtrail_merge_init(&m, reg, cur, heap);
 	while ((r = ramtrail_merge_next(&m))) {
-		if (r->type == RAMTRAIL_W_EVENT)
-			continue;	/* no event is kept in saved traces yet */
-		if (out && n >= skip) {
-			out->ts_cpu = ramtrail_saved_pack(ramtrail_ts_to_ns(&reg->hdr,
-									    r->ts),
-							  r->cpu);
-			out->ip = r->ip;
-			out->parent = r->parent;
-			out++;
-		}
-		n++;
+		ramtrail_saved_add(w, r, ramtrail_ts_to_ns(&reg->hdr, r->ts));
 		cond_resched();
 	}
-	return n;
 }
 
 /* What the decode dropped, per CPU in the log and summed into @t. */
@@ -135,48 +124,60 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 	t->checksum = ramtrail_saved_checksum(t);
 }
 
-/* Merge the zones into a new saved entry; @n records, the area has room. */
+/*
+ * Merge the zones again into a new saved entry, @n units as counted by the
+ * first merge. When not all fit, the oldest are dropped with room to spare
+ * for a task event per CPU, which the first record kept of each CPU may
+ * need (ramtrail_saved_add()).
+ */
 static void ramtrail_save_zones(struct ramtrail_context *cxt,
 				struct ramtrail_zone_cursor *cur, u32 *heap,
-				u64 n)
+				struct ramtrail_saved_writer *w, u64 n)
 {
 	const struct ramtrail_region *reg = &cxt->reg;
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_module_entry *mods = ramtrail_region_modules(reg);
 	u32 nmods = ramtrail_region_nr_modules(reg);
 	u64 fixed = sizeof(struct ramtrail_saved_trace) + nmods * sizeof(*mods);
-	u64 at, room = 0, fit;
+	u64 unit = sizeof(struct ramtrail_saved_record);
+	u64 at, room = 0;
 	struct ramtrail_saved_trace *t;
 
 	ramtrail_saved_collect(cxt);
-	at = ramtrail_saved_place(reg, fixed + n *
-				  sizeof(struct ramtrail_saved_record), &room);
-	if (room < fixed + sizeof(struct ramtrail_saved_record)) {
-		pr_warn("saved area full: boot %llu's trace (%llu records) is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",
+	at = ramtrail_saved_place(reg, fixed + n * unit, &room);
+	w->room = room > fixed ? (room - fixed) / unit : 0;
+	w->drop = ramtrail_saved_drop(n, w->room, h->nr_cpus);
+	t = (void *)(cxt->base + h->saved_offset + at);
+	if (w->drop < n) {
+		memset(t, 0, sizeof(*t));
+		memcpy(ramtrail_saved_modules(t), mods, nmods * sizeof(*mods));
+		t->modtab_count = nmods;
+		w->unit = ramtrail_saved_records(t);
+		w->dropped = 0;
+		w->units = 0;
+		w->records = 0;
+		w->skipped = 0;
+		ramtrail_merge_zones(reg, cur, heap, w);
+	}
+	if (w->drop >= n || !w->records) {
+		pr_warn("saved area full: boot %llu's trace (%llu units) is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",
 			h->boot_id, n);
 		cxt->prev.trace = RAMTRAIL_PREV_LOST;
 		return;
 	}
-	fit = (room - fixed) / sizeof(struct ramtrail_saved_record);
-	t = (void *)(cxt->base + h->saved_offset + at);
-	memset(t, 0, sizeof(*t));
-	memcpy(ramtrail_saved_modules(t), mods, nmods * sizeof(*mods));
-	t->modtab_count = nmods;
-	t->skipped = n > fit ? n - fit : 0;
-	t->nr_records = ramtrail_merge_zones(reg, cur, heap,
-					     ramtrail_saved_records(t),
-					     t->skipped) - t->skipped;
+	t->nr_records = w->units;
+	t->skipped = w->skipped;
 	ramtrail_merge_report(reg, cur, t);
 	ramtrail_flush(cxt, ramtrail_saved_modules(t), nmods * sizeof(*mods) +
-		       t->nr_records * sizeof(struct ramtrail_saved_record));
+		       t->nr_records * unit);
 	ramtrail_saved_seal(t, reg, nmods);	/* after the records */
 	ramtrail_flush(cxt, t, sizeof(*t));
 	cxt->prev.trace = RAMTRAIL_PREV_SAVED;
-	cxt->prev.records = t->nr_records;
+	cxt->prev.records = w->records;
 	cxt->prev.skipped = t->skipped;
 	cxt->prev.dropped = t->dropped;
-	pr_info("saved boot %llu: %llu records of %u CPUs (%s%s, %llu refused while recording, %llu oldest did not fit)%s\n",
-		t->boot_id, t->nr_records, t->nr_cpus,
+	pr_info("saved boot %llu: %llu records of %u CPUs in %llu units (%s%s, %llu refused while recording, %llu oldest did not fit)%s\n",
+		t->boot_id, w->records, t->nr_cpus, t->nr_records,
 		h->state == RAMTRAIL_STATE_FROZEN ? "frozen by " :
 		h->state == RAMTRAIL_STATE_STOPPED ? "stopped" :
 		"still recording: power cut or reset",
@@ -223,9 +224,9 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 {
 	struct ramtrail_region *reg = &cxt->reg;
 	const struct ramtrail_region_header *h = &reg->hdr;
+	struct ramtrail_saved_writer w = { };
 	struct ramtrail_zone_cursor *cur;
 	u32 *heap;
-	u64 n;
 	int err = ramtrail_region_open(reg, cxt->base, cxt->size);
 
 	ramtrail_prev_note(cxt, err);
@@ -253,22 +254,27 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 		ramtrail_set_state(cxt, RAMTRAIL_STATE_SAVED);
 		return 0;
 	}
+	/* The header is the one ramtrail_region_open() just checked. */
+	w.nr_cpus = h->nr_cpus;
 	cur = kcalloc(h->nr_cpus, sizeof(*cur), GFP_KERNEL);
 	heap = kcalloc(h->nr_cpus, sizeof(*heap), GFP_KERNEL);
-	if (!cur || !heap) {
+	w.task = kcalloc(h->nr_cpus, sizeof(*w.task), GFP_KERNEL);
+	if (!cur || !heap || !w.task) {
 		kfree(cur);
 		kfree(heap);
+		kfree(w.task);
 		return -ENOMEM;
 	}
-	n = ramtrail_merge_zones(reg, cur, heap, NULL, 0);
-	if (n) {
-		ramtrail_save_zones(cxt, cur, heap, n);
+	ramtrail_merge_zones(reg, cur, heap, &w);
+	if (w.units) {
+		ramtrail_save_zones(cxt, cur, heap, &w, w.units);
 	} else {
 		pr_debug("boot %llu recorded nothing\n", h->boot_id);
 		cxt->prev.trace = RAMTRAIL_PREV_EMPTY;
 	}
 	kfree(cur);
 	kfree(heap);
+	kfree(w.task);
 	ramtrail_set_state(cxt, RAMTRAIL_STATE_SAVED);
 	return 0;
 }

@@ -6,10 +6,35 @@
  * traces and dmesg records behind a valid header; and as one bare zone.
  * The userspace build traps where the kernel would (a divide error), so a
  * header that would oops the module is a finding here. The decoder must never read out of bounds,
- * loop forever or return records out of order.
+ * loop forever or return records out of order; a saved trace's units must
+ * read the same whole and part by part.
  */
 #include <stdlib.h>
 #include "recover.h"
+
+/*
+ * A saved trace's units, read whole and part by part as pstore does: the
+ * parts together return the same records, each within the trace's CPUs.
+ */
+static void drain_saved(const struct ramtrail_saved_trace *t)
+{
+	static struct ramtrail_saved_cursor whole, part;
+	const struct ramtrail_record *r;
+	u64 p, n = 0, m = 0;
+
+	ramtrail_saved_open(&whole, t);
+	while ((r = ramtrail_saved_read(&whole, whole.nr))) {
+		if (r->cpu >= t->nr_cpus || whole.next > t->nr_records)
+			abort();
+		n++;
+	}
+	ramtrail_saved_open(&part, t);
+	for (p = 0; p < ramtrail_saved_parts(t); p++)
+		while (ramtrail_saved_read(&part, ramtrail_saved_part_end(t, p)))
+			m++;
+	if (m != n || part.bad != whole.bad || part.tasks != whole.tasks)
+		abort();
+}
 
 /* What outlives a boot: saved traces, dmesg records, the module table. */
 static void drain_areas(const struct ramtrail_region *reg)
@@ -24,6 +49,7 @@ static void drain_areas(const struct ramtrail_region *reg)
 		    h->saved_size)
 			abort();
 		(void)ramtrail_saved_all_erased(t);
+		drain_saved(t);
 		(void)ramtrail_module_find(ramtrail_saved_modules(t),
 					   t->modtab_count, t->text_base + 0x10);
 	}

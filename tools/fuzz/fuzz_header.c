@@ -2,8 +2,8 @@
 /*
  * libFuzzer target for what the module reads first at load: the region
  * header (with checksums repaired, so every field value is reachable), the
- * freeze record, the layout, the saved trace list and the dmesg records,
- * and the time conversion with the header's clock. Inputs are small (one
+ * freeze record, the layout, the saved traces and their units, the dmesg
+ * records, and the time conversion with the header's clock. Inputs are small (one
  * header page and a few areas), so it runs fast enough for long campaigns
  * (make fuzz-long). The userspace build traps where the kernel would.
  */
@@ -33,8 +33,15 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	err = ramtrail_region_open(&reg, buf, IMAGE);
 	if (!reg.base)
 		return 0;
-	while ((t = ramtrail_saved_next(&reg, &off)))
+	while ((t = ramtrail_saved_next(&reg, &off))) {
+		static struct ramtrail_saved_cursor c;
+
 		(void)ramtrail_saved_all_erased(t);
+		ramtrail_saved_open(&c, t);
+		while (ramtrail_saved_read(&c, c.nr))
+			if (c.rec.cpu >= t->nr_cpus)
+				abort();
+	}
 	for (i = 0; i < reg.hdr.dmesg_count; i++)
 		(void)ramtrail_dmesg_at(&reg, i);
 	if (err)

@@ -50,11 +50,36 @@ static struct test_region *filled(u32 cpus, u32 records, bool gaps)
 			ramtrail_ring_func(r, i, i * 3);
 			break;
 		default:
-			ramtrail_ring_write(r, RAMTRAIL_W_EVENT,
-					    RAMTRAIL_EVENT_HEAD(i, i % 17),
-					    cont, DIV_ROUND_UP(i % 17, 4));
+			ramtrail_ring_event(r, RAMTRAIL_EV_USER + (i & 0xff),
+					    cont, i % 17);
 		}
 	}
+	return t;
+}
+
+/*
+ * Tasks switching, every context, ramtrail's own events with payloads of
+ * their sizes: what the module saves of a kernel's trace.
+ */
+static struct test_region *with_tasks(u32 records)
+{
+	struct test_region *t = test_region_new(2, 2, 0);
+	u32 i, cont[8] = { 0x64636261, 0x68676665, 0x6c6b6a69, 0x706f6e6d,
+			   42, 120, 1, 7 };
+
+	for (i = 0; i < records; i++) {
+		struct ramtrail_ring *r = &t->ring[i % 2];
+
+		ramtrail_user_env.task = 100 + i / 16 % 4;
+		ramtrail_user_env.ctx = i / 5 % 4;
+		if (i % 2)
+			ramtrail_ring_func(r, 0x1000 + i, i % 3 ? 0x2000 : 0);
+		else
+			ramtrail_ring_event(r, 1 + i / 2 % (RAMTRAIL_EV_NR - 1),
+					    cont, 4 + i % 29);
+	}
+	ramtrail_user_env.task = 1;
+	ramtrail_user_env.ctx = RAMTRAIL_CTX_TASK;
 	return t;
 }
 
@@ -114,6 +139,12 @@ int main(int argc, char **argv)
 	save("saved-dmesg-frozen", t->mem, t->size);
 	t->hdr->nonce ^= 0xff00;
 	save("torn-header", t->mem, t->size);
+	test_region_free(t);
+
+	/* A saved trace as the module writes it, the oldest left out. */
+	t = with_tasks(600);
+	test_save_zones(t, 0, 1, 300);
+	save("saved-events", t->mem, t->size);
 	test_region_free(t);
 	return 0;
 }

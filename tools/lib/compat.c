@@ -2,6 +2,22 @@
 /* Userspace versions of the kernel helpers fs/ramtrail/compat.h names. */
 #include "compat.h"
 
+#include <stdio.h>
+#include <linux/ramtrail.h>
+
+__thread struct ramtrail_user_env ramtrail_user_env = { .task = 1 };
+
+/* A test task: pid and tgid are its number, comm "task-<number>". */
+void ramtrail_env_describe(struct ramtrail_ev_task *t)
+{
+	unsigned long task = ramtrail_user_env.task;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = task;
+	t->tgid = task;
+	snprintf(t->comm, sizeof(t->comm), "task-%lu", task);
+}
+
 static u32 crc_table[256];
 
 /* The byte table of the reflected IEEE polynomial, made before main(). */

@@ -122,6 +122,37 @@ static inline u64 div64_u64(u64 a, u64 b)
 
 u32 ramtrail_crc32_update(u32 crc, const void *p, size_t len);
 
+/*
+ * The writer's task and context (fs/ramtrail/compat.h): a thread's own
+ * values, which a test sets; a signal handler standing for an interrupt
+ * keeps its thread's task, as an interrupt does.
+ */
+struct ramtrail_user_env {
+	unsigned long task;	/* never 0; task event: pid = tgid = task */
+	unsigned int ctx;	/* enum ramtrail_ctx */
+	unsigned int flags;	/* RAMTRAIL_EF_* other than the context */
+};
+
+extern __thread struct ramtrail_user_env ramtrail_user_env;
+
+static __always_inline unsigned long ramtrail_env_task(void)
+{
+	return READ_ONCE(ramtrail_user_env.task);
+}
+
+static __always_inline unsigned int ramtrail_env_ctx(void)
+{
+	return READ_ONCE(ramtrail_user_env.ctx);
+}
+
+static __always_inline unsigned int ramtrail_env_flags(void)
+{
+	return ramtrail_env_ctx() | READ_ONCE(ramtrail_user_env.flags);
+}
+
+struct ramtrail_ev_task;
+void ramtrail_env_describe(struct ramtrail_ev_task *t);
+
 #ifdef RAMTRAIL_CLOCK_RDTSC
 #include <x86intrin.h>
 static __always_inline u64 ramtrail_clock(void)

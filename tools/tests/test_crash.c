@@ -61,7 +61,9 @@ struct entry {
 	u64 ts;
 	u32 head;
 	u32 cont[4];
+	u32 task;	/* ramtrail_user_env.task of the writer */
 	u8 type;
+	u8 ctx;
 	u8 ncont;
 	u8 state;	/* written and read with __atomic builtins */
 };
@@ -101,7 +103,7 @@ static void lap_burst(struct ramtrail_ring *r, u64 pos, unsigned int laps)
 {
 	u64 zone = (u64)BLOCKS * RAMTRAIL_BLOCK_SIZE, tries, was;
 	bool slow = (pos & RAMTRAIL_BLOCK_MASK) ==
-		    RAMTRAIL_BLOCK_WORDS_HDR * 8;
+		    (RAMTRAIL_BLOCK_WORDS_HDR + RAMTRAIL_TASK_WORDS) * 8;
 	unsigned int refusals = 0;
 
 	bursting = true;
@@ -161,6 +163,8 @@ static void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 	e->type = type;
 	e->head = head;
 	e->ncont = ncont;
+	e->task = ramtrail_user_env.task;
+	e->ctx = ramtrail_user_env.ctx;
 	for (k = 0; k < ncont; k++)
 		e->cont[k] = cont[k];
 	__atomic_store_n(&e->state, INTENT, __ATOMIC_SEQ_CST);
@@ -198,13 +202,13 @@ static void write_one(void)
 	in = &intent[depth];
 	switch (r % 3) {
 	case 0:
-		in->type = RAMTRAIL_W_FUNC;
+		in->type = RAMTRAIL_W_FUNC + ramtrail_user_env.ctx;
 		in->head = id | 1;
 		in->ncont = 0;
 		ok = ramtrail_ring_func(self->ring, id | 1, 0);
 		break;
 	case 1:
-		in->type = RAMTRAIL_W_FUNC_PARENT;
+		in->type = RAMTRAIL_W_FUNC_PARENT + ramtrail_user_env.ctx;
 		in->head = id;
 		in->cont[0] = id ^ 0x5a5a5a5a;
 		in->ncont = 1;
@@ -216,13 +220,13 @@ static void write_one(void)
 			cont[k] = (u32)xorshift(&rnd);
 		if (len % 4)	/* bytes past len are not stored */
 			cont[k - 1] &= (1U << (8 * (len % 4))) - 1;
+		id = RAMTRAIL_EV_USER + (id & 0xff);
 		in->type = RAMTRAIL_W_EVENT;
-		in->head = RAMTRAIL_EVENT_HEAD(id & 0xffff, len);
+		in->head = RAMTRAIL_EVENT_HEAD_FLAGS(id, len,
+						     ramtrail_env_flags());
 		in->ncont = DIV_ROUND_UP(len, 4);
 		memcpy(in->cont, cont, sizeof(cont));
-		ok = ramtrail_ring_write(self->ring, RAMTRAIL_W_EVENT,
-					 RAMTRAIL_EVENT_HEAD(id & 0xffff, len),
-					 cont, DIV_ROUND_UP(len, 4));
+		ok = ramtrail_ring_event(self->ring, id, cont, len);
 	}
 	if (ok)
 		__atomic_store_n(&self->log[slot[depth] % LOG_SIZE].state,
@@ -232,18 +236,38 @@ static void write_one(void)
 	depth--;
 }
 
+/* An interrupt runs in the interrupted task, in its own context. */
 static void on_irq(int sig)
 {
+	unsigned int was = ramtrail_user_env.ctx;
 	int n = 1 + xorshift(&rnd) % 3;
 
+	ramtrail_user_env.ctx = xorshift(&rnd) % 2 ? RAMTRAIL_CTX_HARDIRQ :
+						     RAMTRAIL_CTX_SOFTIRQ;
 	while (self && n--)
 		write_one();
+	ramtrail_user_env.ctx = was;
 }
 
 static void on_nmi(int sig)
 {
+	unsigned int was = ramtrail_user_env.ctx;
+
+	ramtrail_user_env.ctx = RAMTRAIL_CTX_NMI;
 	if (self)
 		write_one();
+	ramtrail_user_env.ctx = was;
+}
+
+/*
+ * A task switch, as the sched_switch probe sees it: the ring forgets the
+ * task it named, then another task runs. Task numbers are reused (as
+ * task_structs are), and an interrupt may come between the two steps.
+ */
+static void switch_task(void)
+{
+	ramtrail_ring_task_switched(self->ring);
+	ramtrail_user_env.task = 1 + xorshift(&rnd) % 5;
 }
 
 static void on_freeze(int sig)
@@ -261,8 +285,11 @@ static void *writer(void *arg)
 	self = arg;
 	rnd ^= (uintptr_t)arg;
 	atomic_store(&clock_now, 1000000 + (xorshift(&rnd) & 0xffffffff));
-	while (!atomic_load(&stop))
+	while (!atomic_load(&stop)) {
+		if (xorshift(&rnd) % 64 == 0)
+			switch_task();
 		write_one();
+	}
 	__atomic_fetch_add(&refused_total, refused, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -298,21 +325,26 @@ static void handle(int sig, void (*fn)(int), int block1, int block2)
 static u64 n_snap, n_records, n_expected, n_inflight_snaps, n_big_gaps;
 static u64 bad_invented, bad_missing, bad_cpu_order, bad_merge_order;
 static u64 n_torn, n_lost, n_headerless, max_laps;
+static u64 bad_task, bad_ctx, n_no_task, n_switches_seen;
 
 static bool same_record(const struct ramtrail_record *r, const struct entry *e)
 {
-	unsigned int k;
+	unsigned int k, type = e->type;
 
-	if (r->type != e->type || (r->ts & RAMTRAIL_CLOCK_MASK) != e->ts)
+	if (RAMTRAIL_W_IS_FUNC(type))
+		type = RAMTRAIL_W_HAS_PARENT(type) ? RAMTRAIL_W_FUNC_PARENT :
+						     RAMTRAIL_W_FUNC;
+	if (r->type != type || (r->ts & RAMTRAIL_CLOCK_MASK) != e->ts)
 		return false;
-	switch (e->type) {
+	switch (type) {
 	case RAMTRAIL_W_FUNC:
 		return r->ip == e->head && !r->parent;
 	case RAMTRAIL_W_FUNC_PARENT:
 		return r->ip == e->head && r->parent == e->cont[0];
 	default:
 		if (r->id != RAMTRAIL_EVENT_ID(e->head) ||
-		    r->len != RAMTRAIL_EVENT_LEN(e->head))
+		    r->len != RAMTRAIL_EVENT_LEN(e->head) ||
+		    r->flags != RAMTRAIL_EVENT_FLAGS(e->head))
 			return false;
 		for (k = 0; k < r->len; k++)
 			if (r->data[k] != (u8)(e->cont[k / 4] >> (8 * (k % 4))))
@@ -377,11 +409,20 @@ static void check_crash(u8 *image)
 		struct entry *e = table[r->cpu][i];
 
 		n_records++;
-		if (!e || e->pos != r->pos || !same_record(r, e))
+		if (!e || e->pos != r->pos || !same_record(r, e)) {
 			report(&bad_invented, "record no writer completed",
 			       r->cpu, r->pos);
-		else
+		} else {
 			seen[r->cpu][i] = true;
+			if (r->task_known && r->task.pid != e->task)
+				report(&bad_task, "record of a wrong task",
+				       r->cpu, r->pos);
+			if (r->ctx != e->ctx)
+				report(&bad_ctx, "record of a wrong context",
+				       r->cpu, r->pos);
+			n_no_task += !r->task_known;
+			n_switches_seen += e->task != 1;
+		}
 		if (last_pos[r->cpu] && (r->pos <= last_pos[r->cpu] ||
 					 r->ts < last_ts[r->cpu]))
 			report(&bad_cpu_order, "CPU order broken", r->cpu,
@@ -489,6 +530,12 @@ int main(int argc, char **argv)
 		"%llu bad", bad_invented);
 	verdict("completed records are all returned", !bad_missing,
 		"%llu missing", bad_missing);
+	verdict("no record given a wrong task (tasks switch, ids reused)",
+		!bad_task && n_switches_seen, "%llu wrong", bad_task);
+	verdict("records whose task is unknown are rare (lost task events)",
+		n_no_task * 1000 < n_records, "%llu unknown", n_no_task);
+	verdict("every record keeps its context (task/softirq/hardirq/NMI)",
+		!bad_ctx, "%llu wrong", bad_ctx);
 	verdict("per-CPU order and timestamps kept", !bad_cpu_order,
 		"%llu bad", bad_cpu_order);
 	verdict("merged stream ordered by timestamp", !bad_merge_order,

@@ -22,6 +22,9 @@ u64 ramtrail_clock(void)
 }
 
 #define MAXREC	(1024 * 1024)
+/* Function records (8 bytes) after a block's header and task event */
+#define PER_BLOCK	(RAMTRAIL_BLOCK_WORDS - RAMTRAIL_BLOCK_WORDS_HDR - \
+			 RAMTRAIL_TASK_WORDS)
 static struct ramtrail_record out[MAXREC];
 static struct ramtrail_zone_stats st;
 
@@ -310,10 +313,10 @@ static void test_stale_words_of_the_previous_lap_are_rejected(void)
 	size_t n, i, k;
 
 	/* Fill one lap, keep block 1, then write into it again. */
-	for (i = 0; i < 4 * 509; i++)
+	for (i = 0; i < 4 * PER_BLOCK; i++)
 		ramtrail_ring_func(&t->ring[0], i, 0);
 	memcpy(before, zone + RAMTRAIL_BLOCK_WORDS, sizeof(before));
-	for (i = 0; i < 4 * 509 + 100; i++)
+	for (i = 0; i < 4 * PER_BLOCK + 100; i++)
 		ramtrail_ring_func(&t->ring[0], 100000 + i, 0);
 	/* Roll words 200.. of block 1 back: a lap whose stores were lost. */
 	memcpy(zone + RAMTRAIL_BLOCK_WORDS + 200, before + 200,
@@ -338,15 +341,18 @@ static void test_lost_block_header_keeps_the_block_records(void)
 
 	for (i = 0; i < 700; i++)
 		ramtrail_ring_func(&t->ring[0], i, 0);
-	/* Block 1's header and first record never reached memory. */
-	zone[RAMTRAIL_BLOCK_WORDS] = 0;
-	zone[RAMTRAIL_BLOCK_WORDS + 1] = 0;
-	zone[RAMTRAIL_BLOCK_WORDS + 2] = 0;
-	zone[RAMTRAIL_BLOCK_WORDS + 3] = 0;
+	/* Block 1's header, task event and first record never reached memory. */
+	for (i = 0; i < RAMTRAIL_BLOCK_WORDS_HDR + RAMTRAIL_TASK_WORDS + 1; i++)
+		zone[RAMTRAIL_BLOCK_WORDS + i] = 0;
 	n = test_decode(t, out, MAXREC, &st);
 	CHECK(n == 699, "got %zu", n);
 	CHECK(st.headerless_blocks == 1, "headerless %llu",
 	      (unsigned long long)st.headerless_blocks);
+	/* Its records' task is unknown, never the one of block 0. */
+	CHECK(st.no_task == 699 - PER_BLOCK, "unknown task %llu",
+	      (unsigned long long)st.no_task);
+	for (i = 0; i < n; i++)
+		CHECK(out[i].task_known == (i < PER_BLOCK), "record %zu", i);
 	for (i = 1; i < n; i++)
 		CHECK(out[i].ts > out[i - 1].ts, "order broken at %zu", i);
 	test_region_free(t);
@@ -358,7 +364,7 @@ static void test_newest_block_header_lost_after_wrap(void)
 	u64 *zone = test_zone(t, 0), pos;
 	size_t n, i;
 
-	for (i = 0; i < 5 * 509 + 10; i++)
+	for (i = 0; i < 5 * PER_BLOCK + 10; i++)
 		ramtrail_ring_func(&t->ring[0], i, 0);
 	pos = local_read(&t->ring[0].pos);
 	/* The newest block (g = 5, slot 1): header lost, records written. */
@@ -366,7 +372,7 @@ static void test_newest_block_header_lost_after_wrap(void)
 	      (unsigned long long)(pos >> RAMTRAIL_BLOCK_SHIFT));
 	zone[RAMTRAIL_BLOCK_WORDS] ^= 1ULL << RAMTRAIL_LAP_SHIFT;
 	n = test_decode(t, out, MAXREC, &st);
-	CHECK(n > 0 && out[n - 1].ip == 5 * 509 + 9, "last %u of %zu",
+	CHECK(n > 0 && out[n - 1].ip == 5 * PER_BLOCK + 9, "last %u of %zu",
 	      n ? out[n - 1].ip : 0, n);
 	CHECK(st.headerless_blocks == 1, "headerless %llu",
 	      (unsigned long long)st.headerless_blocks);
@@ -380,17 +386,17 @@ static void test_corrupt_block_is_dropped_whole_and_others_kept(void)
 	size_t n, i;
 
 	srandom(1);
-	for (i = 0; i < 8 * 509; i++)
+	for (i = 0; i < 8 * PER_BLOCK; i++)
 		ramtrail_ring_func(&t->ring[0], i, 0);
 	for (i = 0; i < RAMTRAIL_BLOCK_WORDS; i++)
 		zone[3 * RAMTRAIL_BLOCK_WORDS + i] =
 			(u64)random() << 33 ^ random();
 	n = test_decode(t, out, MAXREC, &st);
-	CHECK(n == 7 * 509, "got %zu", n);
+	CHECK(n == 7 * PER_BLOCK, "got %zu", n);
 	CHECK(st.corrupt_blocks == 1, "corrupt %llu",
 	      (unsigned long long)st.corrupt_blocks);
 	for (i = 0; i < n; i++)
-		CHECK(out[i].ip / 509 != 3, "record of corrupt block returned");
+		CHECK(out[i].ip / PER_BLOCK != 3, "record of corrupt block returned");
 	test_region_free(t);
 }
 
@@ -401,13 +407,13 @@ static void test_damaged_newest_block_is_counted(void)
 	size_t n, i;
 
 	srandom(2);
-	for (i = 0; i < 3 * 509 + 100; i++)
+	for (i = 0; i < 3 * PER_BLOCK + 100; i++)
 		ramtrail_ring_func(&t->ring[0], i, 0);
 	for (i = 0; i < RAMTRAIL_BLOCK_WORDS; i++)
 		zone[3 * RAMTRAIL_BLOCK_WORDS + i] =
 			(u64)random() << 33 ^ random();
 	n = test_decode(t, out, MAXREC, &st);
-	CHECK(n == 3 * 509, "got %zu", n);
+	CHECK(n == 3 * PER_BLOCK, "got %zu", n);
 	CHECK(st.corrupt_blocks == 1, "corrupt %llu",
 	      (unsigned long long)st.corrupt_blocks);
 	test_region_free(t);
@@ -420,15 +426,15 @@ static void test_flipped_bit_in_newest_header_loses_one_block(void)
 	size_t n;
 	u32 i;
 
-	for (i = 0; i < 20 * 509 + 100; i++)
+	for (i = 0; i < 20 * PER_BLOCK + 100; i++)
 		ramtrail_ring_func(&t->ring[0], i, 0);
 	/* Newest block is g = 20 in slot 4: claim g = 20 + 2^40 there. */
 	zone[4 * RAMTRAIL_BLOCK_WORDS + 1] ^= 1ULL << (32 + 8);
 	n = test_decode(t, out, MAXREC, &st);
-	CHECK(n == 7 * 509, "got %zu", n);
+	CHECK(n == 7 * PER_BLOCK, "got %zu", n);
 	CHECK(st.corrupt_blocks == 1, "corrupt %llu",
 	      (unsigned long long)st.corrupt_blocks);
-	CHECK(n && out[n - 1].ip == 20 * 509 - 1, "last %u", out[n - 1].ip);
+	CHECK(n && out[n - 1].ip == 20 * PER_BLOCK - 1, "last %u", out[n - 1].ip);
 	test_region_free(t);
 }
 
@@ -459,7 +465,7 @@ static void test_stop_when_full_keeps_the_oldest_and_counts_drops(void)
 	for (i = 0; i < 5000; i++)
 		ramtrail_ring_func(&t->ring[0], i, 0);
 	n = test_decode(t, out, MAXREC, &st);
-	CHECK(n == 4 * 509, "got %zu", n);
+	CHECK(n == 4 * PER_BLOCK, "got %zu", n);
 	CHECK(out[0].ip == 0 && out[n - 1].ip == n - 1, "not the oldest");
 	CHECK((size_t)local_read(&t->ring[0].dropped) == 5000 - n,
 	      "dropped %ld", local_read(&t->ring[0].dropped));
@@ -674,6 +680,296 @@ static void test_saved_space_of_erased_traces_is_reused(void)
 	test_region_free(t);
 }
 
+/* The saved trace format: units, task events, parts. */
+
+static struct ramtrail_saved_cursor saved_cur;
+static struct ramtrail_record saved_out[MAXREC];
+
+/* Every record of a saved trace, into saved_out; returns how many. */
+static size_t read_saved(const struct ramtrail_saved_trace *s)
+{
+	const struct ramtrail_record *r;
+	size_t n = 0;
+
+	ramtrail_saved_open(&saved_cur, s);
+	while ((r = ramtrail_saved_read(&saved_cur, saved_cur.nr)))
+		if (n < MAXREC)
+			saved_out[n++] = *r;
+	return n;
+}
+
+/* A saved trace of @nr units, all zero, outside any region. */
+static struct ramtrail_saved_trace *units_trace(u64 nr, u32 nr_cpus)
+{
+	struct ramtrail_saved_trace *s = calloc(1, sizeof(*s) + nr *
+						sizeof(struct ramtrail_saved_record));
+
+	s->nr_records = nr;
+	s->nr_cpus = nr_cpus;
+	return s;
+}
+
+/* The same record, the time in ns on the saved side. */
+static bool same_record(const struct test_region *t,
+			const struct ramtrail_record *z,
+			const struct ramtrail_record *s)
+{
+	return s->ts == ramtrail_ts_to_ns(t->hdr, z->ts) && s->cpu == z->cpu &&
+	       s->type == z->type && s->ctx == z->ctx &&
+	       s->flags == z->flags && s->ip == z->ip &&
+	       s->parent == z->parent && s->id == z->id && s->len == z->len &&
+	       !memcmp(s->data, z->data, z->len) &&
+	       s->task_known == z->task_known &&
+	       (!z->task_known || !memcmp(&s->task, &z->task, sizeof(s->task)));
+}
+
+/* Records of every kind, context and flag, tasks switching, on 2 CPUs. */
+static void fill_with_tasks(struct test_region *t, u32 n)
+{
+	u32 data[4] = { 0x64636261, 0x68676665, 0x6c6b6a69, 0x706f6e6d };
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct ramtrail_ring *r = &t->ring[i % 2];
+
+		ramtrail_user_env.task = 10 + (i / 40) % 5;
+		ramtrail_user_env.ctx = (i / 3) % 4;
+		ramtrail_user_env.flags = i % 5 ? 0 : RAMTRAIL_EF_IRQS_OFF |
+						    RAMTRAIL_EF_NEED_RESCHED;
+		if (i % 3 == 0)
+			ramtrail_ring_func(r, 0x1000 + i, 0);
+		else if (i % 3 == 1)
+			ramtrail_ring_func(r, 0x1000 + i, 0x2000 + i);
+		else
+			ramtrail_ring_event(r, RAMTRAIL_EV_USER + i % 7, data,
+					    i % 17);
+	}
+	ramtrail_user_env.task = 1;
+	ramtrail_user_env.ctx = RAMTRAIL_CTX_TASK;
+	ramtrail_user_env.flags = 0;
+}
+
+static void test_saved_trace_keeps_events_tasks_and_contexts(void)
+{
+	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
+	struct ramtrail_saved_trace *s;
+	size_t n, m, i;
+
+	fill_with_tasks(t, 3000);
+	n = test_decode(t, out, MAXREC, &st);
+	s = test_save_zones(t, 0, 1, 0);
+	m = read_saved(s);
+	CHECK(n == 3000 && m == n && !s->skipped, "zones %zu saved %zu", n, m);
+	for (i = 0; i < m && i < n; i++)
+		if (!same_record(t, &out[i], &saved_out[i]))
+			break;
+	CHECK(i == n, "record %zu differs", i);
+	CHECK(!saved_cur.bad && saved_cur.tasks >= 2 * 3000 / 40 / 2,
+	      "bad %llu tasks %llu", (unsigned long long)saved_cur.bad,
+	      (unsigned long long)saved_cur.tasks);
+	test_region_free(t);
+}
+
+/*
+ * A function record is one unit (16 bytes) with or without its caller,
+ * an event one unit and its data; a task switch costs one task event.
+ */
+static void test_saved_units_per_record(void)
+{
+	struct test_region *t = test_region_new_saved(1, 8, 0, 64 * 1024);
+	u32 data[5] = { 0 };
+	struct ramtrail_saved_trace *s;
+	u32 i;
+
+	for (i = 0; i < 100; i++)
+		ramtrail_ring_func(&t->ring[0], 0x100 + i, i % 2 ? 0x200 : 0);
+	ramtrail_ring_event(&t->ring[0], RAMTRAIL_EV_SCHED_SWITCH, data,
+			    sizeof(struct ramtrail_ev_switch));
+	for (i = 0; i < 10; i++) {
+		ramtrail_user_env.task = 100 + i;
+		ramtrail_ring_func(&t->ring[0], 0x100, 0x200);
+	}
+	ramtrail_user_env.task = 1;
+	s = test_save_zones(t, 0, 1, 0);
+	CHECK(RAMTRAIL_SAVED_TASK_UNITS == 3, "task event %zu units",
+	      (size_t)RAMTRAIL_SAVED_TASK_UNITS);
+	CHECK(s->nr_records == 3 + 100 + 3 + 10 * (3 + 1), "%llu units",
+	      (unsigned long long)s->nr_records);
+	test_region_free(t);
+}
+
+/* Block 1's task event lost: its records' task is saved as unknown. */
+static void test_saved_trace_keeps_unknown_tasks(void)
+{
+	struct test_region *t = test_region_new_saved(1, 8, 0, 64 * 1024);
+	u64 *zone = test_zone(t, 0);
+	const struct ramtrail_saved_record *u;
+	struct ramtrail_saved_trace *s;
+	struct ramtrail_ev_task task;
+	size_t n, m, i, unknown = 0;
+
+	for (i = 0; i < 1200; i++)
+		ramtrail_ring_func(&t->ring[0], 0x100 + i, 0);
+	for (i = 0; i < RAMTRAIL_BLOCK_WORDS_HDR + RAMTRAIL_TASK_WORDS + 1; i++)
+		zone[RAMTRAIL_BLOCK_WORDS + i] = 0;
+	n = test_decode(t, out, MAXREC, &st);
+	s = test_save_zones(t, 0, 1, 0);
+	m = read_saved(s);
+	CHECK(m == n && st.no_task > 0, "zones %zu saved %zu", n, m);
+	for (i = 0; i < m && i < n; i++)
+		if (!same_record(t, &out[i], &saved_out[i]))
+			break;
+	CHECK(i == n, "record %zu differs", i);
+	u = ramtrail_saved_records(s);
+	for (i = 0; i + 2 < s->nr_records; i++) {
+		if (u[i].ip || RAMTRAIL_EVENT_ID(u[i].parent) != RAMTRAIL_EV_TASK)
+			continue;
+		memcpy(&task, &u[i + 1], sizeof(task));
+		unknown += task.pid == RAMTRAIL_PID_UNKNOWN;
+	}
+	CHECK(unknown == 1, "%zu task events say unknown", unknown);
+	test_region_free(t);
+}
+
+/*
+ * Not all fit: the newest are kept, and the first kept record of each CPU
+ * still knows its task.
+ */
+static void test_saved_trace_that_does_not_fit_keeps_the_newest(void)
+{
+	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
+	struct ramtrail_saved_trace *s;
+	size_t n, m, i;
+	u64 room = 1000;
+
+	fill_with_tasks(t, 3000);
+	n = test_decode(t, out, MAXREC, &st);
+	s = test_save_zones(t, 0, 1, room);
+	m = read_saved(s);
+	CHECK(s->nr_records <= room && s->nr_records > room - 20 &&
+	      s->skipped == n - m, "%llu units, %zu of %zu records",
+	      (unsigned long long)s->nr_records, m, n);
+	for (i = 0; i < m && m <= n; i++)
+		if (!same_record(t, &out[n - m + i], &saved_out[i]) ||
+		    !saved_out[i].task_known)
+			break;
+	CHECK(i == m, "record %zu of the newest %zu differs", i, m);
+	test_region_free(t);
+}
+
+/*
+ * A part ends at a unit count: an event whose data crosses it belongs to
+ * the part of its head, and the next part's reader starts after it, with
+ * the tasks named before.
+ */
+static void test_saved_part_starts_at_an_entry_boundary(void)
+{
+	const u64 p = RAMTRAIL_SAVED_PART_RECORDS;
+	struct ramtrail_saved_task task[2] = { 0 };
+	struct ramtrail_saved_writer w = { .task = task, .nr_cpus = 2 };
+	struct ramtrail_record r = { .type = RAMTRAIL_W_FUNC, .ip = 0x100,
+				     .task_known = true, .task.pid = 7 };
+	struct ramtrail_saved_trace *s = units_trace(p + 100, 2);
+	const struct ramtrail_record *x;
+	size_t before = 0, after = 0, whole;
+	u64 last = 0, first = 0;
+
+	w.unit = ramtrail_saved_records(s);
+	w.room = p + 100;
+	while (w.units < p - 2)
+		ramtrail_saved_add(&w, &r, w.units);
+	r.type = RAMTRAIL_W_EVENT;
+	r.len = 64;		/* 4 data units: 2 past the part's end */
+	r.id = RAMTRAIL_EV_USER;
+	ramtrail_saved_add(&w, &r, w.units);
+	r.type = RAMTRAIL_W_FUNC;
+	while (w.units < p + 100)
+		ramtrail_saved_add(&w, &r, w.units);
+	whole = read_saved(s);
+	ramtrail_saved_open(&saved_cur, s);
+	while ((x = ramtrail_saved_read(&saved_cur, p))) {
+		before++;
+		last = x->pos;
+	}
+	CHECK(last == p - 2 && saved_cur.next == p + 3, "last %llu next %llu",
+	      (unsigned long long)last, (unsigned long long)saved_cur.next);
+	while ((x = ramtrail_saved_read(&saved_cur, s->nr_records))) {
+		if (!after++)
+			first = x->pos;
+		CHECK(x->task_known && x->task.pid == 7, "unit %llu task",
+		      (unsigned long long)x->pos);
+	}
+	CHECK(first == p + 3 && before + after == whole && !saved_cur.bad,
+	      "first %llu, %zu + %zu of %zu", (unsigned long long)first,
+	      before, after, whole);
+	CHECK(ramtrail_saved_part_end(s, 0) == p &&
+	      ramtrail_saved_part_end(s, 1) == p + 100 &&
+	      ramtrail_saved_parts(s) == 2, "part ends");
+	free(s);
+}
+
+static void unit(struct ramtrail_saved_record *u, u32 cpu, u32 ip, u32 parent)
+{
+	u->ts_cpu = ramtrail_saved_pack(1000, cpu);
+	u->ip = ip;
+	u->parent = parent;
+}
+
+/* Units no writer makes are skipped and counted, never trusted. */
+static void test_saved_hostile_units_are_skipped_and_counted(void)
+{
+	struct ramtrail_saved_trace *s = units_trace(13, 2);
+	struct ramtrail_saved_record *u = ramtrail_saved_records(s);
+	struct ramtrail_ev_task task = { .pid = 42, .comm = "sh" };
+	const struct ramtrail_record *r;
+	size_t n, i, k;
+
+	unit(&u[0], 0, 0, RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_TASK, 24));
+	memcpy(&u[1], &task, sizeof(task));
+	unit(&u[3], 5, 0x100, 0);			/* CPU 5 of 2 */
+	unit(&u[4], 0, RAMTRAIL_SAVED_CTX_BIT, 0);	/* a context alone */
+	unit(&u[5], 0, 0, RAMTRAIL_EVENT_HEAD_FLAGS(RAMTRAIL_EV_USER, 0, 16));
+	unit(&u[6], 1, 0, RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_TASK, 20));
+	unit(&u[7], 1, 0x100 | RAMTRAIL_SAVED_CTX_BIT,
+	     0x200 | RAMTRAIL_SAVED_CTX_BIT);
+	unit(&u[8], 0, 0x300, 0);
+	unit(&u[9], 0, 0, RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_USER, 70));
+	n = read_saved(s);
+	CHECK(n == 2 && saved_cur.tasks == 1, "%zu records, %llu tasks", n,
+	      (unsigned long long)saved_cur.tasks);
+	CHECK(saved_cur.bad == 13 - 3 - 2, "bad %llu",
+	      (unsigned long long)saved_cur.bad);
+	CHECK(n == 2 && saved_out[0].cpu == 1 && saved_out[0].ctx == 3 &&
+	      saved_out[0].ip == 0x100 && saved_out[0].parent == 0x200 &&
+	      !saved_out[0].task_known, "hardirq|softirq record on CPU 1");
+	CHECK(n == 2 && saved_out[1].ip == 0x300 && saved_out[1].task_known &&
+	      saved_out[1].task.pid == 42, "CPU 0's record has its task");
+	free(s);
+
+	/* Random units: whatever is returned is within bounds. */
+	srandom(11);
+	for (k = 0; k < 64; k++) {
+		s = units_trace(4096, 1 + k % 3);
+		u = ramtrail_saved_records(s);
+		for (i = 0; i < 4096 * sizeof(*u) / 4; i++)
+			((u32 *)u)[i] = random() % 4 ? random() :
+					random() % 0x1000 << 16;
+		ramtrail_saved_open(&saved_cur, s);
+		n = 0;
+		while ((r = ramtrail_saved_read(&saved_cur, 4096))) {
+			CHECK(r->cpu < s->nr_cpus && r->pos < 4096 &&
+			      saved_cur.next <= 4096 &&
+			      (r->type == RAMTRAIL_W_EVENT || r->ip),
+			      "round %zu unit %llu", k,
+			      (unsigned long long)r->pos);
+			n++;
+		}
+		CHECK(n + saved_cur.tasks + saved_cur.bad <= 4096,
+		      "round %zu: %zu records", k, n);
+		free(s);
+	}
+}
+
 /* Bounded fields: a checksummed header with absurd values is refused. */
 static void test_absurd_clock_is_refused_and_time_saturates(void)
 {
@@ -792,6 +1088,12 @@ int main(void)
 	RUN(test_dmesg_and_saved_checksums);
 	RUN(test_saved_traces_found_anywhere_listed_by_boot);
 	RUN(test_saved_space_of_erased_traces_is_reused);
+	RUN(test_saved_trace_keeps_events_tasks_and_contexts);
+	RUN(test_saved_units_per_record);
+	RUN(test_saved_trace_keeps_unknown_tasks);
+	RUN(test_saved_trace_that_does_not_fit_keeps_the_newest);
+	RUN(test_saved_part_starts_at_an_entry_boundary);
+	RUN(test_saved_hostile_units_are_skipped_and_counted);
 	RUN(test_absurd_clock_is_refused_and_time_saturates);
 	RUN(test_module_table_never_guesses);
 	return check_summary();

@@ -126,3 +126,56 @@ size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
 	free(cur);
 	return n;
 }
+
+/* Merge the zones of @reg into @w. */
+static void test_merge_into(const struct ramtrail_region *reg,
+			    struct ramtrail_saved_writer *w)
+{
+	struct ramtrail_zone_cursor *cur = calloc(reg->hdr.nr_cpus,
+						  sizeof(*cur));
+	const struct ramtrail_record *r;
+	u32 heap[RAMTRAIL_MAX_CPUS];
+	struct ramtrail_merge m;
+
+	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
+	ramtrail_merge_init(&m, reg, cur, heap);
+	while ((r = ramtrail_merge_next(&m)))
+		ramtrail_saved_add(w, r, ramtrail_ts_to_ns(&reg->hdr, r->ts));
+	free(cur);
+}
+
+struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
+					     u64 boot_id, u64 room)
+{
+	struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
+	struct ramtrail_saved_writer w = { .task = task };
+	struct ramtrail_saved_trace *s = (void *)(t->mem +
+						  t->hdr->saved_offset + off);
+	struct ramtrail_region reg;
+	u64 n;
+
+	if (ramtrail_region_open(&reg, t->mem, t->size))
+		return NULL;
+	w.nr_cpus = reg.hdr.nr_cpus;
+	test_merge_into(&reg, &w);	/* count */
+	n = w.units;
+	memset(&w, 0, sizeof(w));
+	w.task = task;
+	w.nr_cpus = reg.hdr.nr_cpus;
+	w.unit = ramtrail_saved_records(s);
+	w.room = room ? room : (t->hdr->saved_size - off - sizeof(*s)) /
+			       sizeof(*w.unit);
+	w.drop = ramtrail_saved_drop(n, w.room, w.nr_cpus);
+	memset(s, 0, sizeof(*s));
+	test_merge_into(&reg, &w);
+	s->boot_id = boot_id;
+	s->nonce = reg.hdr.nonce;
+	s->nr_cpus = reg.hdr.nr_cpus;
+	s->nr_records = w.units;
+	s->skipped = w.skipped;
+	s->size = sizeof(*s) + w.units * sizeof(*w.unit);
+	s->text_base = reg.hdr.text_base;
+	s->magic = RAMTRAIL_SAVED_MAGIC;
+	s->checksum = ramtrail_saved_checksum(s);
+	return s;
+}

@@ -26,6 +26,12 @@ u64 *test_zone(struct test_region *t, u32 cpu);
 /* A saved trace of @nr_records records at @off in the saved area. */
 struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
 					    u64 boot_id, u32 nr_records);
+/*
+ * @t's zones merged into a saved trace at @off of its saved area, as the
+ * module saves them: the newest records that fit in @room units (0: all).
+ */
+struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
+					     u64 boot_id, u64 room);
 /* A dmesg record holding @text in slot 0. */
 struct ramtrail_dmesg_header *test_add_dmesg(struct test_region *t,
 					     const char *text);

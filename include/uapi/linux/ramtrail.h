@@ -53,11 +53,22 @@
  *   RAMTRAIL_W_PAD          1 word   payload 0; fills a block's tail.
  *   RAMTRAIL_W_TSEXT        1 word   payload counter[57:26]: full time of
  *                                    the record that follows.
- *   RAMTRAIL_W_FUNC         1 word   payload: ip - text_base.
- *   RAMTRAIL_W_FUNC_PARENT  2 words  ip - text_base; CONT parent - text_base.
- *   RAMTRAIL_W_EVENT        1+n      payload: id[15:0] len[23:16] 0[31:24];
+ *   RAMTRAIL_W_EVENT        1+n      payload: id[15:0] len[23:16]
+ *                                    flags[31:24] (RAMTRAIL_EF_*);
  *                                    n = DIV_ROUND_UP(len, 4) CONT words of
  *                                    data, 4 bytes each, little-endian.
+ *   RAMTRAIL_W_FUNC + ctx   1 word   payload: ip - text_base.
+ *   RAMTRAIL_W_FUNC_PARENT + ctx
+ *                           2 words  ip - text_base; CONT parent - text_base.
+ *
+ * A function record's type carries the context it ran in (enum
+ * ramtrail_ctx) in its low two bits; an event carries it in its flags.
+ *
+ * The task of a record is the one named by the last RAMTRAIL_EV_TASK
+ * event before it in its block. The writer puts one right after every
+ * block header, and one before a record whenever the CPU's current task
+ * is not the one it named last; a record with no such event before it in
+ * its block belongs to an unknown task.
  *
  * Timestamps are raw counter values (the TSC on x86) truncated to 58 bits.
  * Each record stores bits 25:0; the reader rebuilds the rest from the last
@@ -71,7 +82,7 @@
 #include <linux/types.h>
 
 #define RAMTRAIL_MAGIC			0x4c494152544d4152ULL /* "RAMTRAIL" */
-#define RAMTRAIL_VERSION		2
+#define RAMTRAIL_VERSION		3
 #define RAMTRAIL_HEADER_SIZE		4096
 #define RAMTRAIL_MAX_CPUS		192
 
@@ -94,18 +105,122 @@ enum ramtrail_word_type {
 	RAMTRAIL_W_BLOCK	= 1,
 	RAMTRAIL_W_PAD		= 2,
 	RAMTRAIL_W_TSEXT	= 3,
-	RAMTRAIL_W_FUNC		= 4,
-	RAMTRAIL_W_FUNC_PARENT	= 5,
-	RAMTRAIL_W_EVENT	= 6,
-	RAMTRAIL_W_CONT		= 7,
-	RAMTRAIL_W_NR_TYPES	= 8,	/* 8..15: invalid in version 1 */
+	RAMTRAIL_W_EVENT	= 4,
+	RAMTRAIL_W_CONT		= 5,
+	/* 6, 7: invalid */
+	RAMTRAIL_W_FUNC		= 8,	/* 8..11: + enum ramtrail_ctx */
+	RAMTRAIL_W_FUNC_PARENT	= 12,	/* 12..15: + enum ramtrail_ctx */
+	RAMTRAIL_W_NR_TYPES	= 16,
 };
+
+/* What a CPU was running when it wrote a record. */
+enum ramtrail_ctx {
+	RAMTRAIL_CTX_TASK	= 0,
+	RAMTRAIL_CTX_SOFTIRQ	= 1,	/* serving a softirq */
+	RAMTRAIL_CTX_HARDIRQ	= 2,
+	RAMTRAIL_CTX_NMI	= 3,
+};
+
+#define RAMTRAIL_CTX_MASK		3U
+#define RAMTRAIL_W_IS_FUNC(type)	(((type) & 8) != 0)
+#define RAMTRAIL_W_HAS_PARENT(type)	(((type) & 12) == 12)
+#define RAMTRAIL_W_CTX(type)		((type) & RAMTRAIL_CTX_MASK)
 
 #define RAMTRAIL_BLOCK_WORDS_HDR	3
 #define RAMTRAIL_EVENT_MAX_LEN		255
 #define RAMTRAIL_EVENT_ID(p)		((p) & 0xffff)
 #define RAMTRAIL_EVENT_LEN(p)		(((p) >> 16) & 0xff)
+#define RAMTRAIL_EVENT_FLAGS(p)		((p) >> 24)
 #define RAMTRAIL_EVENT_HEAD(id, len)	((__u32)(id) | ((__u32)(len) << 16))
+#define RAMTRAIL_EVENT_HEAD_FLAGS(id, len, flags) \
+	(RAMTRAIL_EVENT_HEAD(id, len) | ((__u32)(flags) << 24))
+
+/* Event flags: the context in bits 1:0, then these; bits 7:4 are zero. */
+#define RAMTRAIL_EF_IRQS_OFF		(1U << 2)
+#define RAMTRAIL_EF_NEED_RESCHED	(1U << 3)
+#define RAMTRAIL_EF_MASK		0xfU
+
+/*
+ * Function offsets from the text base are below 2^31 (on x86-64 the
+ * kernel and its modules lie within 2 GiB of __START_KERNEL_map): the saved
+ * format uses bit 31. A function outside is recorded as offset 0.
+ */
+#define RAMTRAIL_TEXT_OFFSET_MAX	0x7fffffffU
+
+/*
+ * Event ids. Below RAMTRAIL_EV_USER: ramtrail's own, with the payloads
+ * below (u32 fields, pointers as u64, function addresses as u32 offsets
+ * from the text base); from RAMTRAIL_EV_USER on: ramtrail_record_event()
+ * callers'.
+ */
+enum ramtrail_event_id {
+	RAMTRAIL_EV_TASK		= 0,	/* struct ramtrail_ev_task */
+	RAMTRAIL_EV_PRINTK		= 1,	/* the log line's text */
+	RAMTRAIL_EV_SCHED_SWITCH	= 2,	/* struct ramtrail_ev_switch */
+	RAMTRAIL_EV_SCHED_WAKEUP	= 3,	/* struct ramtrail_ev_wakeup */
+	RAMTRAIL_EV_SCHED_WAKING	= 4,	/* struct ramtrail_ev_wakeup */
+	RAMTRAIL_EV_SCHED_WAKEUP_NEW	= 5,	/* struct ramtrail_ev_wakeup */
+	RAMTRAIL_EV_IRQ_ENTRY		= 6,	/* u32 irq, then the name (<= 16) */
+	RAMTRAIL_EV_IRQ_EXIT		= 7,	/* u32 irq, u32 ret */
+	RAMTRAIL_EV_SOFTIRQ_ENTRY	= 8,	/* u32 vec */
+	RAMTRAIL_EV_SOFTIRQ_EXIT	= 9,	/* u32 vec */
+	RAMTRAIL_EV_SOFTIRQ_RAISE	= 10,	/* u32 vec */
+	RAMTRAIL_EV_WORK_START		= 11,	/* struct ramtrail_ev_work */
+	RAMTRAIL_EV_WORK_END		= 12,	/* struct ramtrail_ev_work */
+	RAMTRAIL_EV_TIMER_ENTRY		= 13,	/* struct ramtrail_ev_timer */
+	RAMTRAIL_EV_TIMER_EXIT		= 14,	/* u64 timer */
+	RAMTRAIL_EV_NR			= 15,
+	RAMTRAIL_EV_USER		= 0x100,
+};
+
+#define RAMTRAIL_COMM_LEN		16
+#define RAMTRAIL_IRQ_NAME_LEN		16
+/* An unknown task: pid of a saved RAMTRAIL_EV_TASK entry */
+#define RAMTRAIL_PID_UNKNOWN		0xffffffffU
+
+/**
+ * struct ramtrail_ev_task - the task whose records follow on this CPU
+ * @pid: its pid (thread id; 0 for a CPU's idle task)
+ * @tgid: its thread group (process) id
+ * @comm: its command name, NUL-padded, not always NUL-terminated
+ */
+struct ramtrail_ev_task {
+	__u32 pid;
+	__u32 tgid;
+	char comm[RAMTRAIL_COMM_LEN];
+};
+
+/* sched_switch: the names of both tasks are in their task events. */
+struct ramtrail_ev_switch {
+	__u32 prev_pid;
+	__u32 prev_prio;
+	__u32 prev_state;
+	__u32 next_pid;
+	__u32 next_prio;
+};
+
+/* sched_wakeup, sched_waking, sched_wakeup_new */
+struct ramtrail_ev_wakeup {
+	__u32 pid;
+	__u32 prio;
+	__u32 target_cpu;
+};
+
+/*
+ * workqueue_execute_start and _end, and timer_expire_entry. An event
+ * stores the bytes up to the end of @function, not the tail padding.
+ */
+struct ramtrail_ev_work {
+	__u64 work;
+	__u32 function;
+};
+
+struct ramtrail_ev_timer {
+	__u64 timer;
+	__u64 now;
+	__u64 baseclk;
+	__u32 function;
+};
 
 /* Geometry of version 1. The header records it; readers check it. */
 #define RAMTRAIL_BLOCK_SHIFT		12
@@ -321,7 +436,18 @@ struct ramtrail_dmesg_header {
  * area for a valid entry (magic, checksum, bounds) every 8 bytes, skipping
  * the inside of each one found, and lists them by boot_id. A writer keeps
  * at most RAMTRAIL_MAX_SAVED entries.
+ *
+ * The records of a saved trace are 16-byte units. A unit whose @ip is not
+ * 0 is a function record: @ip and @parent hold offsets in bits 30:0 and
+ * the context in their bits 31 (ip: bit 1, parent: bit 0 of enum
+ * ramtrail_ctx). A unit whose @ip is 0 is an event: @parent holds the
+ * event's head payload (id, len, flags as in a zone) and the next
+ * DIV_ROUND_UP(len, 16) units its data, zero padded. A RAMTRAIL_EV_TASK
+ * event says which task the CPU's later records belong to (pid
+ * RAMTRAIL_PID_UNKNOWN: an unknown one); a CPU's records before its first
+ * task event belong to an unknown task.
  */
+#define RAMTRAIL_SAVED_CTX_BIT		0x80000000U
 #define RAMTRAIL_SAVED_MAGIC		0x44564153 /* "SAVD" */
 #define RAMTRAIL_MAX_SAVED		256
 
@@ -335,7 +461,7 @@ struct ramtrail_dmesg_header {
  * @size: bytes of the whole entry (this struct, modules and records)
  * @boot_id: boot that recorded the trace
  * @nonce: nonce of the region format that boot wrote
- * @nr_records: records that follow the module entries
+ * @nr_records: 16-byte units that follow the module entries
  * @text_base: text base of the recording boot
  * @anchor_addr: anchor address of the recording boot
  * @nr_cpus: zones merged
@@ -380,10 +506,14 @@ struct ramtrail_saved_trace {
 };
 
 /**
- * struct ramtrail_saved_record - a merged function record
+ * struct ramtrail_saved_record - a unit of a saved trace: a merged record
  * @ts_cpu: CLOCK_MONOTONIC ns of the recording boot << 8 | CPU
- * @ip: function, offset from the trace's text base
- * @parent: caller, offset from the text base, or 0
+ * @ip: function, offset from the trace's text base, and context bit 1;
+ *	0 for an event
+ * @parent: caller, offset from the text base, or 0, and context bit 0;
+ *	an event's head payload
+ *
+ * An event's data units follow it, and carry no time.
  */
 struct ramtrail_saved_record {
 	__u64 ts_cpu;
