@@ -290,7 +290,8 @@ static int rt_trace_cursors(struct rt_trace *t)
 {
 	t->cur = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->cur));
 	t->heap = calloc(RAMTRAIL_MAX_CPUS, sizeof(*t->heap));
-	if (!t->cur || !t->heap) {
+	t->saved_cur = calloc(1, sizeof(*t->saved_cur));
+	if (!t->cur || !t->heap || !t->saved_cur) {
 		rt_err("out of memory\n");
 		return RT_EXIT_IO;
 	}
@@ -455,6 +456,31 @@ void rt_trace_rewind(struct rt_trace *t)
 	t->invalid = 0;
 	if (t->kind == RT_ZONES)
 		ramtrail_merge_init(&t->merge, &t->reg, t->cur, t->heap);
+	if (t->kind == RT_SAVED)
+		ramtrail_saved_open(t->saved_cur, t->saved);
+}
+
+/* @r's fields from a decoded record of the trace, but its time. */
+static void rt_rec_fill(const struct rt_trace *t, struct rt_rec *r,
+			const struct ramtrail_record *z)
+{
+	r->cpu = z->cpu;
+	r->type = z->type;
+	r->id = z->id;
+	r->len = z->len;
+	r->data = z->data;
+	r->ctx = z->ctx;
+	r->flags = z->flags;
+	r->task_known = z->task_known;
+	if (z->task_known) {
+		r->pid = z->task.pid;
+		r->tgid = z->task.tgid;
+		memcpy(r->comm, z->task.comm, RAMTRAIL_COMM_LEN);
+	}
+	if (z->type != RAMTRAIL_W_EVENT)
+		r->ip = t->text_base + z->ip;
+	if (z->type == RAMTRAIL_W_FUNC_PARENT && z->parent)
+		r->parent = t->text_base + z->parent;
 }
 
 /**
@@ -466,7 +492,6 @@ void rt_trace_rewind(struct rt_trace *t)
  */
 bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
 {
-	const struct ramtrail_saved_record *s;
 	const struct ramtrail_record *z;
 	const struct rt_pstore_line *l;
 
@@ -477,30 +502,15 @@ bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
 		if (!z)
 			return false;
 		r->ns = ramtrail_ts_to_ns(&t->reg.hdr, z->ts);
-		r->cpu = z->cpu;
-		r->type = z->type;
-		r->id = z->id;
-		r->len = z->len;
-		r->data = z->data;
-		if (z->type != RAMTRAIL_W_EVENT)
-			r->ip = t->text_base + z->ip;
-		if (z->type == RAMTRAIL_W_FUNC_PARENT && z->parent)
-			r->parent = t->text_base + z->parent;
+		rt_rec_fill(t, r, z);
 		return true;
 	case RT_SAVED:
-		do {
-			if (t->next >= t->saved->nr_records)
-				return false;
-			s = &ramtrail_saved_records(t->saved)[t->next++];
-			/* Only the saved header has a checksum. */
-			if (ramtrail_saved_cpu(s) >= t->nr_cpus || !s->ip)
-				t->invalid++;
-		} while (ramtrail_saved_cpu(s) >= t->nr_cpus || !s->ip);
-		r->ns = ramtrail_saved_ns(s);
-		r->cpu = ramtrail_saved_cpu(s);
-		r->type = s->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
-		r->ip = t->text_base + s->ip;
-		r->parent = s->parent ? t->text_base + s->parent : 0;
+		z = ramtrail_saved_read(t->saved_cur, t->saved_cur->nr);
+		t->invalid = t->saved_cur->bad;
+		if (!z)
+			return false;
+		r->ns = z->ts;	/* saved in nanoseconds */
+		rt_rec_fill(t, r, z);
 		return true;
 	case RT_PSTORE:
 		if (t->next >= t->nr_lines)
@@ -524,6 +534,8 @@ void rt_trace_free(struct rt_trace *t)
 	free(t->cur);
 	free(t->heap);
 	free(t->lines);
+	free(t->saved_cur);
+	t->saved_cur = NULL;
 	t->cur = NULL;
 	t->heap = NULL;
 	t->lines = NULL;

@@ -61,48 +61,132 @@ static void rt_hex(FILE *out, const u8 *p, u32 len)
 		fprintf(out, "%02x", p[i]);
 }
 
+/* The command names of a trace's tasks; slots for a busy machine's pids. */
+static struct ramtrail_comm rt_comm_slots[32768];
+
+/* fs/ramtrail/text.h's callback: names from the input or the symbols. */
+static size_t rt_text_name(void *arg, char *buf, size_t len, u32 off,
+			   enum ramtrail_text_func which)
+{
+	const struct rt_text *x = arg;
+	const struct rt_rec *r = x->r;
+	char tmp[RT_SYM_LEN];
+	const char *name;
+	int n;
+
+	if (which == RAMTRAIL_TEXT_IP)
+		name = rt_name(x->t, x->s, r->ip, r->ip_sym, x->sym_offset, tmp);
+	else if (which == RAMTRAIL_TEXT_PARENT)
+		name = rt_name(x->t, x->s, r->parent, r->parent_sym,
+			       x->sym_offset, tmp);
+	else	/* an event's function prints as %ps: no offset */
+		name = rt_symbolize(x->s, x->t, x->t->text_base + off, false,
+				    tmp, sizeof(tmp));
+	n = snprintf(buf, len, "%s", name);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
 /**
- * rt_print_ftrace() - print a trace as ftrace's function tracer does
- * @t: the trace, read from its current position
+ * rt_text_init() - print a trace's records with fs/ramtrail/text.c
+ * @x: set up
+ * @t: the trace; read once for its tasks' names, then rewound
+ * @s: symbols (may be empty)
+ * @sym_offset: function records' names with "+0xoff/0xsize"
+ *
+ * An event names other tasks by pid (sched_switch's next task): their
+ * names come from the task records of the whole trace.
+ */
+void rt_text_init(struct rt_text *x, struct rt_trace *t,
+		  const struct rt_symbols *s, bool sym_offset)
+{
+	struct ramtrail_ev_task task;
+	struct rt_rec r;
+
+	memset(x, 0, sizeof(*x));
+	x->t = t;
+	x->s = s;
+	x->sym_offset = sym_offset;
+	x->tx.name = rt_text_name;
+	x->tx.arg = x;
+	ramtrail_comms_init(&x->tx.comms, rt_comm_slots,
+			    ARRAY_SIZE(rt_comm_slots));
+	rt_trace_rewind(t);
+	while (rt_trace_next(t, &r)) {
+		if (!r.task_known)
+			continue;
+		task.pid = r.pid;
+		task.tgid = r.tgid;
+		memcpy(task.comm, r.comm, sizeof(task.comm));
+		ramtrail_comms_add(&x->tx.comms, &task);
+	}
+	rt_trace_rewind(t);
+}
+
+/**
+ * rt_text_record() - a tool's record as the shared text code takes it
+ * @x: from rt_text_init(); remembers @r for the names of its functions
+ * @r: the record
+ * @z: filled
+ */
+void rt_text_record(struct rt_text *x, const struct rt_rec *r,
+		    struct ramtrail_record *z)
+{
+	memset(z, 0, sizeof(*z));
+	x->r = r;
+	z->cpu = r->cpu;
+	z->type = r->type == RAMTRAIL_W_EVENT ? RAMTRAIL_W_EVENT :
+		  r->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
+	z->len = r->len;
+	z->id = r->id;
+	z->ctx = r->ctx;
+	z->flags = r->flags;
+	z->task_known = r->task_known;
+	z->task.pid = r->pid;
+	z->task.tgid = r->tgid;
+	memcpy(z->task.comm, r->comm, RAMTRAIL_COMM_LEN);
+	/* Only the name callback reads these, and it takes @r's own. */
+	z->ip = r->ip - x->t->text_base;
+	z->parent = r->parent - x->t->text_base;
+	if (r->len)
+		memcpy(z->data, r->data, r->len);
+}
+
+/**
+ * rt_print_ftrace() - print a trace as ftrace's "trace" file does
+ * @t: the trace, read from its start
  * @s: symbols (may be empty)
  * @sym_offset: print "+0xoff/0xsize" after names (ftrace's sym-offset)
  * @out: where to print
  *
- * ramtrail records no task: the TASK-PID column says "<...>-0".
+ * Each record with its task ("<unknown>-?" if the trace does not say),
+ * flags, CPU and time; events as the kernel's own events print.
  *
  * Return: records printed, or -1 on a write error.
  */
 int rt_print_ftrace(struct rt_trace *t, const struct rt_symbols *s,
 		    bool sym_offset, FILE *out)
 {
-	char a[RT_SYM_LEN], b[RT_SYM_LEN];
+	char line[RAMTRAIL_TEXT_LINE_MAX];
+	struct ramtrail_record z;
+	struct rt_text x;
 	struct rt_rec r;
 	int n = 0;
 
+	rt_text_init(&x, t, s, sym_offset);
 	fprintf(out, "# tracer: function\n#\n");
 	rt_print_origin(t, out, "#");
-	fprintf(out, "#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n");
+	fprintf(out, "#\n#                                _-----=> irqs-off/BH-disabled\n");
+	fprintf(out, "#                               / _----=> need-resched\n");
+	fprintf(out, "#                              | / _---=> hardirq/softirq\n");
+	fprintf(out, "#                              || / _--=> preempt-depth\n");
+	fprintf(out, "#                              ||| / _-=> migrate-disable\n");
+	fprintf(out, "#                              |||| /     delay\n");
+	fprintf(out, "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n");
 	fprintf(out, "#              | |         |   |||||     |         |\n");
 	while (rt_trace_next(t, &r)) {
-		u64 us = (r.ns + 500) / 1000;	/* rounded, as ftrace does */
-
-		fprintf(out, "%16s-%-7d [%03u] ..... %5llu.%06llu: ", "<...>", 0,
-			r.cpu, (unsigned long long)(us / 1000000),
-			(unsigned long long)(us % 1000000));
-		if (r.type == RAMTRAIL_W_EVENT) {
-			fprintf(out, "ramtrail_event: id=%u len=%u data=", r.id,
-				r.len);
-			rt_hex(out, r.data, r.len);
-			fputc('\n', out);
-		} else if (r.parent) {
-			fprintf(out, "%s <-%s\n",
-				rt_name(t, s, r.ip, r.ip_sym, sym_offset, a),
-				rt_name(t, s, r.parent, r.parent_sym,
-					sym_offset, b));
-		} else {
-			fprintf(out, "%s\n",
-				rt_name(t, s, r.ip, r.ip_sym, sym_offset, a));
-		}
+		rt_text_record(&x, &r, &z);
+		ramtrail_text_record(line, sizeof(line), &z, r.ns, &x.tx);
+		fputs(line, out);
 		n++;
 	}
 	return ferror(out) ? -1 : n;
@@ -124,62 +208,108 @@ static void rt_json_string(FILE *out, const char *str)
 	fputc('"', out);
 }
 
+/* Names of the trace's processes and threads, and of the unknown tasks. */
+static void rt_json_names(struct rt_trace *t, const struct ramtrail_comms *c,
+			  FILE *out)
+{
+	char what[160];
+	u32 i;
+
+	if (t->kind == RT_PSTORE)
+		snprintf(what, sizeof(what), "unknown task (pstore file)");
+	else
+		snprintf(what, sizeof(what), "unknown task (ramtrail boot %llu, %s)",
+			 (unsigned long long)t->boot_id, t->release);
+	fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":-1,\"args\":{\"name\":");
+	rt_json_string(out, what);
+	fprintf(out, "}}");
+	for (i = 0; i < t->nr_cpus; i++)
+		fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",%s%u%s%u\"}}",
+			"\"pid\":-1,\"tid\":", i, ",\"args\":{\"name\":\"CPU ", i);
+	for (i = 0; i < c->nr; i++) {
+		const struct ramtrail_comm *p = &c->slot[i];
+
+		if (p->pid == RAMTRAIL_PID_UNKNOWN)
+			continue;
+		if (p->pid == p->tgid) {
+			fprintf(out, ",\n{\"name\":\"process_name\",%s%u%s",
+				"\"ph\":\"M\",\"pid\":", p->tgid,
+				",\"args\":{\"name\":");
+			rt_json_string(out, p->comm);
+			fprintf(out, "}}");
+		}
+		fprintf(out, ",\n{\"name\":\"thread_name\",%s%u%s%u%s",
+			"\"ph\":\"M\",\"pid\":", p->tgid, ",\"tid\":", p->pid,
+			",\"args\":{\"name\":");
+		rt_json_string(out, p->comm);
+		fprintf(out, "}}");
+	}
+}
+
 /**
  * rt_print_json() - print a trace in the Chrome trace-event format
- * @t: the trace, read from its current position
+ * @t: the trace, read from its start
  * @s: symbols (may be empty)
  * @out: where to print
  *
- * One instant event per record on a track per CPU ("tid" is the CPU):
- * function entries have no duration. Timestamps are microseconds.
+ * One instant event per record on the track of its thread ("pid" its
+ * process, "tid" its pid, named by metadata events), or, when its task is
+ * unknown, on a track per CPU of process -1. Function entries have no
+ * duration. Timestamps are microseconds; "args" hold the CPU, ftrace's
+ * flags and the event's text.
  *
  * Return: records printed, or -1 on a write error.
  */
 int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 {
-	char a[RT_SYM_LEN], b[RT_SYM_LEN], what[160];
+	char a[RT_SYM_LEN], b[RT_SYM_LEN], text[RAMTRAIL_TEXT_LINE_MAX];
+	char flags[RAMTRAIL_TEXT_FLAGS_LEN];
+	struct ramtrail_record z;
+	struct rt_text x;
 	struct rt_rec r;
+	const char *name;
 	int n = 0;
-	u32 cpu;
 
-	if (t->kind == RT_PSTORE)
-		snprintf(what, sizeof(what), "ramtrail (pstore file)");
-	else
-		snprintf(what, sizeof(what), "ramtrail boot %llu (%s)",
-			 (unsigned long long)t->boot_id, t->release);
+	rt_text_init(&x, t, s, false);
 	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-	fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"args\":{\"name\":");
-	rt_json_string(out, what);
-	fprintf(out, "}}");
-	for (cpu = 0; cpu < t->nr_cpus; cpu++)
-		fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",%s%u%s%u\"}}",
-			"\"pid\":0,\"tid\":", cpu, ",\"args\":{\"name\":\"CPU ", cpu);
+	rt_json_names(t, &x.tx.comms, out);
 	while (rt_trace_next(t, &r)) {
+		rt_text_record(&x, &r, &z);
+		ramtrail_text_flags(flags, &z);
 		fprintf(out, ",\n{\"name\":");
-		if (r.type == RAMTRAIL_W_EVENT) {
+		name = ramtrail_text_event_name(&z);
+		if (r.type == RAMTRAIL_W_EVENT && !name) {
 			snprintf(a, sizeof(a), "event %u", r.id);
-			rt_json_string(out, a);
-		} else {
-			rt_json_string(out, rt_name(t, s, r.ip, r.ip_sym,
-						    false, a));
+			name = a;
+		} else if (r.type != RAMTRAIL_W_EVENT) {
+			name = rt_name(t, s, r.ip, r.ip_sym, false, a);
 		}
-		fprintf(out, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",%s%llu.%03llu%s%u",
+		rt_json_string(out, name);
+		fprintf(out, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%llu.%03llu",
 			r.type == RAMTRAIL_W_EVENT ? "event" : "function",
-			"\"ts\":",
 			(unsigned long long)(r.ns / 1000),
-			(unsigned long long)(r.ns % 1000), ",\"pid\":0,\"tid\":",
-			r.cpu);
-		if (r.type == RAMTRAIL_W_EVENT) {
-			fprintf(out, ",\"args\":{\"data\":\"");
+			(unsigned long long)(r.ns % 1000));
+		if (r.task_known)
+			fprintf(out, ",\"pid\":%u,\"tid\":%u", r.tgid, r.pid);
+		else
+			fprintf(out, ",\"pid\":-1,\"tid\":%u", r.cpu);
+		fprintf(out, ",\"args\":{\"cpu\":%u,\"flags\":\"%s\"", r.cpu,
+			flags);
+		if (r.type == RAMTRAIL_W_EVENT && !name) {
+			fprintf(out, ",\"data\":\"");
 			rt_hex(out, r.data, r.len);
-			fprintf(out, "\"}");
+			fputc('"', out);
+		} else if (r.type == RAMTRAIL_W_EVENT) {
+			/* "name: text" */
+			ramtrail_text_event(text, sizeof(text), &z, &x.tx);
+			fprintf(out, ",\"text\":");
+			rt_json_string(out, text + strlen(name) + 2);
 		} else if (r.parent) {
-			fprintf(out, ",\"args\":{\"caller\":");
+			fprintf(out, ",\"caller\":");
 			rt_json_string(out, rt_name(t, s, r.parent,
 						    r.parent_sym, true, b));
-			fputc('}', out);
 		}
-		fputc('}', out);
+		fprintf(out, "}}");
 		n++;
 	}
 	fprintf(out, "\n]}\n");

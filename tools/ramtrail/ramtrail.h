@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include "recover.h"
+#include "text.h"
 
 /* Exit codes (Documentation/ramtrail/ramtrail.1). */
 enum {
@@ -41,6 +42,13 @@ struct rt_image {
  * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT
  * @len: bytes of @data (events)
  * @id: event id (events)
+ * @ctx: enum ramtrail_ctx the CPU was in
+ * @flags: RAMTRAIL_EF_* of an event (the context included); 0 otherwise
+ * @task_known: @pid, @tgid and @comm name the task that was running;
+ *	else it is unknown
+ * @pid: the task's pid (thread id)
+ * @tgid: its process id
+ * @comm: its command name, NUL-terminated
  * @ip: function address (0: none)
  * @parent: caller address (0: none)
  * @data: event payload
@@ -53,6 +61,12 @@ struct rt_rec {
 	u8 type;
 	u8 len;
 	u16 id;
+	u8 ctx;
+	u8 flags;
+	bool task_known;
+	u32 pid;
+	u32 tgid;
+	char comm[RAMTRAIL_COMM_LEN + 1];
 	u64 ip;
 	u64 parent;
 	const u8 *data;
@@ -90,7 +104,8 @@ struct rt_pstore_line;
  * @lines: parsed lines (RT_PSTORE)
  * @nr_lines: entries of @lines
  * @next: next saved record or line to return
- * @invalid: saved records skipped: CPU out of range or no function
+ * @invalid: saved units skipped: malformed (see ramtrail_saved_read())
+ * @saved_cur: read position in @saved (RT_SAVED)
  * @cur: zone cursors (RT_ZONES)
  * @heap: merge heap (RT_ZONES)
  * @merge: the merge (RT_ZONES)
@@ -116,6 +131,7 @@ struct rt_trace {
 	u64 nr_lines;
 	u64 next;
 	u64 invalid;
+	struct ramtrail_saved_cursor *saved_cur;
 	struct ramtrail_zone_cursor *cur;
 	u32 *heap;
 	struct ramtrail_merge merge;
@@ -150,7 +166,27 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out);
 void rt_symbols_free(struct rt_symbols *s);
 
+/**
+ * struct rt_text - printing a trace's records with fs/ramtrail/text.c
+ * @tx: what ramtrail_text_record() takes; its comms are the trace's tasks
+ * @t: the trace
+ * @s: its symbols
+ * @sym_offset: function records' names with "+0xoff/0xsize"
+ * @r: the record being printed, whose names @tx's callback gives
+ */
+struct rt_text {
+	struct ramtrail_text tx;
+	struct rt_trace *t;
+	const struct rt_symbols *s;
+	bool sym_offset;
+	const struct rt_rec *r;
+};
+
 /* output.c */
+void rt_text_init(struct rt_text *x, struct rt_trace *t,
+		  const struct rt_symbols *s, bool sym_offset);
+void rt_text_record(struct rt_text *x, const struct rt_rec *r,
+		    struct ramtrail_record *z);
 int rt_print_ftrace(struct rt_trace *t, const struct rt_symbols *s,
 		    bool sym_offset, FILE *out);
 int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out);

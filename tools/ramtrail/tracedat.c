@@ -6,9 +6,13 @@
  * Debian's libtracecmd (3.1) exports only the reading side of trace-cmd,
  * so the file is written here, by the book: the headers describe a 64-bit
  * little-endian kernel ring buffer, the function records become ftrace's
- * "function" events (ip, parent_ip) and ramtrail_record_event() records
+ * "function" events (ip, parent_ip), the kernel's events the events they
+ * stand for, with the formats of their kernel's event files (sched:
+ * sched_switch etc., fields from TP_STRUCT__entry), and the others
  * "ramtrail:event" events; the CPU data is ring-buffer pages as the kernel
- * writes them. The symbols bound for the trace go in as its kallsyms.
+ * writes them. Every event carries its task (common_pid, -1 if unknown)
+ * and ftrace's flags; the saved cmdlines name the tasks. The symbols bound
+ * for the trace go in as its kallsyms.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,16 @@
 #define RT_DELTA_BITS		27
 #define RT_FUNCTION_ID		1	/* ftrace's TRACE_FN */
 #define RT_EVENT_ID		1000
+#define RT_KERNEL_ID		1100	/* + enum ramtrail_event_id */
+
+/* ftrace's TRACE_FLAG_* (kernel/trace/trace.h): common_flags */
+#define RT_FLAG_IRQS_OFF	0x01
+#define RT_FLAG_IRQS_NOSUPPORT	0x02
+#define RT_FLAG_NEED_RESCHED	0x04
+#define RT_FLAG_HARDIRQ		0x08
+#define RT_FLAG_SOFTIRQ		0x10
+#define RT_FLAG_PREEMPT_RESCHED	0x20
+#define RT_FLAG_NMI		0x40
 
 static const char rt_header_page[] =
 	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
@@ -60,6 +74,142 @@ static const char *const rt_event_format[] = {
 	"\tfield:__data_loc unsigned char[] data;\toffset:12;\tsize:4;\tsigned:0;\n\n",
 	"print fmt: \"id=%u len=%u data=%s\", REC->id, REC->len, ",
 	"__print_hex(__get_dynamic_array(data), REC->len)\n",
+};
+
+#define RT_FIELD(decl, off, size, sign) \
+	"\tfield:" decl ";\toffset:" #off ";\tsize:" #size ";\tsigned:" #sign ";\n"
+
+/* The print fmt lines, in pieces that fit lines of C; NULL ends them. */
+static const char *const rt_console_print[] = {
+	"\"%s\", __get_str(msg)", NULL
+};
+
+static const char *const rt_switch_print[] = {
+	"\"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> ",
+	"next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm, ",
+	"REC->prev_pid, REC->prev_prio, (REC->prev_state & 0xff) ? ",
+	"__print_flags(REC->prev_state & 0xff, \"|\", { 0x01, \"S\" }, ",
+	"{ 0x02, \"D\" }, { 0x04, \"T\" }, { 0x08, \"t\" }, { 0x10, \"X\" }, ",
+	"{ 0x20, \"Z\" }, { 0x40, \"P\" }, { 0x80, \"I\" }) : \"R\", ",
+	"REC->prev_state & 0x100 ? \"+\" : \"\", REC->next_comm, ",
+	"REC->next_pid, REC->next_prio", NULL
+};
+
+static const char *const rt_wakeup_print[] = {
+	"\"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, ",
+	"REC->pid, REC->prio, REC->target_cpu", NULL
+};
+
+static const char *const rt_irq_entry_print[] = {
+	"\"irq=%d name=%s\", REC->irq, __get_str(name)", NULL
+};
+
+static const char *const rt_irq_exit_print[] = {
+	"\"irq=%d ret=%s\", REC->irq, ",
+	"REC->ret ? \"handled\" : \"unhandled\"", NULL
+};
+
+static const char *const rt_softirq_print[] = {
+	"\"vec=%u [action=%s]\", REC->vec, __print_symbolic(REC->vec, ",
+	"{ 0, \"HI\" }, { 1, \"TIMER\" }, { 2, \"NET_TX\" }, ",
+	"{ 3, \"NET_RX\" }, { 4, \"BLOCK\" }, { 5, \"IRQ_POLL\" }, ",
+	"{ 6, \"TASKLET\" }, { 7, \"SCHED\" }, { 8, \"HRTIMER\" }, ",
+	"{ 9, \"RCU\" })", NULL
+};
+
+static const char *const rt_work_print[] = {
+	"\"work struct %p: function %ps\", REC->work, REC->function", NULL
+};
+
+static const char *const rt_timer_entry_print[] = {
+	"\"timer=%p function=%ps now=%lu baseclk=%lu\", REC->timer, ",
+	"REC->function, REC->now, REC->baseclk", NULL
+};
+
+static const char *const rt_timer_exit_print[] = {
+	"\"timer=%p\", REC->timer", NULL
+};
+
+/* The fields after the common ones, as the kernel's format files say. */
+static const char rt_switch_fields[] =
+	RT_FIELD("char prev_comm[16]", 8, 16, 0)
+	RT_FIELD("pid_t prev_pid", 24, 4, 1)
+	RT_FIELD("int prev_prio", 28, 4, 1)
+	RT_FIELD("long prev_state", 32, 8, 1)
+	RT_FIELD("char next_comm[16]", 40, 16, 0)
+	RT_FIELD("pid_t next_pid", 56, 4, 1)
+	RT_FIELD("int next_prio", 60, 4, 1);
+
+static const char rt_wakeup_fields[] =
+	RT_FIELD("char comm[16]", 8, 16, 0)
+	RT_FIELD("pid_t pid", 24, 4, 1)
+	RT_FIELD("int prio", 28, 4, 1)
+	RT_FIELD("int target_cpu", 32, 4, 1);
+
+static const char rt_irq_entry_fields[] =
+	RT_FIELD("int irq", 8, 4, 1)
+	RT_FIELD("__data_loc char[] name", 12, 4, 0);
+
+static const char rt_irq_exit_fields[] =
+	RT_FIELD("int irq", 8, 4, 1)
+	RT_FIELD("int ret", 12, 4, 1);
+
+static const char rt_work_fields[] =
+	RT_FIELD("void * work", 8, 8, 0)
+	RT_FIELD("void * function", 16, 8, 0);
+
+static const char rt_timer_entry_fields[] =
+	RT_FIELD("void * timer", 8, 8, 0)
+	RT_FIELD("unsigned long now", 16, 8, 0)
+	RT_FIELD("void * function", 24, 8, 0)
+	RT_FIELD("unsigned long baseclk", 32, 8, 0);
+
+static const char rt_softirq_fields[] = RT_FIELD("unsigned int vec", 8, 4, 0);
+static const char rt_timer_exit_fields[] = RT_FIELD("void * timer", 8, 8, 0);
+static const char rt_console_fields[] =
+	RT_FIELD("__data_loc char[] msg", 8, 4, 0);
+
+/*
+ * The kernel's events, as their format files in tracefs describe them on
+ * x86-64 (TP_STRUCT__entry of include/trace/events/sched.h, irq.h,
+ * workqueue.h, timer.h, printk.h). rt_kernel_payload() fills the fields
+ * at these offsets. Empty entries: ids with no kernel event.
+ */
+static const struct {
+	const char *system;
+	const char *name;
+	const char *fields;
+	const char *const *print;
+} rt_kernel_formats[RAMTRAIL_EV_NR] = {
+	[RAMTRAIL_EV_PRINTK] = { "printk", "console", rt_console_fields,
+				 rt_console_print },
+	[RAMTRAIL_EV_SCHED_SWITCH] = { "sched", "sched_switch",
+				       rt_switch_fields, rt_switch_print },
+	[RAMTRAIL_EV_SCHED_WAKEUP] = { "sched", "sched_wakeup",
+				       rt_wakeup_fields, rt_wakeup_print },
+	[RAMTRAIL_EV_SCHED_WAKING] = { "sched", "sched_waking",
+				       rt_wakeup_fields, rt_wakeup_print },
+	[RAMTRAIL_EV_SCHED_WAKEUP_NEW] = { "sched", "sched_wakeup_new",
+					   rt_wakeup_fields, rt_wakeup_print },
+	[RAMTRAIL_EV_IRQ_ENTRY] = { "irq", "irq_handler_entry",
+				    rt_irq_entry_fields, rt_irq_entry_print },
+	[RAMTRAIL_EV_IRQ_EXIT] = { "irq", "irq_handler_exit",
+				   rt_irq_exit_fields, rt_irq_exit_print },
+	[RAMTRAIL_EV_SOFTIRQ_ENTRY] = { "irq", "softirq_entry",
+					rt_softirq_fields, rt_softirq_print },
+	[RAMTRAIL_EV_SOFTIRQ_EXIT] = { "irq", "softirq_exit",
+				       rt_softirq_fields, rt_softirq_print },
+	[RAMTRAIL_EV_SOFTIRQ_RAISE] = { "irq", "softirq_raise",
+					rt_softirq_fields, rt_softirq_print },
+	[RAMTRAIL_EV_WORK_START] = { "workqueue", "workqueue_execute_start",
+				     rt_work_fields, rt_work_print },
+	[RAMTRAIL_EV_WORK_END] = { "workqueue", "workqueue_execute_end",
+				   rt_work_fields, rt_work_print },
+	[RAMTRAIL_EV_TIMER_ENTRY] = { "timer", "timer_expire_entry",
+				      rt_timer_entry_fields,
+				      rt_timer_entry_print },
+	[RAMTRAIL_EV_TIMER_EXIT] = { "timer", "timer_expire_exit",
+				     rt_timer_exit_fields, rt_timer_exit_print },
 };
 
 /* The ring-buffer pages of one CPU, filled as the kernel would. */
@@ -149,32 +299,137 @@ static int rt_put_event(struct rt_cpu_pages *c, u64 ns, const u8 *payload,
 	return 0;
 }
 
-static void rt_common(u8 *e, u16 type)
+/* ftrace's common_flags of a record. */
+static u8 rt_trace_flags(const struct ramtrail_record *z)
+{
+	static const u8 ctx[] = {
+		[RAMTRAIL_CTX_TASK]	= 0,
+		[RAMTRAIL_CTX_SOFTIRQ]	= RT_FLAG_SOFTIRQ,
+		[RAMTRAIL_CTX_HARDIRQ]	= RT_FLAG_HARDIRQ,
+		/* nmi_enter() counts a hardirq too */
+		[RAMTRAIL_CTX_NMI]	= RT_FLAG_NMI | RT_FLAG_HARDIRQ,
+	};
+	u8 f = ctx[z->ctx & RAMTRAIL_CTX_MASK];
+
+	if (z->type != RAMTRAIL_W_EVENT)
+		return f | RT_FLAG_IRQS_NOSUPPORT;
+	if (z->flags & RAMTRAIL_EF_IRQS_OFF)
+		f |= RT_FLAG_IRQS_OFF;
+	if (z->flags & RAMTRAIL_EF_NEED_RESCHED)	/* ftrace's 'N' */
+		f |= RT_FLAG_NEED_RESCHED | RT_FLAG_PREEMPT_RESCHED;
+	return f;
+}
+
+/* The common fields: type, flags, preempt count, pid (-1: unknown). */
+static void rt_common(u8 *e, u16 type, const struct ramtrail_record *z)
 {
 	memset(e, 0, 8);
 	e[0] = type & 0xff;
 	e[1] = type >> 8;
+	e[2] = rt_trace_flags(z);
+	rt_put32(e + 4, z->task_known ? z->task.pid : (u32)-1);
+}
+
+/* A comm field: 16 bytes, NUL-padded. */
+static void rt_put_comm(u8 *p, const char *comm)
+{
+	memset(p, 0, RAMTRAIL_COMM_LEN);
+	memcpy(p, comm, strnlen(comm, RAMTRAIL_COMM_LEN - 1));
+}
+
+/* A __data_loc string at @off: the text, a NUL; returns the end. */
+static u32 rt_put_string(u8 *e, u32 loc, u32 off, const u8 *s, u32 len)
+{
+	len = strnlen((const char *)s, len);
+	rt_put32(e + loc, off | (len + 1) << 16);
+	memcpy(e + off, s, len);
+	e[off + len] = 0;
+	return off + len + 1;
+}
+
+/* A kernel event in its format of rt_kernel_formats; returns its length. */
+static u32 rt_kernel_payload(const struct rt_text *x,
+			     const struct ramtrail_record *z, u8 *e)
+{
+	const struct ramtrail_text *tx = &x->tx;
+	u64 text_base = x->t->text_base;
+	u32 v[8], n;
+
+	memcpy(v, z->data, sizeof(v));	/* data is zero padded */
+	rt_common(e, RT_KERNEL_ID + z->id, z);
+	switch (z->id) {
+	case RAMTRAIL_EV_PRINTK:
+		n = strnlen((const char *)z->data, z->len);
+		if (n && z->data[n - 1] == '\n')	/* as the event drops it */
+			n--;
+		return rt_put_string(e, 8, 12, z->data, n);
+	case RAMTRAIL_EV_SCHED_SWITCH:
+		rt_put_comm(e + 8, ramtrail_text_comm(tx, z, v[0]));
+		rt_put32(e + 24, v[0]);			/* prev_pid */
+		rt_put32(e + 28, v[1]);			/* prev_prio */
+		rt_put64(e + 32, v[2]);			/* prev_state */
+		rt_put_comm(e + 40, ramtrail_text_comm(tx, z, v[3]));
+		rt_put32(e + 56, v[3]);			/* next_pid */
+		rt_put32(e + 60, v[4]);			/* next_prio */
+		return 64;
+	case RAMTRAIL_EV_SCHED_WAKEUP:
+	case RAMTRAIL_EV_SCHED_WAKING:
+	case RAMTRAIL_EV_SCHED_WAKEUP_NEW:
+		rt_put_comm(e + 8, ramtrail_text_comm(tx, z, v[0]));
+		rt_put32(e + 24, v[0]);
+		rt_put32(e + 28, v[1]);
+		rt_put32(e + 32, v[2]);
+		return 36;
+	case RAMTRAIL_EV_IRQ_ENTRY:
+		rt_put32(e + 8, v[0]);
+		return rt_put_string(e, 12, 16, z->data + 4, z->len - 4);
+	case RAMTRAIL_EV_IRQ_EXIT:
+		rt_put32(e + 8, v[0]);
+		rt_put32(e + 12, v[1]);
+		return 16;
+	case RAMTRAIL_EV_WORK_START:
+	case RAMTRAIL_EV_WORK_END:
+		memcpy(e + 8, v, 8);			/* work */
+		rt_put64(e + 16, text_base + v[2]);	/* function */
+		return 24;
+	case RAMTRAIL_EV_TIMER_ENTRY:
+		memcpy(e + 8, v, 8);			/* timer */
+		memcpy(e + 16, v + 2, 8);		/* now */
+		rt_put64(e + 24, text_base + v[6]);	/* function */
+		memcpy(e + 32, v + 4, 8);		/* baseclk */
+		return 40;
+	case RAMTRAIL_EV_TIMER_EXIT:
+		memcpy(e + 8, v, 8);
+		return 16;
+	}
+	rt_put32(e + 8, v[0]);	/* softirq_*: vec */
+	return 12;
 }
 
 /* A record as the payload of its event; returns its length. */
-static u32 rt_payload(const struct rt_rec *r, u8 *e)
+static u32 rt_payload(const struct rt_text *x, const struct rt_rec *r,
+		      const struct ramtrail_record *z, u8 *e)
 {
 	u32 len;
 
 	if (r->type != RAMTRAIL_W_EVENT) {
-		rt_common(e, RT_FUNCTION_ID);
+		rt_common(e, RT_FUNCTION_ID, z);
 		rt_put64(e + 8, r->ip);
 		rt_put64(e + 16, r->parent);
 		return 24;
 	}
-	rt_common(e, RT_EVENT_ID);
-	e[8] = r->id & 0xff;
-	e[9] = r->id >> 8;
-	e[10] = r->len;
-	e[11] = 0;
-	rt_put32(e + 12, 16 | (u32)r->len << 16);	/* __data_loc */
-	memcpy(e + 16, r->data, r->len);
-	len = 16 + r->len;
+	if (ramtrail_text_event_name(z)) {
+		len = rt_kernel_payload(x, z, e);
+	} else {
+		rt_common(e, RT_EVENT_ID, z);
+		e[8] = r->id & 0xff;
+		e[9] = r->id >> 8;
+		e[10] = r->len;
+		e[11] = 0;
+		rt_put32(e + 12, 16 | (u32)r->len << 16);	/* __data_loc */
+		memcpy(e + 16, r->data, r->len);
+		len = 16 + r->len;
+	}
 	memset(e + len, 0, 3);
 	return (len + 3) & ~3U;
 }
@@ -191,15 +446,98 @@ static void rt_put_blob(FILE *f, const char *s, u64 len, int size_bytes)
 	fwrite(s, 1, len, f);
 }
 
+/* One event format file: name, ID, common and own fields, print fmt. */
+static void rt_put_kernel_format(FILE *f, u32 id)
+{
+	const char *const *piece;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return;
+	fprintf(m, "name: %s\nID: %u\nformat:\n%s%s\nprint fmt: ",
+		rt_kernel_formats[id].name, RT_KERNEL_ID + id, RT_COMMON_FIELDS,
+		rt_kernel_formats[id].fields);
+	for (piece = rt_kernel_formats[id].print; *piece; piece++)
+		fputs(*piece, m);
+	fputc('\n', m);
+	if (fclose(m) == 0)
+		rt_put_blob(f, text, len, 8);
+	free(text);
+}
+
+/* The event systems: ramtrail's own, then the kernel's, each once. */
+static void rt_put_systems(FILE *f)
+{
+	const char *sys[RAMTRAIL_EV_NR];
+	u32 nr_sys = 0, i, k, n;
+	u8 b[4], b8[8];
+
+	for (i = 0; i < RAMTRAIL_EV_NR; i++) {
+		if (!rt_kernel_formats[i].system)
+			continue;
+		for (k = 0; k < nr_sys && strcmp(sys[k], rt_kernel_formats[i].system); k++)
+			;
+		if (k == nr_sys)
+			sys[nr_sys++] = rt_kernel_formats[i].system;
+	}
+	rt_put32(b, 1 + nr_sys);
+	fwrite(b, 4, 1, f);
+	fwrite("ramtrail", 9, 1, f);
+	rt_put32(b, 1);
+	fwrite(b, 4, 1, f);
+	for (i = 0, n = 0; i < ARRAY_SIZE(rt_event_format); i++)
+		n += strlen(rt_event_format[i]);
+	rt_put64(b8, n);
+	fwrite(b8, 8, 1, f);
+	for (i = 0; i < ARRAY_SIZE(rt_event_format); i++)
+		fputs(rt_event_format[i], f);
+	for (k = 0; k < nr_sys; k++) {
+		fwrite(sys[k], strlen(sys[k]) + 1, 1, f);
+		for (i = 0, n = 0; i < RAMTRAIL_EV_NR; i++)
+			n += rt_kernel_formats[i].system &&
+			     !strcmp(rt_kernel_formats[i].system, sys[k]);
+		rt_put32(b, n);
+		fwrite(b, 4, 1, f);
+		for (i = 0; i < RAMTRAIL_EV_NR; i++)
+			if (rt_kernel_formats[i].system &&
+			    !strcmp(rt_kernel_formats[i].system, sys[k]))
+				rt_put_kernel_format(f, i);
+	}
+}
+
+/* The saved cmdlines: "pid comm" of every task the trace names. */
+static int rt_put_cmdlines(FILE *f, const struct ramtrail_comms *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	u32 i;
+
+	if (!m)
+		return -1;
+	for (i = 0; i < c->nr; i++)
+		if (c->slot[i].pid != RAMTRAIL_PID_UNKNOWN && c->slot[i].pid)
+			fprintf(m, "%u %s\n", c->slot[i].pid, c->slot[i].comm);
+	if (fclose(m)) {
+		free(text);
+		return -1;
+	}
+	rt_put_blob(f, text, len, 8);
+	free(text);
+	return 0;
+}
+
 /* Every header section, up to and including "flyrecord\0". */
-static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus)
+static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus,
+			    const struct ramtrail_comms *comms)
 {
 	static const u8 magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i',
 				    'n', 'g', '6', 0, 0, 8 };
 	char *syms = NULL;
-	size_t syms_len = 0, i;
-	u8 b[4], b8[8];
-	u64 len;
+	size_t syms_len = 0;
+	u8 b[4];
 	FILE *k;
 
 	fwrite(magic, sizeof(magic), 1, f);
@@ -212,24 +550,15 @@ static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus)
 	rt_put32(b, 1);				/* ftrace formats */
 	fwrite(b, 4, 1, f);
 	rt_put_blob(f, rt_function_format, strlen(rt_function_format), 8);
-	rt_put32(b, 1);				/* event systems */
-	fwrite(b, 4, 1, f);
-	fwrite("ramtrail", 9, 1, f);
-	rt_put32(b, 1);
-	fwrite(b, 4, 1, f);
-	for (i = 0, len = 0; i < ARRAY_SIZE(rt_event_format); i++)
-		len += strlen(rt_event_format[i]);
-	rt_put64(b8, len);
-	fwrite(b8, 8, 1, f);
-	for (i = 0; i < ARRAY_SIZE(rt_event_format); i++)
-		fputs(rt_event_format[i], f);
+	rt_put_systems(f);
 	k = open_memstream(&syms, &syms_len);
 	if (!k || rt_symbols_kallsyms(s, k) || fclose(k))
 		return -1;
 	rt_put_blob(f, syms, syms_len, 4);	/* kallsyms */
 	free(syms);
 	rt_put_blob(f, "", 0, 4);		/* printk formats */
-	rt_put_blob(f, "", 0, 8);		/* cmdlines */
+	if (rt_put_cmdlines(f, comms))
+		return -1;
 	rt_put32(b, nr_cpus);
 	fwrite(b, 4, 1, f);
 	fwrite("flyrecord", 10, 1, f);
@@ -238,7 +567,7 @@ static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus)
 
 /**
  * rt_export_tracedat() - write a trace as a trace-cmd data file
- * @t: the trace, read from its current position
+ * @t: the trace, read from its start
  * @s: symbols bound for the trace (they become its kallsyms)
  * @out: the file; written front to back, no seeking
  *
@@ -250,9 +579,11 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 	struct rt_cpu_pages *cpu = calloc(t->nr_cpus ? t->nr_cpus : 1,
 					  sizeof(*cpu));
 	u8 payload[16 + RAMTRAIL_EVENT_MAX_LEN + 4];
+	struct ramtrail_record z;
 	char *head = NULL;
 	size_t head_len = 0;
 	u64 off, n = 0;
+	struct rt_text x;
 	struct rt_rec r;
 	FILE *h;
 	u32 i;
@@ -260,11 +591,13 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 
 	if (!cpu)
 		return -1;
+	rt_text_init(&x, t, s, false);
 	while (rt_trace_next(t, &r)) {
 		if (r.cpu >= t->nr_cpus)
 			continue;
+		rt_text_record(&x, &r, &z);
 		if (rt_put_event(&cpu[r.cpu], r.ns, payload,
-				 rt_payload(&r, payload)))
+				 rt_payload(&x, &r, &z, payload)))
 			goto out;
 		n++;
 	}
@@ -272,7 +605,7 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 		if (cpu[i].nr)
 			rt_put64(rt_page(&cpu[i]) + 8, cpu[i].commit);
 	h = open_memstream(&head, &head_len);
-	if (!h || rt_write_headers(h, s, t->nr_cpus) || fclose(h))
+	if (!h || rt_write_headers(h, s, t->nr_cpus, &x.tx.comms) || fclose(h))
 		goto out;
 	/* The CPU data starts on a page boundary, after the offset table. */
 	off = (head_len + 16ULL * t->nr_cpus + RT_PAGE - 1) & ~(RT_PAGE - 1ULL);

@@ -3,10 +3,14 @@
  * Images for the ramtrail command's tests, written by the real writer:
  *
  *   DIR/region.img        a bare region: 3 CPUs, function records with and
- *                         without caller, events, a module's function
+ *                         without caller in every context, the kernel's
+ *                         events and callers' events, a module's function,
+ *                         tasks task-1 .. task-5 switching on the CPUs
  *   DIR/ram.img           8 MiB of "RAM" holding that region at RAM_OFFSET
  *   DIR/System.map-test   the traced kernel's link-time symbols
  *   DIR/expect.txt        what decode --sym-offset must print: "CPU TIME TEXT"
+ *   DIR/expect-ftrace.txt the same records as whole lines of decode's
+ *                         output: task, CPU, flags, time and text
  *
  * The traced kernel ran with a KASLR offset of KASLR bytes: the region's
  * anchor is panic's link-time address plus KASLR.
@@ -28,6 +32,12 @@
 #define STEP_NS		1500
 
 static u64 now = 3000000000ULL;
+
+/* The task each CPU runs: its pid; comm "task-<pid>" (tools/lib/compat.c). */
+static u32 task_of[3] = { 1, 2, 3 };
+
+/* A pid no record belongs to: events name it, its comm stays unknown. */
+#define STRANGER	99
 
 u64 ramtrail_clock(void)
 {
@@ -54,11 +64,159 @@ static u32 func(u32 i, u32 off)
 	return LINK_TEXT + KASLR + i * FUNC_SIZE + off - TEST_TEXT_BASE;
 }
 
+/* ftrace's flags column for a record of context @ctx with @flags. */
+static void flags_text(char *out, bool func, u32 ctx, u32 flags)
+{
+	out[0] = func ? 'X' : flags & RAMTRAIL_EF_IRQS_OFF ? 'd' : '.';
+	out[1] = flags & RAMTRAIL_EF_NEED_RESCHED ? 'N' : '.';
+	out[2] = ".shz"[ctx];
+	out[3] = '.';
+	out[4] = '.';
+	out[5] = 0;
+}
+
+static const char *comm_of(u32 pid, char *buf)
+{
+	if (pid == STRANGER)
+		return "<...>";
+	sprintf(buf, "task-%u", pid);
+	return buf;
+}
+
+/*
+ * Kernel event number @k (0..13) on @cpu, with a payload as the module
+ * records it; its context and flags set in ramtrail_user_env, its text in
+ * @text as ftrace prints the kernel's event.
+ */
+static void kernel_event(struct ramtrail_ring *r, u32 cpu, u32 k, u32 i,
+			 char *text)
+{
+	static const struct { u32 state; const char *text; } states[] = {
+		{ 0, "R" }, { 1, "S" }, { 2, "D" }, { 0x100, "R+" },
+		{ 0x80, "I" }, { 3, "S|D" },
+	};
+	static const char *const vec[] = { "HI", "TIMER", "NET_TX", "NET_RX",
+		"BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
+	u32 d[RAMTRAIL_EVENT_MAX_LEN / 4 + 1] = { 0 };
+	struct ramtrail_ev_switch sw;
+	struct ramtrail_ev_wakeup wk;
+	struct ramtrail_ev_work wo;
+	struct ramtrail_ev_timer tm;
+	char a[24], b[24];
+	u32 len = 0, id, prev = task_of[cpu], next = prev % 5 + 1;
+	u64 ptr = 0xffff888000c0ffeeULL + i;
+
+	ramtrail_user_env.ctx = RAMTRAIL_CTX_TASK;
+	ramtrail_user_env.flags = 0;
+	switch (k) {
+	case 0:
+		id = RAMTRAIL_EV_SCHED_SWITCH;
+		sw = (struct ramtrail_ev_switch){ prev, 120, states[i % 6].state,
+						  next, 100 + i % 40 };
+		len = sizeof(sw);
+		memcpy(d, &sw, len);
+		ramtrail_user_env.flags = RAMTRAIL_EF_IRQS_OFF;
+		sprintf(text, "sched_switch: prev_comm=%s prev_pid=%u %s%s%s",
+			comm_of(prev, a), prev, "prev_prio=120 prev_state=",
+			states[i % 6].text, " ==> ");
+		sprintf(text + strlen(text), "next_comm=%s next_pid=%u next_prio=%u",
+			comm_of(next, b), next, 100 + i % 40);
+		break;
+	case 1:
+	case 2:
+	case 3:
+		id = RAMTRAIL_EV_SCHED_WAKEUP + k - 1;
+		wk = (struct ramtrail_ev_wakeup){ k == 2 ? STRANGER : next,
+						  110 + k, (cpu + 1) % 3 };
+		len = sizeof(wk);
+		memcpy(d, &wk, len);
+		ramtrail_user_env.ctx = k == 1 ? RAMTRAIL_CTX_HARDIRQ :
+						 RAMTRAIL_CTX_TASK;
+		ramtrail_user_env.flags = RAMTRAIL_EF_IRQS_OFF |
+					  RAMTRAIL_EF_NEED_RESCHED;
+		sprintf(text, "%s: comm=%s pid=%u prio=%u target_cpu=%03u",
+			k == 1 ? "sched_wakeup" : k == 2 ? "sched_waking" :
+			"sched_wakeup_new", comm_of(wk.pid, a), wk.pid, 110 + k,
+			(cpu + 1) % 3);
+		break;
+	case 4:
+		id = RAMTRAIL_EV_IRQ_ENTRY;
+		d[0] = 4 + i % 3;
+		memcpy(&d[1], "ttyS0", 5);	/* the name, no NUL */
+		len = 9;
+		ramtrail_user_env.ctx = RAMTRAIL_CTX_HARDIRQ;
+		ramtrail_user_env.flags = RAMTRAIL_EF_IRQS_OFF;
+		sprintf(text, "irq_handler_entry: irq=%u name=ttyS0", d[0]);
+		break;
+	case 5:
+		id = RAMTRAIL_EV_IRQ_EXIT;
+		d[0] = 4 + i % 3;
+		d[1] = i / 140 % 2;
+		len = 8;
+		ramtrail_user_env.ctx = RAMTRAIL_CTX_HARDIRQ;
+		ramtrail_user_env.flags = RAMTRAIL_EF_IRQS_OFF;
+		sprintf(text, "irq_handler_exit: irq=%u ret=%s", d[0],
+			d[1] ? "handled" : "unhandled");
+		break;
+	case 6:
+	case 7:
+	case 8:
+		id = RAMTRAIL_EV_SOFTIRQ_ENTRY + k - 6;
+		d[0] = i / 10 % 10;
+		len = 4;
+		ramtrail_user_env.ctx = k == 8 ? RAMTRAIL_CTX_HARDIRQ :
+						 RAMTRAIL_CTX_SOFTIRQ;
+		sprintf(text, "softirq_%s: vec=%u [action=%s]",
+			k == 6 ? "entry" : k == 7 ? "exit" : "raise", d[0],
+			vec[d[0]]);
+		break;
+	case 9:
+	case 10:
+		id = RAMTRAIL_EV_WORK_START + k - 9;
+		wo = (struct ramtrail_ev_work){ ptr, func(i % NR_FUNCS, 0) };
+		len = offsetof(struct ramtrail_ev_work, function) + 4;
+		memcpy(d, &wo, len);
+		sprintf(text, "workqueue_execute_%s: work struct %016llx: function f%u",
+			k == 9 ? "start" : "end", (unsigned long long)ptr,
+			i % NR_FUNCS);
+		break;
+	case 11:
+		id = RAMTRAIL_EV_TIMER_ENTRY;
+		tm = (struct ramtrail_ev_timer){ ptr, 4294892 + i, 4294890 + i,
+						 func(i % NR_FUNCS, 0) };
+		len = offsetof(struct ramtrail_ev_timer, function) + 4;
+		memcpy(d, &tm, len);
+		ramtrail_user_env.ctx = RAMTRAIL_CTX_SOFTIRQ;
+		sprintf(text, "timer_expire_entry: timer=%016llx function=f%u now=%u baseclk=%u",
+			(unsigned long long)ptr, i % NR_FUNCS, 4294892 + i,
+			4294890 + i);
+		break;
+	case 12:
+		id = RAMTRAIL_EV_TIMER_EXIT;
+		memcpy(d, &ptr, 8);
+		len = 8;
+		ramtrail_user_env.ctx = RAMTRAIL_CTX_SOFTIRQ;
+		sprintf(text, "timer_expire_exit: timer=%016llx",
+			(unsigned long long)ptr);
+		break;
+	default:
+		id = RAMTRAIL_EV_PRINTK;
+		len = sprintf((char *)d, "ramtrail: line %u of the log\n", i);
+		sprintf(text, "console: ramtrail: line %u of the log", i);
+	}
+	ramtrail_ring_event(r, id, d, len);
+	if (k == 0) {	/* the next records are the next task's */
+		ramtrail_ring_task_switched(r);
+		task_of[cpu] = next;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct ramtrail_module_entry *mod;
 	struct test_region *t;
-	FILE *map, *exp, *img;
+	FILE *map, *exp, *ftr, *img;
+	char text[512], flags[6], comm[24];
 	u8 *ram;
 	u32 i, k;
 
@@ -87,43 +245,66 @@ int main(int argc, char **argv)
 	fclose(map);
 
 	exp = open_in(argv[1], "expect.txt");
+	ftr = open_in(argv[1], "expect-ftrace.txt");
 	for (i = 0; i < RECORDS; i++) {
-		struct ramtrail_ring *r = &t->ring[i % 3];
+		u32 cpu = i % 3;
+		struct ramtrail_ring *r = &t->ring[cpu];
 		u32 a = (i * 7) % NR_FUNCS, b = (i * 13 + 5) % NR_FUNCS;
 		u32 data[RAMTRAIL_EVENT_MAX_LEN / 4 + 1] = { 0 };
-		u32 len = i % 23, us;
+		u32 len = i % 23, us, ctx = i % 7 < 4 ? 0 : i % 7 - 3, n = 0;
+		u32 pid;
 
 		now += STEP_NS;
 		us = (now + 500) / 1000;
-		fprintf(exp, "%u %u.%06u ", i % 3, us / 1000000, us % 1000000);
+		if (i % 37 == 36) {	/* a switch with no event recorded */
+			ramtrail_ring_task_switched(r);
+			task_of[cpu] = task_of[cpu] % 5 + 1;
+		}
+		/* A sched_switch belongs to the task it switches from. */
+		pid = task_of[cpu];
+		ramtrail_user_env.task = pid;
+		ramtrail_user_env.ctx = ctx;
+		ramtrail_user_env.flags = 0;
+		flags_text(flags, i % 5 != 3, ctx, 0);
 		switch (i % 5) {
 		case 0:
 			ramtrail_ring_func(r, func(a, 0), 0);
-			fprintf(exp, "f%u+0x0/0x40\n", a);
+			sprintf(text, "f%u+0x0/0x40", a);
 			break;
 		case 1:
 		case 2:
 			ramtrail_ring_func(r, func(a, 0), func(b, 0x11));
-			fprintf(exp, "f%u+0x0/0x40 <-f%u+0x11/0x40\n", a, b);
+			sprintf(text, "f%u+0x0/0x40 <-f%u+0x11/0x40", a, b);
 			break;
 		case 3:
+			if (i / 5 % 2 == 0) {
+				kernel_event(r, cpu, i / 10 % 14, i, text);
+				flags_text(flags, false, ramtrail_user_env.ctx,
+					   ramtrail_user_env.flags);
+				break;
+			}
 			for (k = 0; k < len; k++)
 				((u8 *)data)[k] = i + k;
-			ramtrail_ring_write(r, RAMTRAIL_W_EVENT,
-					    RAMTRAIL_EVENT_HEAD(i, len), data,
-					    DIV_ROUND_UP(len, 4));
-			fprintf(exp, "ramtrail_event: id=%u len=%u data=", i, len);
+			ramtrail_ring_event(r, RAMTRAIL_EV_USER + (i & 0xff),
+					    data, len);
+			n = sprintf(text, "ramtrail_event: id=%u len=%u data=",
+				    RAMTRAIL_EV_USER + (i & 0xff), len);
 			for (k = 0; k < len; k++)
-				fprintf(exp, "%02x", (i + k) & 0xff);
-			fprintf(exp, "\n");
+				n += sprintf(text + n, "%02x", (i + k) & 0xff);
 			break;
 		default:
 			ramtrail_ring_func(r, MOD_BASE + 0x120 + i -
 					   TEST_TEXT_BASE, func(b, 0x3));
-			fprintf(exp, "[rt_fake]+0x%x <-f%u+0x3/0x40\n", 0x120 + i, b);
+			sprintf(text, "[rt_fake]+0x%x <-f%u+0x3/0x40", 0x120 + i, b);
 		}
+		fprintf(exp, "%u %u.%06u %s\n", cpu, us / 1000000, us % 1000000,
+			text);
+		fprintf(ftr, "%16s-%-7u [%03u] %s %5u.%06u: %s\n",
+			comm_of(pid, comm), pid, cpu, flags, us / 1000000,
+			us % 1000000, text);
 	}
 	fclose(exp);
+	fclose(ftr);
 
 	img = open_in(argv[1], "region.img");
 	fwrite(t->mem, t->size, 1, img);

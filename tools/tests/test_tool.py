@@ -20,7 +20,8 @@ from pathlib import Path
 TOP = Path(__file__).resolve().parents[2]
 BIN = Path(sys.argv[1]) if len(sys.argv) > 1 else TOP / "build" / "tools"
 TOOL = BIN / "ramtrail"
-DECODE = re.compile(r"^ *<\.\.\.>-0 +\[(\d+)\] \.{5} +(\d+\.\d{6}): (.*)$")
+# ftrace's "trace" line: "%16s-%-7d [CPU] flags %5lu.%06lu: text"
+LINE = re.compile(r"^(.{16})-(\d+|\?) *\[(\d+)\] (.{5}) +(\d+\.\d{6}): (.*)$")
 RAM_OFFSET = 0x300000
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check import Results  # noqa: E402
@@ -40,8 +41,30 @@ def usec(ns):
 
 def records(out):
     """decode output -> ["CPU TIME TEXT"], the form of expect.txt."""
-    return [f"{int(m[1])} {m[2]} {m[3]}" for m in map(DECODE.match, out.splitlines())
+    return [f"{int(m[3])} {m[5]} {m[6]}" for m in map(LINE.match, out.splitlines())
             if m]
+
+
+def lines_of(out):
+    """decode output -> its record lines, whole."""
+    return [x for x in out.splitlines() if LINE.match(x)]
+
+
+def report(dat, *opts):
+    return subprocess.run(["trace-cmd", "report", *opts, str(dat)], capture_output=True,
+                          text=True, errors="replace")
+
+
+# A line of trace-cmd report: "comm-pid [cpu] time: event: text", and with
+# -l "comm-pid cpu+flags time: event: text" (libtraceevent's columns).
+REPORT = re.compile(r"^ *(\S.*?)-(-?\d+) +\[(\d+)\] +(\d+\.\d{6}): (\w+): +(.*)$")
+REPORT_LAT = re.compile(r"^ *(\S.*?)-(-?\d+) +(\d)(.{3})\S* +(\d+\.\d{6}): (\w+): +(.*)$")
+
+
+def kernel_event(text):
+    """'sched_switch: a=1 ...' -> 'sched_switch' for the kernel's events."""
+    m = re.match(r"(\w+): ", text)
+    return m[1] if m and m[1] != "ramtrail_event" else None
 
 
 def stats_json(path):
@@ -137,6 +160,38 @@ def main():
     check("decode: --boot names the zones' boot", records(p.stdout) == expect,
           p.stderr)
 
+    # Tasks, contexts and the kernel's events, as ftrace prints them
+    ftrace = (work / "expect-ftrace.txt").read_text().splitlines()
+    p = run("decode", region, "--system-map", smap, "--sym-offset")
+    got = lines_of(p.stdout)
+    check("decode: every record's task, CPU, flags, time and text as ftrace prints them",
+          p.returncode == 0 and got == ftrace,
+          next(((a, b) for a, b in zip(got + [""], ftrace + [""]) if a != b), len(got)))
+    parsed = [LINE.match(x) for x in got]
+    after = []
+    for i, m in enumerate(parsed):
+        sw = re.search(r"sched_switch: .*next_comm=(\S+) next_pid=(\d+)", m[6])
+        nxt = next((n for n in parsed[i + 1:] if n[3] == m[3]), None)
+        if sw and nxt:
+            after.append((sw[1], sw[2], nxt[1].strip(), nxt[2]))
+    check("decode: after a sched_switch the CPU's records belong to its next task",
+          len(after) >= 4 and all(a[:2] == a[2:] for a in after), after)
+    flags = {m[4] for m in parsed}
+    check("decode: flags column: X for functions, d/N for events, h/s/z for contexts",
+          {"X....", "X.s..", "X.h..", "X.z..", "d....", "dNh..", "dN...", "..s..",
+           "d.h..", "....."} <= flags and
+          all(m[4][2] == "h" for m in parsed if m[6].startswith("irq_handler")), flags)
+    kinds = {kernel_event(m[6]) for m in parsed} - {None}
+    check("decode: every kind of kernel event is printed with its kernel's text",
+          kinds == {"sched_switch", "sched_wakeup", "sched_waking", "sched_wakeup_new",
+                    "irq_handler_entry", "irq_handler_exit", "softirq_entry",
+                    "softirq_exit", "softirq_raise", "workqueue_execute_start",
+                    "workqueue_execute_end", "timer_expire_entry", "timer_expire_exit",
+                    "console"}, sorted(kinds))
+    stranger = [m[6] for m in parsed if "pid=99 " in m[6]]
+    check("decode: a task the trace never names prints as <...>, as ftrace does",
+          stranger and all("comm=<...> pid=99 " in x for x in stranger), stranger[:2])
+
     shifted = work / "System.map-shifted"
     shifted.write_text(re.sub(r"^([0-9a-f]+)", lambda m: f"{int(m[1], 16) + 0x1000:016x}",
                               smap.read_text(), flags=re.M))
@@ -158,14 +213,13 @@ def main():
     # Exports
     dat = work / "trace.dat"
     p = run("export", region, "--system-map", smap, "-o", dat)
-    rep = subprocess.run(["trace-cmd", "report", str(dat)], capture_output=True,
-                         text=True, errors="replace")
+    rep = report(dat)
     funcs = re.findall(r"\[(\d+)\] +(\d+\.\d{6}): function: +(\S+)", rep.stdout)
     events = [(c, ts, i, n, d.replace(" ", "")) for c, ts, i, n, d in re.findall(
         r"\[(\d+)\] +(\d+\.\d{6}): event: +id=(\d+) len=(\d+) data=([0-9a-f ]*)$",
         rep.stdout, re.M)]
     want_f = [(str(int(e.split()[0])), e.split()[1], e.split()[2].split("+")[0])
-              for e in expect if "ramtrail_event" not in e and "[rt_fake]" not in e]
+              for e in expect if not re.match(r"\S+ \S+ \w+: ", e) and "[rt_fake]" not in e]
     got_f = [(str(int(c)), ts, n) for c, ts, n in funcs if n.startswith("f")]
     want_e = [re.search(r"id=(\d+) len=(\d+) data=(\w*)", e).groups() for e in expect
               if "ramtrail_event" in e]
@@ -176,9 +230,40 @@ def main():
     check("export: trace-cmd report shows every event's id and data",
           [e[2:] for e in events] == want_e and len(events) == len(want_e),
           f"{len(events)}/{len(want_e)} {events[:2]} {want_e[:2]}")
+    rows = [REPORT.match(x) for x in rep.stdout.splitlines()]
+    rows = [m for m in rows if m]
     check("export: report's CPUs and event total match decode",
-          re.search(r"^cpus=3$", rep.stdout, re.M) and
-          len(funcs) + len(events) == len(expect), f"{len(funcs) + len(events)}")
+          re.search(r"^cpus=3$", rep.stdout, re.M) and len(rows) == len(expect),
+          f"{len(rows)}/{len(expect)}")
+    got_t = [(m[1].strip(), m[2], int(m[3]), m[4]) for m in rows]
+    want_t = [(m[1].strip(), m[2], int(m[3]), m[5]) for m in parsed]
+    check("export: trace-cmd report gives every record decode's task name, pid and CPU",
+          got_t == want_t, next(((a, b) for a, b in zip(got_t, want_t) if a != b), None))
+    # The kernel's formats: fields parsed (-R), print fmt as the kernel's (-N).
+    raw = [REPORT.match(x) for x in report(dat, "-R").stdout.splitlines()]
+    raw = [dict(re.findall(r"(\w+)=(\S+)", m[6])) for m in raw if m and m[5] == "sched_switch"]
+    state = {"R": "0", "R+": "256", "S": "1", "D": "2", "I": "128", "S|D": "3"}
+    want = []
+    for m in parsed:
+        if m[6].startswith("sched_switch: "):
+            w = dict(re.findall(r"(\w+)=(\S+)", m[6]))
+            w["prev_state"] = state[w["prev_state"]]
+            want.append(w)
+    check("export: trace-cmd report -R parses sched_switch's fields (comms, pids, prio, state)",
+          len(raw) == len(want) >= 4 and raw == want, (raw[:2], want[:2]))
+    noplug = [REPORT.match(x) for x in report(dat, "-N").stdout.splitlines()]
+    hexp = lambda t: re.sub(r"0x([0-9a-f]+)", lambda h: h[1].rjust(16, "0"), t)
+    got_k = [f"{m[5]}: {hexp(m[6])}" for m in noplug if m and m[5] not in ("function", "event")]
+    want_k = [m[6] for m in parsed if kernel_event(m[6])]
+    check("export: every kernel event prints as decode prints it (its kernel's print fmt)",
+          len(want_k) > 50 and got_k == want_k,
+          next(((a, b) for a, b in zip(got_k + [""], want_k + [""]) if a != b), None))
+    lat = [REPORT_LAT.match(x) for x in report(dat, "-l").stdout.splitlines()]
+    got_l = [m[4] for m in lat if m]
+    want_l = [m[4][:3].replace("z", "h") for m in parsed]
+    check("export: common_flags give report decode's irqs-off, need-resched and context",
+          got_l == want_l, next(((i, a, b) for i, (a, b) in enumerate(zip(got_l, want_l))
+                                 if a != b), len(got_l)))
 
     js = work / "trace.json"
     p = run("export", region, "--format=json", "--system-map", smap, "-o", js)
@@ -189,10 +274,16 @@ def main():
         p.stderr += str(e)
     inst = [e for e in ev if e.get("ph") == "i"]
     ok = len(inst) == len(expect) and all(
-        e["tid"] == int(x.split()[0]) and usec(round(e["ts"] * 1000)) == x.split()[1]
+        e["args"]["cpu"] == int(x.split()[0]) and usec(round(e["ts"] * 1000)) == x.split()[1]
         for e, x in zip(inst, expect))
-    check("export json: one event per record, CPU as track, time in us",
+    check("export json: one event per record, its CPU, time in us",
           p.returncode == 0 and ok, f"rc={p.returncode} {p.stderr} {len(inst)}")
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+               if e.get("name") == "thread_name"}
+    check("export json: each record on its task's track (pid, tid), tracks named by comm",
+          len(inst) == len(parsed) and
+          all(e["tid"] == int(m[2]) and threads.get((e["pid"], e["tid"])) == m[1].strip()
+              for e, m in zip(inst, parsed)), sorted(threads.items())[:8])
 
     # Statistics
     p = run("stats", ram)
@@ -203,7 +294,7 @@ def main():
           per_cpu == [sum(1 for e in expect if e.startswith(f"{c} ")) for c in range(3)],
           f"{per_cpu} {p.stderr}")
     check("stats: format version, state, clock, region position reported",
-          kv.get("version") == "2" and kv.get("state") == "recording" and
+          kv.get("version") == "3" and kv.get("state") == "recording" and
           kv.get("clock_reliable") == "0" and kv.get("region_offset") == hex(RAM_OFFSET),
           kv)
     first, last = expect[0].split()[1], expect[-1].split()[1]
@@ -233,6 +324,10 @@ def main():
           all(g.startswith(w) and g.endswith(x.split("  ")[-1].replace(" <- ", " <-"))
               for g, w, x in zip(got, want, lines)),
           f"rc={p.returncode} {p.stderr} {got[:2]} {lines[:2]}")
+    check("pstore file: its records' task is unknown: \"<unknown>-?\", flags X....",
+          all(x.startswith("       <unknown>-?       [") and LINE.match(x)[4] == "X...."
+              for x in lines_of(p.stdout)) and len(lines_of(p.stdout)) == len(lines),
+          lines_of(p.stdout)[:2])
     half = len(lines) // 2
     (work / "ftrace-ramtrail-1").write_text("\n".join(lines[:half]))   # no last newline
     (work / "ftrace-ramtrail-2").write_text("\n".join(lines[half:]) + "\n")
@@ -294,7 +389,7 @@ def main():
               rc == 0 and j is not None and stats_as_text(j) == p.stdout,
               f"rc={rc} {err} {[x for x in zip((stats_as_text(j) if j else '').splitlines(), p.stdout.splitlines()) if x[0] != x[1]][:3]}")
     check("stats --format json: header, zones and their per-CPU records",
-          j and j["source"] == "region" and j["version"] == 2 and j["boot_id"] == 1 and
+          j and j["source"] == "region" and j["version"] == 3 and j["boot_id"] == 1 and
           j["state"] == "recording" and j["freeze_reason"] == "none" and
           j["nr_cpus"] == 3 and j["clock_reliable"] is False and j["saved"] == [] and
           j["modules"][0]["name"] == "rt_fake" and

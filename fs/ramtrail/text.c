@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A decoded record as ftrace's text (text.h). The event lines follow the
+ * TP_printk() of the kernel events they stand for (include/trace/events/
+ * sched.h, irq.h, workqueue.h, timer.h, printk.h), so that a reader used
+ * to ftrace's "trace" file reads them the same way.
+ */
+#include "text.h"
+
+#ifndef __KERNEL__
+#include <stdarg.h>
+#include <stdio.h>	/* the kernel's vsnprintf() comes with compat.h */
+#endif
+
+/* A line being written: never past @len, always NUL-terminated. */
+struct ramtrail_line {
+	char *buf;
+	size_t len;
+	size_t pos;
+};
+
+static __printf(2, 3) void ramtrail_put(struct ramtrail_line *l,
+					const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->pos + 1 >= l->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->pos, l->len - l->pos, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->pos = l->pos + n < l->len ? l->pos + n : l->len - 1;
+}
+
+static void ramtrail_put_name(struct ramtrail_line *l,
+			      const struct ramtrail_text *tx, u32 off,
+			      enum ramtrail_text_func which)
+{
+	size_t n;
+
+	if (l->pos + 1 >= l->len)
+		return;
+	n = tx->name(tx->arg, l->buf + l->pos, l->len - l->pos, off, which);
+	l->pos = l->pos + n < l->len ? l->pos + n : l->len - 1;
+}
+
+/* Pids are dense: a multiplicative hash spreads them over the slots. */
+static u32 ramtrail_comm_slot(const struct ramtrail_comms *c, u32 pid, u32 i)
+{
+	return (u32)((pid * 2654435761U + i) % c->nr);
+}
+
+/* Slots a pid may take: its own and the next ones. */
+#define RAMTRAIL_COMM_PROBES	8
+
+/**
+ * ramtrail_comms_init() - an empty pid -> comm table
+ * @c: the table
+ * @slot: its memory, @nr slots
+ * @nr: slots, at least 1
+ */
+void ramtrail_comms_init(struct ramtrail_comms *c, struct ramtrail_comm *slot,
+			 u32 nr)
+{
+	u32 i;
+
+	c->slot = slot;
+	c->nr = nr;
+	for (i = 0; i < nr; i++) {
+		slot[i].pid = RAMTRAIL_PID_UNKNOWN;
+		slot[i].comm[0] = 0;
+	}
+}
+
+/**
+ * ramtrail_comms_add() - note the command name of a task
+ * @c: the table
+ * @task: a task event's payload; the latest name of a pid wins
+ */
+void ramtrail_comms_add(struct ramtrail_comms *c,
+			const struct ramtrail_ev_task *task)
+{
+	struct ramtrail_comm *s = &c->slot[ramtrail_comm_slot(c, task->pid, 0)];
+	u32 i;
+
+	if (task->pid == RAMTRAIL_PID_UNKNOWN)
+		return;
+	for (i = 0; i < RAMTRAIL_COMM_PROBES && i < c->nr; i++) {
+		struct ramtrail_comm *p =
+			&c->slot[ramtrail_comm_slot(c, task->pid, i)];
+
+		if (p->pid == task->pid || p->pid == RAMTRAIL_PID_UNKNOWN) {
+			s = p;
+			break;
+		}
+	}
+	s->pid = task->pid;
+	s->tgid = task->tgid;
+	/* The kernel's comm has at most 15 characters and a NUL. */
+	memcpy(s->comm, task->comm, RAMTRAIL_COMM_LEN - 1);
+	s->comm[RAMTRAIL_COMM_LEN - 1] = 0;
+}
+
+/**
+ * ramtrail_comms_find() - the command name noted for a pid
+ * @c: the table
+ * @pid: the task
+ *
+ * Return: the name, or NULL if none is known.
+ */
+const char *ramtrail_comms_find(const struct ramtrail_comms *c, u32 pid)
+{
+	u32 i;
+
+	for (i = 0; i < RAMTRAIL_COMM_PROBES && i < c->nr; i++) {
+		const struct ramtrail_comm *p =
+			&c->slot[ramtrail_comm_slot(c, pid, i)];
+
+		if (p->pid == pid)
+			return p->comm;
+		if (p->pid == RAMTRAIL_PID_UNKNOWN)
+			break;
+	}
+	return NULL;
+}
+
+/**
+ * ramtrail_text_comm() - the command name of a task an event names
+ * @tx: its table
+ * @r: the event; its own task is the best source for its own pid
+ * @pid: the task
+ *
+ * Return: the name, or "<...>" as ftrace prints a pid it has no name for.
+ */
+const char *ramtrail_text_comm(const struct ramtrail_text *tx,
+			       const struct ramtrail_record *r, u32 pid)
+{
+	const char *comm;
+
+	if (r->task_known && r->task.pid == pid && r->task.comm[0] &&
+	    !r->task.comm[RAMTRAIL_COMM_LEN - 1])
+		return r->task.comm;
+	comm = ramtrail_comms_find(&tx->comms, pid);
+	return comm && comm[0] ? comm : "<...>";
+}
+
+/* Name and least payload bytes of the events with a kernel format. */
+static const struct {
+	const char *name;
+	u8 min_len;
+} ramtrail_events[RAMTRAIL_EV_NR] = {
+	[RAMTRAIL_EV_PRINTK]		= { "console", 0 },
+	[RAMTRAIL_EV_SCHED_SWITCH]	= { "sched_switch",
+					    sizeof(struct ramtrail_ev_switch) },
+	[RAMTRAIL_EV_SCHED_WAKEUP]	= { "sched_wakeup",
+					    sizeof(struct ramtrail_ev_wakeup) },
+	[RAMTRAIL_EV_SCHED_WAKING]	= { "sched_waking",
+					    sizeof(struct ramtrail_ev_wakeup) },
+	[RAMTRAIL_EV_SCHED_WAKEUP_NEW]	= { "sched_wakeup_new",
+					    sizeof(struct ramtrail_ev_wakeup) },
+	[RAMTRAIL_EV_IRQ_ENTRY]		= { "irq_handler_entry", 4 },
+	[RAMTRAIL_EV_IRQ_EXIT]		= { "irq_handler_exit", 8 },
+	[RAMTRAIL_EV_SOFTIRQ_ENTRY]	= { "softirq_entry", 4 },
+	[RAMTRAIL_EV_SOFTIRQ_EXIT]	= { "softirq_exit", 4 },
+	[RAMTRAIL_EV_SOFTIRQ_RAISE]	= { "softirq_raise", 4 },
+	[RAMTRAIL_EV_WORK_START]	= { "workqueue_execute_start",
+					    offsetof(struct ramtrail_ev_work,
+						     function) + 4 },
+	[RAMTRAIL_EV_WORK_END]		= { "workqueue_execute_end",
+					    offsetof(struct ramtrail_ev_work,
+						     function) + 4 },
+	[RAMTRAIL_EV_TIMER_ENTRY]	= { "timer_expire_entry",
+					    offsetof(struct ramtrail_ev_timer,
+						     function) + 4 },
+	[RAMTRAIL_EV_TIMER_EXIT]	= { "timer_expire_exit", 8 },
+};
+
+/**
+ * ramtrail_text_event_name() - the kernel event a record stands for
+ * @r: a record
+ *
+ * Return: the event's name ("sched_switch"), or NULL for a function
+ * record, an event of ramtrail_record_event() callers, or one whose
+ * payload is too short for its format (printed as "ramtrail_event").
+ */
+const char *ramtrail_text_event_name(const struct ramtrail_record *r)
+{
+	if (r->type != RAMTRAIL_W_EVENT || r->id >= RAMTRAIL_EV_NR ||
+	    !ramtrail_events[r->id].name || r->len < ramtrail_events[r->id].min_len)
+		return NULL;
+	return ramtrail_events[r->id].name;
+}
+
+/* __trace_sched_switch_state(): bits 0..7 of the state, 8: preempted. */
+static void ramtrail_put_state(struct ramtrail_line *l, u32 state)
+{
+	static const char letters[] = "SDTtXZPI";
+	bool first = true;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++) {
+		if (!(state & 1U << i))
+			continue;
+		ramtrail_put(l, "%s%c", first ? "" : "|", letters[i]);
+		first = false;
+	}
+	ramtrail_put(l, "%s%s", first ? "R" : "", state & 0x100 ? "+" : "");
+}
+
+static const char *const ramtrail_softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+/* Text of a kernel event's TP_printk(), @r checked by _event_name(). */
+static void ramtrail_put_event(struct ramtrail_line *l,
+			       const struct ramtrail_record *r,
+			       const struct ramtrail_text *tx)
+{
+	/* The payload as the structs it holds (data is only 4-byte aligned). */
+	union {
+		u32 u[4];
+		struct ramtrail_ev_switch sw;
+		struct ramtrail_ev_wakeup wake;
+		struct ramtrail_ev_work work;
+		struct ramtrail_ev_timer timer;
+	} p;
+	size_t n;
+
+	memcpy(&p, r->data, sizeof(p));	/* data is zero padded */
+	switch (r->id) {
+	case RAMTRAIL_EV_PRINTK:
+		n = strnlen((const char *)r->data, r->len);
+		if (n && r->data[n - 1] == '\n')
+			n--;
+		ramtrail_put(l, "%.*s", (int)n, (const char *)r->data);
+		break;
+	case RAMTRAIL_EV_SCHED_SWITCH:
+		ramtrail_put(l, "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=",
+			     ramtrail_text_comm(tx, r, p.sw.prev_pid),
+			     (int)p.sw.prev_pid, (int)p.sw.prev_prio);
+		ramtrail_put_state(l, p.sw.prev_state);
+		ramtrail_put(l, " ==> next_comm=%s next_pid=%d next_prio=%d",
+			     ramtrail_text_comm(tx, r, p.sw.next_pid),
+			     (int)p.sw.next_pid, (int)p.sw.next_prio);
+		break;
+	case RAMTRAIL_EV_SCHED_WAKEUP:
+	case RAMTRAIL_EV_SCHED_WAKING:
+	case RAMTRAIL_EV_SCHED_WAKEUP_NEW:
+		ramtrail_put(l, "comm=%s pid=%d prio=%d target_cpu=%03d",
+			     ramtrail_text_comm(tx, r, p.wake.pid),
+			     (int)p.wake.pid, (int)p.wake.prio,
+			     (int)p.wake.target_cpu);
+		break;
+	case RAMTRAIL_EV_IRQ_ENTRY:
+		n = strnlen((const char *)r->data + 4, r->len - 4);
+		ramtrail_put(l, "irq=%d name=%.*s", (int)p.u[0], (int)n,
+			     (const char *)r->data + 4);
+		break;
+	case RAMTRAIL_EV_IRQ_EXIT:
+		ramtrail_put(l, "irq=%d ret=%s", (int)p.u[0],
+			     p.u[1] ? "handled" : "unhandled");
+		break;
+	case RAMTRAIL_EV_SOFTIRQ_ENTRY:
+	case RAMTRAIL_EV_SOFTIRQ_EXIT:
+	case RAMTRAIL_EV_SOFTIRQ_RAISE:
+		if (p.u[0] < ARRAY_SIZE(ramtrail_softirq_names))
+			ramtrail_put(l, "vec=%u [action=%s]", p.u[0],
+				     ramtrail_softirq_names[p.u[0]]);
+		else	/* __print_symbolic() of an unknown value */
+			ramtrail_put(l, "vec=%u [action=0x%x]", p.u[0], p.u[0]);
+		break;
+	case RAMTRAIL_EV_WORK_START:
+	case RAMTRAIL_EV_WORK_END:
+		ramtrail_put(l, "work struct %016llx: function ",
+			     (unsigned long long)p.work.work);
+		ramtrail_put_name(l, tx, p.work.function, RAMTRAIL_TEXT_ARG);
+		break;
+	case RAMTRAIL_EV_TIMER_ENTRY:
+		ramtrail_put(l, "timer=%016llx function=",
+			     (unsigned long long)p.timer.timer);
+		ramtrail_put_name(l, tx, p.timer.function, RAMTRAIL_TEXT_ARG);
+		ramtrail_put(l, " now=%llu baseclk=%llu",
+			     (unsigned long long)p.timer.now,
+			     (unsigned long long)p.timer.baseclk);
+		break;
+	case RAMTRAIL_EV_TIMER_EXIT:
+		ramtrail_put(l, "timer=%016llx", (unsigned long long)p.timer.timer);
+		break;
+	}
+}
+
+/**
+ * ramtrail_text_event() - what a record says, after ftrace's "TIME: "
+ * @buf: the text, NUL-terminated, cut if @len is short
+ * @len: bytes at @buf, at least 1
+ * @r: the record
+ * @tx: names of functions and tasks
+ *
+ * "func <-caller" for a function record, "sched_switch: prev_comm=..."
+ * for a kernel event, "ramtrail_event: id=N len=N data=<hex>" for others.
+ *
+ * Return: the length of the text.
+ */
+size_t ramtrail_text_event(char *buf, size_t len,
+			   const struct ramtrail_record *r,
+			   const struct ramtrail_text *tx)
+{
+	struct ramtrail_line l = { .buf = buf, .len = len };
+	const char *name = ramtrail_text_event_name(r);
+	u32 i;
+
+	buf[0] = 0;
+	if (r->type != RAMTRAIL_W_EVENT) {
+		ramtrail_put_name(&l, tx, r->ip, RAMTRAIL_TEXT_IP);
+		if (r->type == RAMTRAIL_W_FUNC_PARENT && r->parent) {
+			ramtrail_put(&l, " <-");
+			ramtrail_put_name(&l, tx, r->parent,
+					  RAMTRAIL_TEXT_PARENT);
+		}
+	} else if (name) {
+		ramtrail_put(&l, "%s: ", name);
+		ramtrail_put_event(&l, r, tx);
+	} else {
+		ramtrail_put(&l, "ramtrail_event: id=%u len=%u data=", r->id,
+			     r->len);
+		for (i = 0; i < r->len; i++)
+			ramtrail_put(&l, "%02x", r->data[i]);
+	}
+	return l.pos;
+}
+
+/**
+ * ramtrail_text_flags() - ftrace's flags column of a record
+ * @flags: RAMTRAIL_TEXT_FLAGS_LEN bytes: 5 characters and a NUL
+ * @r: the record
+ *
+ * irqs-off ('d'; 'X' for a function record, which does not record it),
+ * need-resched ('N'), context ('z' NMI, 'h' hardirq, 's' softirq), then
+ * the preempt depth and migrate-disable columns, never recorded: '.'.
+ */
+void ramtrail_text_flags(char *flags, const struct ramtrail_record *r)
+{
+	static const char ctx[] = ".shz";	/* enum ramtrail_ctx */
+
+	flags[0] = r->type != RAMTRAIL_W_EVENT ? 'X' :
+		   r->flags & RAMTRAIL_EF_IRQS_OFF ? 'd' : '.';
+	flags[1] = r->flags & RAMTRAIL_EF_NEED_RESCHED ? 'N' : '.';
+	flags[2] = ctx[r->ctx & RAMTRAIL_CTX_MASK];
+	flags[3] = '.';
+	flags[4] = '.';
+	flags[5] = 0;
+}
+
+/**
+ * ramtrail_text_record() - the line ftrace's "trace" file prints
+ * @buf: the line, newline and NUL included, cut if @len is short
+ * @len: bytes at @buf, at least 1; RAMTRAIL_TEXT_LINE_MAX is enough
+ * @r: the record
+ * @ns: its time, nanoseconds
+ * @tx: names of functions and tasks
+ *
+ * "<comm>-<pid> [CPU] <flags> <sec>.<usec>: <what>": the task as ftrace
+ * prints it ("<idle>" for pid 0), "<unknown>-?" when the record's task is
+ * unknown; the time rounded to the microsecond.
+ *
+ * Return: the length of the line.
+ */
+size_t ramtrail_text_record(char *buf, size_t len,
+			    const struct ramtrail_record *r, u64 ns,
+			    const struct ramtrail_text *tx)
+{
+	struct ramtrail_line l = { .buf = buf, .len = len };
+	char flags[RAMTRAIL_TEXT_FLAGS_LEN];
+	u32 usec;
+	u64 sec;
+
+	buf[0] = 0;
+	if (!r->task_known)
+		ramtrail_put(&l, "%16s-%-7s", "<unknown>", "?");
+	else if (!r->task.pid)
+		ramtrail_put(&l, "%16s-%-7d", "<idle>", 0);
+	else
+		ramtrail_put(&l, "%16.*s-%-7d", RAMTRAIL_COMM_LEN - 1,
+			     r->task.comm, (int)r->task.pid);
+	ramtrail_text_flags(flags, r);
+	/* Rounded to the microsecond, as ftrace does. */
+	sec = div_u64_rem(div_u64_rem(ns + 500, 1000, &usec), 1000000, &usec);
+	ramtrail_put(&l, " [%03u] %s %5llu.%06u: ", r->cpu, flags,
+		     (unsigned long long)sec, usec);
+	if (l.pos + 1 < l.len)
+		l.pos += ramtrail_text_event(l.buf + l.pos, l.len - l.pos, r, tx);
+	ramtrail_put(&l, "\n");
+	return l.pos;
+}

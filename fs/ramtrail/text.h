@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A decoded record as text: the line ftrace's "trace" file prints for it,
+ *
+ *   "<comm>-<pid> [CPU] <flags> <sec>.<usec>: <what>\n"
+ *
+ * with the event lines of the kernel's own TP_printk formats. Shared by the
+ * module and tools/; plain C, snprintf only, no allocation: the caller
+ * gives the line buffer and the memory of the pid -> comm table.
+ */
+#ifndef _RAMTRAIL_TEXT_H
+#define _RAMTRAIL_TEXT_H
+
+#include "recover.h"
+
+/* A line buffer this long holds any line, with names of up to 256 bytes. */
+#define RAMTRAIL_TEXT_LINE_MAX	1024
+/* ftrace's flags column ("dNh.."), NUL included */
+#define RAMTRAIL_TEXT_FLAGS_LEN	6
+
+/**
+ * struct ramtrail_comm - a slot of the pid -> comm table
+ * @pid: the task's pid, RAMTRAIL_PID_UNKNOWN for a free slot
+ * @tgid: its process id
+ * @comm: its command name, NUL-terminated
+ */
+struct ramtrail_comm {
+	u32 pid;
+	u32 tgid;
+	char comm[RAMTRAIL_COMM_LEN];
+};
+
+/**
+ * struct ramtrail_comms - the command names of the tasks a trace named
+ * @slot: @nr slots, the caller's memory
+ * @nr: slots; when the ones a pid may use are taken, a newer pid replaces
+ *	an older one, whose comm then prints as unknown ("<...>")
+ */
+struct ramtrail_comms {
+	struct ramtrail_comm *slot;
+	u32 nr;
+};
+
+/* Which function ramtrail_text.name is asked to name. */
+enum ramtrail_text_func {
+	RAMTRAIL_TEXT_IP,	/* a function record's function */
+	RAMTRAIL_TEXT_PARENT,	/* a function record's caller */
+	RAMTRAIL_TEXT_ARG,	/* a function in an event (work, timer) */
+};
+
+/**
+ * struct ramtrail_text - what printing a record needs besides the record
+ * @comms: names of the other tasks an event mentions
+ * @name: writes the name of the function at offset @off from the text
+ *	base into @buf (@len bytes, NUL included, @len > 0) and returns the
+ *	bytes it wrote before the NUL, as scnprintf() does
+ * @arg: passed to @name
+ */
+struct ramtrail_text {
+	struct ramtrail_comms comms;
+	size_t (*name)(void *arg, char *buf, size_t len, u32 off,
+		       enum ramtrail_text_func which);
+	void *arg;
+};
+
+void ramtrail_comms_init(struct ramtrail_comms *c, struct ramtrail_comm *slot,
+			 u32 nr);
+void ramtrail_comms_add(struct ramtrail_comms *c,
+			const struct ramtrail_ev_task *task);
+const char *ramtrail_comms_find(const struct ramtrail_comms *c, u32 pid);
+const char *ramtrail_text_comm(const struct ramtrail_text *tx,
+			       const struct ramtrail_record *r, u32 pid);
+const char *ramtrail_text_event_name(const struct ramtrail_record *r);
+void ramtrail_text_flags(char *flags, const struct ramtrail_record *r);
+size_t ramtrail_text_event(char *buf, size_t len,
+			   const struct ramtrail_record *r,
+			   const struct ramtrail_text *tx);
+size_t ramtrail_text_record(char *buf, size_t len,
+			    const struct ramtrail_record *r, u64 ns,
+			    const struct ramtrail_text *tx);
+
+/* Note the task of @r, if it is known, in @c. */
+static inline void ramtrail_comms_add_record(struct ramtrail_comms *c,
+					     const struct ramtrail_record *r)
+{
+	if (r->task_known)
+		ramtrail_comms_add(c, &r->task);
+}
+
+#endif /* _RAMTRAIL_TEXT_H */
