@@ -30,6 +30,8 @@
 #include "map.h"
 
 #define RAMTRAIL_MODTAB_COUNT	256
+/* Tracepoint probes of events.c */
+#define RAMTRAIL_NR_PROBES	15
 
 /**
  * struct ramtrail_params - what the module parameters ask for
@@ -38,6 +40,7 @@
  * @mem_name: a reserve_mem= region's name, instead of @mem_address
  * @mem_type: 0 write-combined, 1 uncached, 2 cached
  * @functions: comma-separated function globs to record
+ * @events: comma-separated event names and globs to record
  * @max_reason: highest kmsg dump reason kept
  * @dmesg_size: bytes per dmesg record
  * @dmesg_count: dmesg records
@@ -51,6 +54,7 @@ struct ramtrail_params {
 	const char *mem_name;
 	unsigned int mem_type;
 	const char *functions;
+	const char *events;
 	int max_reason;
 	unsigned long dmesg_size;
 	unsigned int dmesg_count;
@@ -92,18 +96,26 @@ struct ramtrail_prev {
 	u64 dropped;
 };
 
+struct ramtrail_pstore_walk;
+
 /**
  * struct ramtrail_cursor - where pstore's read is
  * @slot: next dmesg slot
  * @pos: saved trace being read, for ramtrail_saved_next()
  * @part: next part of it
- * @id: pstore id of that part
+ * @id: pstore id of that part (ftrace-ramtrail-@id)
+ * @text: the part's ftrace file was read: its text files are next
+ * @text_id: pstore id of the next text file (console-ramtrail-@text_id)
+ * @walk: pstore.c's read positions in the trace, from open() to close()
  */
 struct ramtrail_cursor {
 	u32 slot;
 	u64 pos;
 	u32 part;
 	u64 id;
+	bool text;
+	u64 text_id;
+	struct ramtrail_pstore_walk *walk;
 };
 
 /**
@@ -131,6 +143,8 @@ struct ramtrail_cursor {
  * - @frozen: the freeze's winner is the CPU whose atomic_cmpxchg() moves
  *   it from 0 to 1; it stores 2 once the header is sealed. Unload takes
  *   it from 0 to 2 the same way.
+ * - @events: BIT(enum ramtrail_event_id) of the events recorded; set
+ *   before the probes are registered, read by them (READ_ONCE()).
  * - @live, @enabled: written under the module's parameter lock
  *   (kernel_param_lock()), which enabled_set() runs under.
  * - @nr_modules and the module table: appended under @modules_lock; the
@@ -167,6 +181,8 @@ struct ramtrail_context {
 	struct ftrace_ops oops_ops;
 	struct notifier_block die_nb;
 	struct notifier_block panic_nb;
+	u32 events;
+	struct tracepoint *tp[RAMTRAIL_NR_PROBES];
 
 	/* This boot's modules (modules.c) */
 	struct notifier_block module_nb;
@@ -194,6 +210,22 @@ struct ramtrail_reloc {
 	const struct ramtrail_module_entry *now;
 	int nr_now;
 };
+
+/*
+ * Offset of a function from the text base, as records store it: 0 for an
+ * address outside RAMTRAIL_TEXT_OFFSET_MAX.
+ */
+static __always_inline u32 ramtrail_text_offset(unsigned long ip)
+{
+	unsigned long off = ip - RAMTRAIL_ARCH_TEXT_BASE;
+
+	return off <= RAMTRAIL_TEXT_OFFSET_MAX ? off : 0;
+}
+
+/* events.c */
+int ramtrail_events_parse(const char *list, u32 *mask);
+int ramtrail_events_start(struct ramtrail_context *cxt);
+void ramtrail_events_stop(struct ramtrail_context *cxt);
 
 /* storage.c */
 int ramtrail_storage_map(struct ramtrail_context *cxt);

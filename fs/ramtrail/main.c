@@ -5,14 +5,16 @@
  * Loading the module claims and maps the region (storage.c), saves the
  * trace the previous boot left in its zones (save.c), formats the zones
  * for this boot, registers the pstore backend (pstore.c), keeps the
- * module table (modules.c) and starts recording (record.c).
+ * module table (modules.c) and starts recording: kernel events and task
+ * switches (events.c), function entries (record.c).
  * Documentation/ramtrail/admin-guide.rst describes the parameters.
  *
  * Files call only downwards, in this order:
  *
  *   main.c → pstore.c → save.c → modules.c → storage.c
  *
- * with record.c beside them, calling storage.c only, and all of them
+ * with record.c beside them, calling storage.c only, and events.c, calling
+ * none of them; all of them
  * using the shared decoder (recover.c, region.c) and the record path
  * (ring.h, ring.c). internal.h describes the one state object.
  */
@@ -48,6 +50,10 @@ MODULE_PARM_DESC(mem_type, "mapping: 0 write-combined (default), 1 uncached, 2 c
 static char *functions = "";
 module_param(functions, charp, 0400);
 MODULE_PARM_DESC(functions, "comma-separated function globs to record ('*' for all, empty for none)");
+
+static char *events = "";
+module_param(events, charp, 0400);
+MODULE_PARM_DESC(events, "comma-separated kernel events to record, as set_event takes them (e.g. 'sched:*,irq:*,printk:console')");
 
 static int max_reason = KMSG_DUMP_OOPS;
 module_param(max_reason, int, 0400);
@@ -102,6 +108,7 @@ static void ramtrail_params_read(struct ramtrail_params *p)
 	p->mem_name = mem_name;
 	p->mem_type = mem_type;
 	p->functions = functions;
+	p->events = events;
 	p->max_reason = max_reason;
 	p->dmesg_size = dmesg_size;
 	p->dmesg_count = dmesg_count;
@@ -124,6 +131,9 @@ static int __init ramtrail_init(void)
 
 	mutex_init(&cxt->modules_lock);
 	ramtrail_params_read(&cxt->params);
+	err = ramtrail_events_parse(cxt->params.events, &cxt->events);
+	if (err)
+		return err;
 	cxt->rings = alloc_percpu(struct ramtrail_ring);
 	if (!cxt->rings)
 		return -ENOMEM;
@@ -144,12 +154,17 @@ static int __init ramtrail_init(void)
 	if (err)
 		goto hooks;
 	ramtrail_set_live(cxt, true);
+	err = ramtrail_events_start(cxt);
+	if (err)
+		goto events;
 	err = ramtrail_record_start(cxt);
 	if (err)
 		goto record;
 	ramtrail_debugfs_init(cxt);
 	return 0;
 record:
+	ramtrail_events_stop(cxt);
+events:
 	ramtrail_set_live(cxt, false);
 	ramtrail_freeze_hooks_exit(cxt);
 hooks:
@@ -173,6 +188,7 @@ static void __exit ramtrail_exit(void)
 	ramtrail_set_live(cxt, false);
 	ramtrail_debugfs_exit(cxt);
 	ramtrail_record_stop(cxt);
+	ramtrail_events_stop(cxt);
 	ramtrail_freeze_hooks_exit(cxt);
 	ramtrail_modules_exit(cxt);
 	ramtrail_pstore_exit(cxt);

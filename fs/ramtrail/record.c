@@ -31,13 +31,6 @@
  */
 static struct ramtrail_context *ramtrail_live;
 
-static notrace u32 ramtrail_text_offset(unsigned long ip)
-{
-	unsigned long off = ip - RAMTRAIL_ARCH_TEXT_BASE;
-
-	return off <= U32_MAX ? off : 0;
-}
-
 static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 				      struct ftrace_ops *op,
 				      struct ftrace_regs *fregs)
@@ -62,28 +55,28 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 
 /**
  * ramtrail_record_event() - record an event in the current CPU's zone
- * @id: event id
+ * @id: event id, RAMTRAIL_EV_USER or above (lower ones are ramtrail's own)
  * @data: payload
  * @len: bytes of payload, at most RAMTRAIL_EVENT_MAX_LEN
  *
  * Callable from any context, NMI included; takes no lock and allocates
- * nothing.
+ * nothing. The record carries the task and context of its caller.
  *
- * Return: true if recorded, false if dropped (counted).
+ * Return: true if recorded, false if dropped (counted) or refused.
  */
 notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 {
 	struct ramtrail_context *cxt = READ_ONCE(ramtrail_live);
-	u32 cont[RAMTRAIL_MAX_CONT] = { 0 };
+	u32 cont[RAMTRAIL_MAX_CONT];
 	bool ok = false;
 
-	if (!cxt || len > RAMTRAIL_EVENT_MAX_LEN)
+	if (!cxt || id < RAMTRAIL_EV_USER || len > RAMTRAIL_EVENT_MAX_LEN)
 		return false;
+	if (len)	/* the last word's bytes past @len are stored too */
+		cont[(len - 1) / 4] = 0;
 	memcpy(cont, data, len);
 	preempt_disable_notrace();
-	ok = ramtrail_ring_write(this_cpu_ptr(cxt->rings),
-				 RAMTRAIL_W_EVENT, RAMTRAIL_EVENT_HEAD(id, len),
-				 cont, DIV_ROUND_UP(len, 4));
+	ok = ramtrail_ring_event(this_cpu_ptr(cxt->rings), id, cont, len);
 	preempt_enable_notrace();
 	return ok;
 }

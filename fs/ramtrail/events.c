@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel events: probes on the kernel's own tracepoints that record the
+ * scheduler, interrupts, workqueues, timers and the log (the events=
+ * parameter), and the task switches that every record's task relies on
+ * ([R5] in ring.h). Each event is stored compactly: ids and numbers, no
+ * names but the irq's, the log line's text, and the comm in task events.
+ *
+ * Probes run with preemption off, in any context; they take no lock and
+ * allocate nothing. This file is built without -pg and is notrace.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/glob.h>
+#include <linux/interrupt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+#include "internal.h"
+
+/* Record @len bytes of @data as event @id on this CPU. */
+static notrace void ramtrail_ev(struct ramtrail_context *cxt, u16 id,
+				const void *data, unsigned int len)
+{
+	u32 cont[RAMTRAIL_MAX_CONT];
+
+	/* Only the last word may hold bytes past @len: they are stored too. */
+	if (len)
+		cont[(len - 1) / 4] = 0;
+	__builtin_memcpy(cont, data, len);
+	ramtrail_ring_event(this_cpu_ptr(cxt->rings), id, cont, len);
+}
+
+static notrace bool ramtrail_ev_on(struct ramtrail_context *cxt, int ev)
+{
+	return READ_ONCE(cxt->events) & BIT(ev);
+}
+
+/* ftrace's prev_state of sched_switch (__trace_sched_switch_state()). */
+static notrace u32 ramtrail_switch_state(bool preempt, unsigned int state,
+					 const struct task_struct *p)
+{
+	unsigned int index;
+
+	if (preempt)
+		return TASK_REPORT_MAX;
+	index = __task_state_index(state, p->exit_state);
+	return index ? 1U << (index - 1) : 0;
+}
+
+/*
+ * Always registered while recording: the CPU's next record names its task
+ * again. The event itself only if asked for.
+ */
+static notrace void ramtrail_sched_switch(void *data, bool preempt,
+					  struct task_struct *prev,
+					  struct task_struct *next,
+					  unsigned int prev_state)
+{
+	struct ramtrail_context *cxt = data;
+
+	if (ramtrail_ev_on(cxt, RAMTRAIL_EV_SCHED_SWITCH)) {
+		struct ramtrail_ev_switch e = {
+			.prev_pid = prev->pid,
+			.prev_prio = prev->prio,
+			.prev_state = ramtrail_switch_state(preempt, prev_state,
+							    prev),
+			.next_pid = next->pid,
+			.next_prio = next->prio,
+		};
+
+		ramtrail_ev(cxt, RAMTRAIL_EV_SCHED_SWITCH, &e, sizeof(e));
+	}
+	ramtrail_ring_task_switched(this_cpu_ptr(cxt->rings));
+}
+
+/*
+ * Always registered too: a task renamed (exec, prctl) is named again, with
+ * its new comm, before its next record. The tracepoint runs before the
+ * comm is copied: the task event is written here, from @comm.
+ */
+static notrace void ramtrail_task_rename(void *data, struct task_struct *task,
+					 const char *comm)
+{
+	struct ramtrail_context *cxt = data;
+	struct ramtrail_ev_task e = { .pid = task->pid, .tgid = task->tgid };
+	struct ramtrail_ring *r = this_cpu_ptr(cxt->rings);
+	unsigned int i;
+
+	if (task != current)
+		return;
+	for (i = 0; i < RAMTRAIL_COMM_LEN - 1 && comm[i]; i++)
+		e.comm[i] = comm[i];
+	if (ramtrail_ring_event(r, RAMTRAIL_EV_TASK, (const u32 *)&e,
+				sizeof(e))) {
+		barrier();	/* [R5]: the task event before ring->task */
+		WRITE_ONCE(r->task, (unsigned long)task);
+	}
+}
+
+static notrace void ramtrail_wakeup_ev(struct ramtrail_context *cxt, u16 id,
+				       struct task_struct *p)
+{
+	struct ramtrail_ev_wakeup e = {
+		.pid = p->pid,
+		.prio = p->prio,
+		.target_cpu = task_cpu(p),
+	};
+
+	ramtrail_ev(cxt, id, &e, sizeof(e));
+}
+
+static notrace void ramtrail_sched_wakeup(void *data, struct task_struct *p)
+{
+	ramtrail_wakeup_ev(data, RAMTRAIL_EV_SCHED_WAKEUP, p);
+}
+
+static notrace void ramtrail_sched_waking(void *data, struct task_struct *p)
+{
+	ramtrail_wakeup_ev(data, RAMTRAIL_EV_SCHED_WAKING, p);
+}
+
+static notrace void ramtrail_sched_wakeup_new(void *data,
+					      struct task_struct *p)
+{
+	ramtrail_wakeup_ev(data, RAMTRAIL_EV_SCHED_WAKEUP_NEW, p);
+}
+
+static notrace void ramtrail_irq_entry(void *data, int irq,
+				       struct irqaction *action)
+{
+	struct {
+		u32 irq;
+		char name[RAMTRAIL_IRQ_NAME_LEN];
+	} e = { .irq = irq };
+	const char *name = action->name;
+	unsigned int n = 0;
+
+	while (name && n < RAMTRAIL_IRQ_NAME_LEN && name[n]) {
+		e.name[n] = name[n];
+		n++;
+	}
+	ramtrail_ev(data, RAMTRAIL_EV_IRQ_ENTRY, &e, sizeof(u32) + n);
+}
+
+static notrace void ramtrail_irq_exit(void *data, int irq,
+				      struct irqaction *action, int ret)
+{
+	u32 e[2] = { irq, ret };
+
+	ramtrail_ev(data, RAMTRAIL_EV_IRQ_EXIT, e, sizeof(e));
+}
+
+static notrace void ramtrail_softirq_entry(void *data, unsigned int vec)
+{
+	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_ENTRY, &vec, sizeof(u32));
+}
+
+static notrace void ramtrail_softirq_exit(void *data, unsigned int vec)
+{
+	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_EXIT, &vec, sizeof(u32));
+}
+
+static notrace void ramtrail_softirq_raise(void *data, unsigned int vec)
+{
+	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_RAISE, &vec, sizeof(u32));
+}
+
+static notrace void ramtrail_work_ev(void *data, u16 id,
+				     struct work_struct *work,
+				     work_func_t function)
+{
+	struct ramtrail_ev_work e = {
+		.work = (unsigned long)work,
+		.function = ramtrail_text_offset((unsigned long)function),
+	};
+
+	ramtrail_ev(data, id, &e, offsetofend(struct ramtrail_ev_work,
+					      function));
+}
+
+static notrace void ramtrail_work_start(void *data, struct work_struct *work)
+{
+	ramtrail_work_ev(data, RAMTRAIL_EV_WORK_START, work, work->func);
+}
+
+static notrace void ramtrail_work_end(void *data, struct work_struct *work,
+				      work_func_t function)
+{
+	ramtrail_work_ev(data, RAMTRAIL_EV_WORK_END, work, function);
+}
+
+static notrace void ramtrail_timer_entry(void *data, struct timer_list *timer,
+					 unsigned long baseclk)
+{
+	struct ramtrail_ev_timer e = {
+		.timer = (unsigned long)timer,
+		.now = jiffies,
+		.baseclk = baseclk,
+		.function = ramtrail_text_offset((unsigned long)timer->function),
+	};
+
+	ramtrail_ev(data, RAMTRAIL_EV_TIMER_ENTRY, &e,
+		    offsetofend(struct ramtrail_ev_timer, function));
+}
+
+static notrace void ramtrail_timer_exit(void *data, struct timer_list *timer)
+{
+	u64 t = (unsigned long)timer;
+
+	ramtrail_ev(data, RAMTRAIL_EV_TIMER_EXIT, &t, sizeof(t));
+}
+
+/* The log: each printk line, without its newline, cut at 255 bytes. */
+static notrace void ramtrail_console(void *data, const char *text, size_t len)
+{
+	while (len && text[len - 1] == '\n')
+		len--;
+	ramtrail_ev(data, RAMTRAIL_EV_PRINTK, text,
+		    min_t(size_t, len, RAMTRAIL_EVENT_MAX_LEN));
+}
+
+/**
+ * struct ramtrail_event_def - a kernel event ramtrail records
+ * @system: its ftrace system ("sched")
+ * @name: its tracepoint and ftrace event name ("sched_switch")
+ * @probe: the probe; its arguments are the tracepoint's TP_PROTO
+ * @id: enum ramtrail_event_id; -1 for the always-on task_rename probe
+ */
+struct ramtrail_event_def {
+	const char *system;
+	const char *name;
+	void *probe;
+	int id;
+};
+
+static const struct ramtrail_event_def ramtrail_event_defs[RAMTRAIL_NR_PROBES] = {
+	{ "sched", "sched_switch", ramtrail_sched_switch, RAMTRAIL_EV_SCHED_SWITCH },
+	{ "task", "task_rename", ramtrail_task_rename, -1 },
+	{ "sched", "sched_wakeup", ramtrail_sched_wakeup, RAMTRAIL_EV_SCHED_WAKEUP },
+	{ "sched", "sched_waking", ramtrail_sched_waking, RAMTRAIL_EV_SCHED_WAKING },
+	{ "sched", "sched_wakeup_new", ramtrail_sched_wakeup_new, RAMTRAIL_EV_SCHED_WAKEUP_NEW },
+	{ "irq", "irq_handler_entry", ramtrail_irq_entry, RAMTRAIL_EV_IRQ_ENTRY },
+	{ "irq", "irq_handler_exit", ramtrail_irq_exit, RAMTRAIL_EV_IRQ_EXIT },
+	{ "irq", "softirq_entry", ramtrail_softirq_entry, RAMTRAIL_EV_SOFTIRQ_ENTRY },
+	{ "irq", "softirq_exit", ramtrail_softirq_exit, RAMTRAIL_EV_SOFTIRQ_EXIT },
+	{ "irq", "softirq_raise", ramtrail_softirq_raise, RAMTRAIL_EV_SOFTIRQ_RAISE },
+	{ "workqueue", "workqueue_execute_start", ramtrail_work_start, RAMTRAIL_EV_WORK_START },
+	{ "workqueue", "workqueue_execute_end", ramtrail_work_end, RAMTRAIL_EV_WORK_END },
+	{ "timer", "timer_expire_entry", ramtrail_timer_entry, RAMTRAIL_EV_TIMER_ENTRY },
+	{ "timer", "timer_expire_exit", ramtrail_timer_exit, RAMTRAIL_EV_TIMER_EXIT },
+	{ "printk", "console", ramtrail_console, RAMTRAIL_EV_PRINTK },
+};
+
+/* The first two probes run whatever events= says. */
+#define RAMTRAIL_ALWAYS_PROBES	2
+
+/* Does "system:name", "name" or a glob of either name event @d? */
+static bool ramtrail_event_match(const char *glob,
+				 const struct ramtrail_event_def *d)
+{
+	const char *colon = strchr(glob, ':');
+	char sys[32];
+
+	if (d->id < 0)
+		return false;
+	if (!colon)
+		return glob_match(glob, d->name);
+	if (colon - glob >= sizeof(sys))
+		return false;
+	memcpy(sys, glob, colon - glob);
+	sys[colon - glob] = 0;
+	return glob_match(sys, d->system) && glob_match(colon + 1, d->name);
+}
+
+/**
+ * ramtrail_events_parse() - the events a list of names and globs asks for
+ * @list: comma-separated "system:name" or "name", globs allowed, as
+ *	ftrace's set_event takes them; empty for none
+ * @mask: set to BIT(id) of each enum ramtrail_event_id asked for
+ *
+ * Return: 0, or -EINVAL if an entry matches no event ramtrail records.
+ */
+int ramtrail_events_parse(const char *list, u32 *mask)
+{
+	char *copy, *p, *glob;
+	int i, err = 0;
+
+	*mask = 0;
+	if (!list || !*list)
+		return 0;
+	copy = kstrdup(list, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy; (glob = strsep(&p, ",")) && !err;) {
+		u32 found = 0;
+
+		glob = strim(glob);
+		if (!*glob)
+			continue;
+		for (i = 0; i < RAMTRAIL_NR_PROBES; i++)
+			if (ramtrail_event_match(glob, &ramtrail_event_defs[i]))
+				found |= BIT(ramtrail_event_defs[i].id);
+		if (!found) {
+			pr_err("events: '%s' matches no event ramtrail records (sched:sched_switch, sched:sched_wakeup, sched:sched_waking, sched:sched_wakeup_new, irq:*, workqueue:*, timer:timer_expire_entry/exit, printk:console)\n",
+			       glob);
+			err = -EINVAL;
+		}
+		*mask |= found;
+	}
+	kfree(copy);
+	return err;
+}
+
+struct ramtrail_tp_find {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void ramtrail_tp_find(struct tracepoint *tp, void *priv)
+{
+	struct ramtrail_tp_find *f = priv;
+
+	if (!strcmp(tp->name, f->name))
+		f->tp = tp;
+}
+
+/**
+ * ramtrail_events_start() - register the probes of the asked-for events
+ * @cxt: the context, its rings set up and @cxt->events set
+ *
+ * The sched_switch and task_rename probes are registered in any case:
+ * they keep every record's task right.
+ *
+ * Return: 0, or -errno (a tracepoint this kernel lacks: -ENOENT).
+ */
+int ramtrail_events_start(struct ramtrail_context *cxt)
+{
+	int i, err = 0;
+
+	for (i = 0; i < RAMTRAIL_NR_PROBES && !err; i++) {
+		const struct ramtrail_event_def *d = &ramtrail_event_defs[i];
+		struct ramtrail_tp_find f = { .name = d->name };
+
+		if (i >= RAMTRAIL_ALWAYS_PROBES && !(cxt->events & BIT(d->id)))
+			continue;
+		for_each_kernel_tracepoint(ramtrail_tp_find, &f);
+		if (!f.tp) {
+			pr_err("events: this kernel has no tracepoint %s:%s\n",
+			       d->system, d->name);
+			err = -ENOENT;
+			break;
+		}
+		err = tracepoint_probe_register(f.tp, d->probe, cxt);
+		if (!err)
+			cxt->tp[i] = f.tp;
+	}
+	if (err)
+		ramtrail_events_stop(cxt);
+	return err;
+}
+
+/**
+ * ramtrail_events_stop() - unregister the probes; none runs on return
+ * @cxt: the context
+ */
+void ramtrail_events_stop(struct ramtrail_context *cxt)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < RAMTRAIL_NR_PROBES; i++) {
+		if (!cxt->tp[i])
+			continue;
+		tracepoint_probe_unregister(cxt->tp[i],
+					    ramtrail_event_defs[i].probe, cxt);
+		cxt->tp[i] = NULL;
+		any = true;
+	}
+	if (any)
+		tracepoint_synchronize_unregister();
+}
