@@ -1,19 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The pstore backend "ramtrail": saved traces appear as ftrace-ramtrail-N
- * (struct pstore_ftrace_record, relocated to this boot's addresses so that
- * pstore prints symbols), oops/panic logs as dmesg-ramtrail-N. Removing a
- * file erases it from the region for good.
+ * (struct pstore_ftrace_record: function records only, relocated to this
+ * boot's addresses so that pstore prints symbols) and, the full trace with
+ * tasks, flags and events, as ftrace text in console-ramtrail-M; oops and
+ * panic logs as dmesg-ramtrail-N. Removing a file erases it from the
+ * region for good: a trace's file of either kind erases its part.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kmsg_dump.h>
 #include <linux/module.h>
 #include <linux/pstore.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/time64.h>
+#include <linux/vmalloc.h>
 #include "internal.h"
+#include "text.h"
+
+/*
+ * Bytes of text per console file. 6.1's pstore frees record->buf with
+ * kfree(), 6.12's with kvfree(): it comes from kmalloc(), which gives up to
+ * 4 MiB (KMALLOC_MAX_SIZE); a part's text takes several files.
+ */
+#define RAMTRAIL_TEXT_FILE_SIZE	SZ_2M
+/* Tasks whose names other tasks' events can show: as many as the tools. */
+#define RAMTRAIL_TEXT_COMMS	32768
+
+/**
+ * struct ramtrail_pstore_walk - the saved trace pstore is reading
+ * @t: the trace
+ * @ftrace: at the next part whose ftrace file is due
+ * @text: where the next text file starts
+ * @rl: how the trace's offsets map to this boot
+ * @tx: names of functions (kernel's, through @rl) and of tasks
+ * @comms: memory of @tx's pid -> comm table
+ * @buf: the text file being written
+ */
+struct ramtrail_pstore_walk {
+	const struct ramtrail_saved_trace *t;
+	struct ramtrail_saved_cursor ftrace;
+	struct ramtrail_saved_cursor text;
+	struct ramtrail_reloc rl;
+	struct ramtrail_text tx;
+	struct ramtrail_comm comms[RAMTRAIL_TEXT_COMMS];
+	char buf[RAMTRAIL_TEXT_FILE_SIZE];
+};
 
 static int ramtrail_open(struct pstore_info *psi)
 {
@@ -21,6 +55,17 @@ static int ramtrail_open(struct pstore_info *psi)
 
 	/* Where read() is: dmesg slots first, then the parts of saved traces. */
 	memset(&cxt->cursor, 0, sizeof(cxt->cursor));
+	/* Without it, read() shows the dmesg records only. */
+	cxt->cursor.walk = vzalloc(sizeof(*cxt->cursor.walk));
+	return 0;
+}
+
+static int ramtrail_close(struct pstore_info *psi)
+{
+	struct ramtrail_context *cxt = psi->data;
+
+	vfree(cxt->cursor.walk);
+	cxt->cursor.walk = NULL;
 	return 0;
 }
 
@@ -42,34 +87,132 @@ static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
 	return d->len;
 }
 
-static ssize_t ramtrail_read_part(struct ramtrail_context *cxt,
-				  struct pstore_record *record,
-				  const struct ramtrail_saved_trace *t,
-				  u32 part, u64 id)
+/* A function of a saved trace, named by this kernel. */
+static size_t ramtrail_text_name(void *arg, char *buf, size_t len, u32 off,
+				 enum ramtrail_text_func which)
 {
-	const struct ramtrail_saved_record *s = ramtrail_saved_records(t);
-	u64 first = (u64)part * RAMTRAIL_SAVED_PART_RECORDS, i;
-	u64 n = min_t(u64, t->nr_records - first, RAMTRAIL_SAVED_PART_RECORDS);
-	struct pstore_ftrace_record *out;
-	struct ramtrail_reloc rl;
+	return scnprintf(buf, len, "%ps", (void *)ramtrail_relocate(arg, off));
+}
 
-	out = kmalloc_array(n, sizeof(*out), GFP_KERNEL | __GFP_NOWARN);
-	if (!out)
-		return -ENOMEM;
-	ramtrail_reloc_init(cxt, &rl, t);
-	for (i = 0; i < n; i++) {
-		const struct ramtrail_saved_record *r = &s[first + i];
+/*
+ * Start on @t. An event names tasks (sched_switch's next) that may run
+ * only later: the names of all its tasks are taken first, as the tools do.
+ */
+static void ramtrail_walk_start(struct ramtrail_context *cxt,
+				struct ramtrail_pstore_walk *w,
+				const struct ramtrail_saved_trace *t)
+{
+	const struct ramtrail_record *r;
 
-		out[i].ip = ramtrail_relocate(&rl, r->ip);
-		out[i].parent_ip = ramtrail_relocate(&rl, r->parent);
-		pstore_ftrace_write_timestamp(&out[i], ramtrail_saved_ns(r));
-		pstore_ftrace_encode_cpu(&out[i], ramtrail_saved_cpu(r));
+	w->t = t;
+	ramtrail_comms_init(&w->tx.comms, w->comms, RAMTRAIL_TEXT_COMMS);
+	ramtrail_saved_open(&w->text, t);
+	while ((r = ramtrail_saved_read(&w->text, w->text.nr))) {
+		ramtrail_comms_add_record(&w->tx.comms, r);
+		cond_resched();
+	}
+	ramtrail_saved_open(&w->text, t);
+	ramtrail_saved_open(&w->ftrace, t);
+	ramtrail_reloc_init(cxt, &w->rl, t);
+	w->tx.name = ramtrail_text_name;
+	w->tx.arg = &w->rl;
+}
+
+/* The function records of a part, up to @end, as pstore's ftrace file. */
+static ssize_t ramtrail_read_ftrace(struct ramtrail_pstore_walk *w,
+				    struct pstore_record *record, u64 end,
+				    bool erased, u64 id)
+{
+	struct pstore_ftrace_record *out = NULL;
+	const struct ramtrail_record *r;
+	u64 n = 0;
+
+	if (!erased)
+		out = kmalloc_array(end - min(end, w->ftrace.next),
+				    sizeof(*out), GFP_KERNEL | __GFP_NOWARN);
+	while ((r = ramtrail_saved_read(&w->ftrace, end))) {
+		if (!out || r->type == RAMTRAIL_W_EVENT)
+			continue;
+		out[n].ip = ramtrail_relocate(&w->rl, r->ip);
+		out[n].parent_ip = ramtrail_relocate(&w->rl, r->parent);
+		pstore_ftrace_write_timestamp(&out[n], r->ts);
+		pstore_ftrace_encode_cpu(&out[n], r->cpu);
+		n++;
+	}
+	if (!n) {
+		kfree(out);
+		return erased || out ? 0 : -ENOMEM;
 	}
 	record->type = PSTORE_TYPE_FTRACE;
 	record->id = id;
 	record->buf = (char *)out;
 	record->size = n * sizeof(*out);
 	return record->size;
+}
+
+/*
+ * The next text file of a part, up to @end: whole lines, at most
+ * RAMTRAIL_TEXT_FILE_SIZE bytes. Its record's @part holds the id of the
+ * part's ftrace file, for erase().
+ */
+static ssize_t ramtrail_read_text(struct ramtrail_cursor *c,
+				  struct pstore_record *record, u64 end,
+				  bool erased)
+{
+	struct ramtrail_pstore_walk *w = c->walk;
+	const struct ramtrail_record *r;
+	size_t len = 0;
+
+	while (len + RAMTRAIL_TEXT_LINE_MAX <= sizeof(w->buf) &&
+	       (r = ramtrail_saved_read(&w->text, end))) {
+		if (!erased)
+			len += ramtrail_text_record(w->buf + len,
+						    sizeof(w->buf) - len, r,
+						    r->ts, &w->tx);
+		cond_resched();
+	}
+	if (!len)
+		return 0;
+	record->buf = kmemdup(w->buf, len, GFP_KERNEL | __GFP_NOWARN);
+	if (!record->buf)
+		return -ENOMEM;
+	record->type = PSTORE_TYPE_CONSOLE;
+	record->id = c->text_id;
+	record->part = c->id;	/* file ids stay far below 2^32 */
+	record->size = len;
+	return len;
+}
+
+/*
+ * The next file of part @c->part of @t: its ftrace file, then its text
+ * files. Return: its size, 0 when the part has no more, or an error for
+ * that file alone.
+ */
+static ssize_t ramtrail_read_part(struct ramtrail_context *cxt,
+				  struct pstore_record *record,
+				  const struct ramtrail_saved_trace *t)
+{
+	struct ramtrail_cursor *c = &cxt->cursor;
+	u64 end = ramtrail_saved_part_end(t, c->part);
+	bool erased = ramtrail_saved_part_erased(t, c->part);
+	ssize_t ret;
+
+	if (!c->text) {
+		c->text = true;
+		ret = ramtrail_read_ftrace(c->walk, record, end, erased, c->id);
+		if (ret < 0)
+			pr_warn("ftrace-ramtrail-%llu not shown: error %zd\n",
+				c->id, ret);
+		if (ret)
+			return ret;
+	}
+	ret = ramtrail_read_text(c, record, end, erased);
+	if (ret < 0)
+		pr_warn("console-ramtrail-%llu not shown: error %zd\n",
+			c->text_id, ret);
+	if (ret)
+		c->text_id++;
+	return ret;
 }
 
 /*
@@ -97,22 +240,30 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 			return ret;
 		pr_warn("dmesg-ramtrail-%u not shown: error %zd\n", slot, ret);
 	}
+	if (!c->walk) {
+		pr_warn("saved traces not shown: out of memory\n");
+		return 0;
+	}
 	for (;;) {
 		pos = c->pos;
 		t = (void *)ramtrail_saved_next(&cxt->reg, &pos);
 		if (!t)
 			return 0;
+		if (c->walk->t != t)
+			ramtrail_walk_start(cxt, c->walk, t);
+		if (ramtrail_saved_all_erased(t)) {
+			c->id += ramtrail_saved_parts(t) - c->part;
+			c->part = ramtrail_saved_parts(t);
+		}
 		while (c->part < ramtrail_saved_parts(t)) {
-			u32 part = c->part++;
-			u64 id = c->id++;
-
-			if (ramtrail_saved_part_erased(t, part))
-				continue;
-			ret = ramtrail_read_part(cxt, record, t, part, id);
-			if (ret >= 0)
+			ret = ramtrail_read_part(cxt, record, t);
+			if (ret > 0)
 				return ret;
-			pr_warn("ftrace-ramtrail-%llu not shown: error %zd\n",
-				id, ret);
+			if (ret < 0)
+				continue;	/* that file alone is lost */
+			c->part++;
+			c->id++;
+			c->text = false;
 		}
 		c->pos = pos;
 		c->part = 0;
@@ -155,6 +306,10 @@ static int ramtrail_erase(struct pstore_record *record)
 	}
 	if (record->type == PSTORE_TYPE_FTRACE) {
 		ramtrail_erase_trace_part(cxt, record->id);
+		return 0;
+	}
+	if (record->type == PSTORE_TYPE_CONSOLE) {
+		ramtrail_erase_trace_part(cxt, record->part);
 		return 0;
 	}
 	return -EINVAL;
@@ -230,6 +385,7 @@ int ramtrail_pstore_init(struct ramtrail_context *cxt)
 	psi->name = "ramtrail";
 	psi->data = cxt;
 	psi->open = ramtrail_open;
+	psi->close = ramtrail_close;
 	psi->read = ramtrail_read;
 	psi->write = ramtrail_write;
 	psi->erase = ramtrail_erase;
