@@ -233,7 +233,10 @@ def section(r, name):
 LINE = re.compile(r"^CPU:(\d+) ts:(\d+) ([0-9a-f]+)  ([0-9a-f]+)  (\S+(?: \[\w+\])?) <- "
                   r"(\S+(?: \[\w+\])?)$")
 # A record of `ramtrail decode` (ftrace's text format).
-DECODE = re.compile(r"^ *<\.\.\.>-0 +\[(\d+)\] \.{5} +(\d+\.\d{6}): (.*)$")
+# ftrace's text: comm-pid [CPU] flags time: function <-caller, or an event
+# "name: fields"; a task not known prints "<unknown>-?".
+TEXT = re.compile(r"^\s*(.*)-(\d+|\?)\s+\[(\d+)\] (\S{5}) +(\d+\.\d{6}): (.*)$")
+EVENT = re.compile(r"^\w+: ")
 OFFSET = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
 
 
@@ -255,15 +258,26 @@ def usec(ns):
     return f"{us // 1000000}.{us % 1000000:06d}"
 
 
+def parse_text(text):
+    """[(comm, pid or None, cpu, flags, usec, what)] of ftrace text lines."""
+    out = []
+    for line in text.splitlines():
+        m = TEXT.match(line)
+        if m:
+            pid = None if m[2] == "?" else int(m[2])
+            out.append((m[1].strip(), pid, int(m[3]), m[4], m[5], m[6]))
+    return out
+
+
 def decode(image, *args):
-    """ramtrail decode -> (rc, [(cpu, usec, function, caller)], stderr)."""
+    """ramtrail decode -> (rc, [(cpu, usec, function, caller)] of its
+    function records, stderr)."""
     p = tool("decode", image, *args)
     recs = []
-    for line in p.stdout.splitlines():
-        m = DECODE.match(line)
-        if m:
-            func, _, parent = m[3].partition(" <-")
-            recs.append((int(m[1]), m[2], func, parent))
+    for _, _, cpu, _, us, what in parse_text(p.stdout):
+        if not EVENT.match(what):
+            func, _, parent = what.partition(" <-")
+            recs.append((cpu, us, func, parent))
     return p.returncode, recs, p.stderr
 
 

@@ -12,6 +12,9 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   oops      an oops the kernel survives freezes recording; reset, read back
   memtypes  mem_type=1 and 2: the same crash read back (2 CPUs)
   refusals  System RAM, busy pstore, bad parameters: clear errors, no load
+  tasks     named tasks on every CPU, events=, sysrq crash from a named task:
+            tasks, contexts, sched_switch and log events read back through
+            pstore's text file, decode of the RAM file and trace-cmd report
 
 Every check reads facts: the module's debugfs status file, the command's
 `stats --format json` of the RAM file, the pstore files, insmod's exit
@@ -683,6 +686,149 @@ def scenario_memtypes(k, ko, smp, res):
         no_oops(res, t, r.log)
 
 
+# Kernel events every tasks guest records, and the timer interrupt's
+# function, which runs in hardirq context.
+EVENTS = "sched:*,irq:*,workqueue:*,timer:*,printk:console"
+TASK_FUNCS = ("do_sys_openat2,__handle_sysrq,sysrq_handle_crash,write_sysrq_trigger,"
+              "hrtimer_interrupt")
+# A small saved area: the serial line carries the whole text.
+TASK_PARAMS = f"mem_address={RESV:#x} mem_size=8M saved_size=1M"
+SWITCH = re.compile(r"sched_switch: prev_comm=(.*) prev_pid=(\d+) .* ==> "
+                    r"next_comm=(.*) next_pid=(\d+) ")
+# trace-cmd report -l -N: comm-pid CPU flags time: event: fields
+REPORT_L = re.compile(r"^\s*(.*?)-(-?\d+)\s+(\d+)(\S{5})\S*\s+(\d+\.\d{6}): +(\w+): +(.*)$")
+
+
+def parse_report(text):
+    """trace-cmd report -l -N lines as rg.parse_text() tuples."""
+    out = []
+    for line in text.splitlines():
+        m = REPORT_L.match(line)
+        if not m:
+            continue
+        what = (m[7].replace(" <-- ", " <-") if m[6] == "function"
+                else f"{m[6]}: {m[7]}")
+        out.append((m[1].strip(), None if m[2] == "-1" else int(m[2]), int(m[3]),
+                    m[4], m[5], what))
+    return out
+
+
+def check_tasks(res, t, what, recs, smp, names, crasher, comm_per_pid=False):
+    """The facts a trace of the tasks guest must show, in any text form.
+    With comm_per_pid (trace-cmd), a pid's records all show its last name,
+    also those from before it was pinned and renamed."""
+    unknown = sum(r[1] is None for r in recs)
+    res.check(f"{t} {what}: records, and the task of each known (but for "
+              "task events lost in flight)", len(recs) > 100 and unknown * 1000 < len(recs),
+              (len(recs), unknown))
+    wrong = [r for r in recs if r[0] in names and r[1] != names[r[0]]]
+    res.check(f"{t} {what}: every record of a named task has its pid "
+              "(as the guest's ps printed)", not wrong, wrong[:3])
+    mine = {n: [r[2] for r in recs if r[0] == n] for n in names}
+    if comm_per_pid:
+        mine = {n: set(cpus[-1:]) for n, cpus in mine.items()}
+    else:
+        mine = {n: set(cpus) for n, cpus in mine.items()}
+    res.check(f"{t} {what}: each CPU's pinned task recorded, on its CPU"
+              f"{' last' if comm_per_pid else ' only'}",
+              all(mine.get(f"rtw{c}") == {c} for c in range(smp)), mine)
+    last = [r for r in recs if r[2] == 1][-1:]
+    res.check(f"{t} {what}: the crashing task is the last task on the crashing CPU",
+              last and last[0][0] == "rtcrash" and last[0][1] == crasher,
+              (crasher, last))
+    timer = [r for r in recs if r[5].startswith("hrtimer_interrupt")]
+    res.check(f"{t} {what}: timer interrupt records in hardirq context",
+              timer and all(r[3][2] == "h" for r in timer),
+              (len(timer), sorted({r[3] for r in timer})))
+    bad, n, after = [], 0, {}
+    for r in recs:
+        cpu = r[2]
+        if cpu in after and r[1] is not None and r[1] != after.pop(cpu):
+            bad.append(r)
+        m = SWITCH.search(r[5])
+        if not m:
+            continue
+        n += 1
+        if (r[1] is not None and r[1] != int(m[2])) or \
+           (m[1] in names and names[m[1]] != int(m[2])):
+            bad.append(r)
+        after[cpu] = int(m[4])
+    res.check(f"{t} {what}: sched_switch events agree with the tasks of the "
+              "records before and after them", n > 10 and not bad, (n, bad[:3]))
+    log = [r for r in recs if r[5].startswith("console: ")]
+    trig = [r for r in log if "sysrq: Trigger a crash" in r[5]]
+    crash_fn = [r for r in recs if r[5].startswith("sysrq_handle_crash")]
+    res.check(f"{t} {what}: the log's lines are events, in time order, the "
+              "crash's line before the crash function",
+              log and trig and crash_fn and trig[-1][4] <= crash_fn[-1][4] and
+              trig[-1][2] == crash_fn[-1][2] == 1 and
+              [float(r[4]) for r in log] == sorted(float(r[4]) for r in log),
+              (len(log), trig[-1:], crash_fn[-1:]))
+
+
+def scenario_tasks(k, ko, smp, res):
+    t = f"[{k.kver} smp{smp} tasks]"
+    g = Guest(k, ko, "tasks", smp, f"""
+rt_load {TASK_PARAMS} functions={TASK_FUNCS} events={EVENTS}
+if [ "$(boot_id)" = 1 ]; then
+    c=0
+    while [ $c -lt $NCPU ]; do
+        taskset -c $c sh -c "renice -n 19 -p \\$\\$ >/dev/null
+            echo -n rtw$c >/proc/self/comm
+            while :; do read x </proc/version; done" &
+        c=$((c + 1))
+    done
+    sleep 2
+    ps -o pid,comm >/tmp/ps
+    quiet show ps /tmp/ps
+    taskset -c 1 sh -c 'echo -n rtcrash >/proc/self/comm; echo "crasher $$"
+        echo c >/proc/sysrq-trigger'
+fi
+mount -t pstore pstore /sys/fs/pstore
+show_files() {{
+    for f in $(ls /sys/fs/pstore | grep ^console-ramtrail- | sort -t- -k3 -n); do
+        show console /sys/fs/pstore/$f
+    done
+    show ftrace-ramtrail-0 /sys/fs/pstore/ftrace-ramtrail-0
+}}
+quiet show_files; ksyms_out
+""")
+    r = g.run()
+    res.check(f"{t} crash from a named task, warm reboot, poweroff",
+              boots(r) == 2 and r.rc == 0, brief(r))
+    names = {c: int(p) for p, c in
+             re.findall(r"^\s*(\d+) (rtw\d+)\s*$", section(r, "ps"), re.M)}
+    crasher = re.search(r"^crasher (\d+)", r.log, re.M)
+    res.check(f"{t} the guest's ps shows a named task per CPU",
+              sorted(names) == [f"rtw{c}" for c in range(smp)] and crasher,
+              (names, bool(crasher)))
+    if not crasher or len(names) != smp:
+        return
+    names["rtcrash"] = int(crasher[1])
+    check_tasks(res, t, "pstore text",
+                rg.parse_text("\n".join(h.sections(r.log, "console"))),
+                smp, names, names["rtcrash"])
+    ksyms = rg.kallsyms(g, r) or "/dev/null"
+    p = rg.tool("decode", g.ram.path, *g.REGION_ARGS, "--boot", 1,
+                "--system-map", ksyms)
+    check_tasks(res, t, "decode of the RAM file", rg.parse_text(p.stdout), smp, names,
+                names["rtcrash"])
+    dat = g.work / "trace.dat"
+    e = rg.tool("export", g.ram.path, *g.REGION_ARGS, "--boot", 1,
+                "--system-map", ksyms, "-o", dat)
+    rep = subprocess.run(["trace-cmd", "report", "-l", "-N", str(dat)],
+                         capture_output=True, text=True)
+    res.check(f"{t} export and trace-cmd report succeed",
+              e.returncode == 0 and rep.returncode == 0,
+              (e.stderr[-200:], rep.stderr[-200:]))
+    check_tasks(res, t, "trace-cmd report of the export", parse_report(rep.stdout),
+                smp, names, names["rtcrash"], comm_per_pid=True)
+    recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    res.check(f"{t} ftrace-ramtrail-0 keeps pstore's function format",
+              len(recs) > 100 and not other, (len(recs), other[:3]))
+    no_oops(res, t, r.log)
+
+
 def scenario_refusals(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} refusals]"
     g = Guest(k, ko, "refusals", smp, f"""
@@ -699,12 +845,14 @@ try memtype {PARAMS} mem_type=7
 try size mem_address={RESV:#x} mem_size=banana
 try noregion
 try nofunc {PARAMS} functions=no_such_function_xyz
+try noevent {PARAMS} events=sched:sched_switch,sched:no_such_event
+try untraced {PARAMS} events=sched:sched_stat_runtime
 insmod /lib/modules/reed_solomon.ko
 insmod /lib/modules/ramoops.ko mem_address={OOPS_RESV:#x} mem_size=0x100000 record_size=0x10000
 try busy {PARAMS}
 try inuse mem_address={OOPS_RESV:#x} mem_size=1M
 rmmod ramoops
-try ok {PARAMS} functions={FUNCS}
+try ok {PARAMS} functions={FUNCS} events=sched:*,irq:*
 cat /proc/version >/dev/null
 rmmod ramtrail
 rc=$?
@@ -723,7 +871,8 @@ try reload {PARAMS}
         return dict(f, rc=int(rc[-1]) if rc else None, errno=err[-1] if err else None)
 
     expect = {"sysram": EINVAL, "memtype": EINVAL, "size": EINVAL, "noregion": EINVAL,
-              "nofunc": EINVAL, "busy": (EBUSY, EPERM),
+              "nofunc": EINVAL, "noevent": EINVAL, "untraced": EINVAL,
+              "busy": (EBUSY, EPERM),
               # ramoops does not claim its range: ramtrail spots its signature.
               "inuse": EBUSY}
     for name, errno in expect.items():
