@@ -11,7 +11,7 @@
 #                     random panics, oopses, soft lockups, power cuts and
 #                     erases on one RAM file per STRESS_KVERS=6.1,6.12 and
 #                     STRESS_SMPS=2,4; STRESS_SEED=S replays a campaign
-#   make bench        every benchmark against the anchors (QEMU, ~7 min)
+#   make bench        every benchmark against the anchors (QEMU, ~4 min)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make tools        build the userspace side only (build/tools/ramtrail)
 #   make checkpatch   kernel coding style of every C file, kernel-doc comments

@@ -2,17 +2,30 @@
 /*
  * ramtrail_bench: write cost of ramtrail's record path against the kernel's
  * own ring buffer, with the method of kernel/trace/ring_buffer_benchmark.c:
- * producer kthreads pinned to CPUs write events as fast as they can for a
- * fixed time, with no reader. The payload is the same 16 bytes for both
- * (a function entry: ip and parent). The kernel ring buffer runs in
- * overwrite mode, ramtrail in its default flight-recorder mode, on a
- * reserved range mapped like the module maps it (mem_address/mem_size,
- * mem_type) or on vmalloc'd memory.
+ * producer kthreads pinned to CPUs write records as fast as they can for a
+ * fixed time, with no reader. Each ramtrail record has a ring buffer
+ * counterpart of the same payload size:
+ *
+ *   ramtrail         a function entry with its caller (ip and parent)
+ *   ringbuf          16 bytes
+ *   ramtrail_event   a sched_switch event (struct ramtrail_ev_switch)
+ *   ringbuf_event    20 bytes
+ *   ramtrail_switch  a task switch: ramtrail_ring_task_switched(), as the
+ *                    sched_switch probe calls it, then the same event,
+ *                    which now goes through the slow path and writes a
+ *                    task event (pid, tgid, comm) before it
+ *   ringbuf_switch   44 bytes: both payloads, task and sched_switch
+ *
+ * The kernel ring buffer runs in overwrite mode, ramtrail in its default
+ * flight-recorder mode, on a reserved range mapped like the module maps it
+ * (mem_address/mem_size, mem_type) or on vmalloc'd memory.
  *
  * Loading runs every measurement (interleaved repetitions, one CPU, then
  * all online CPUs) and prints one line per run:
- *   ramtrail_bench: RESULT <ramtrail|ringbuf> cpus=<n> rep=<r> ns=<ns/event> events=<n>
- * and then refuses to stay loaded (-EAGAIN), so nothing is left behind.
+ *   ramtrail_bench: RESULT <kind> cpus=<n> rep=<r> ns=<ns/record> events=<n> [bytes=<b>]
+ * (bytes: zone bytes per record, ramtrail only), then frees all it took;
+ * unload it with rmmod. (It does not fail its load to leave: busybox's
+ * insmod would load it again through init_module().)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,7 +61,28 @@ static unsigned int reps = 5;
 module_param(reps, uint, 0400);
 MODULE_PARM_DESC(reps, "repetitions of each measurement");
 
-enum bench_kind { BENCH_RAMTRAIL, BENCH_RINGBUF };
+/* Pairs: ramtrail's record, then the ring buffer's of the same payload. */
+enum bench_kind {
+	BENCH_RAMTRAIL,
+	BENCH_RINGBUF,
+	BENCH_RAMTRAIL_EVENT,
+	BENCH_RINGBUF_EVENT,
+	BENCH_RAMTRAIL_SWITCH,
+	BENCH_RINGBUF_SWITCH,
+	BENCH_NR_KINDS,
+};
+
+static const char * const bench_names[BENCH_NR_KINDS] = {
+	"ramtrail", "ringbuf", "ramtrail_event", "ringbuf_event",
+	"ramtrail_switch", "ringbuf_switch",
+};
+
+/* Payload bytes of each pair's ring buffer record. */
+static const unsigned int bench_rb_len[BENCH_NR_KINDS / 2] = {
+	16,
+	sizeof(struct ramtrail_ev_switch),
+	sizeof(struct ramtrail_ev_task) + sizeof(struct ramtrail_ev_switch),
+};
 
 struct bench_run {
 	enum bench_kind kind;
@@ -62,17 +96,62 @@ struct bench_run {
 
 static struct bench_run *run;
 
-static void bench_ringbuf_one(struct trace_buffer *rb, u64 i)
+/* The ring buffer's record of @kind, with ramtrail's payload. */
+static void bench_ringbuf_one(enum bench_kind kind,
+			      const struct ramtrail_ev_switch *e, u64 i)
 {
-	struct ring_buffer_event *ev = ring_buffer_lock_reserve(rb, 16);
+	struct ring_buffer_event *ev;
+	struct ramtrail_ev_task *t;
 	u64 *p;
 
+	ev = ring_buffer_lock_reserve(run->rb, bench_rb_len[kind / 2]);
 	if (!ev)
 		return;
 	p = ring_buffer_event_data(ev);
-	p[0] = 0xffffffff81000000ULL + (i & 0xfff);
-	p[1] = 0xffffffff81200000ULL + (i & 0x3ff);
-	ramtrail_rb_unlock_commit(rb, ev);
+	switch (kind) {
+	case BENCH_RINGBUF:
+		p[0] = 0xffffffff81000000ULL + (i & 0xfff);
+		p[1] = 0xffffffff81200000ULL + (i & 0x3ff);
+		break;
+	case BENCH_RINGBUF_SWITCH:
+		/* What ramtrail_env_describe() copies. */
+		t = (struct ramtrail_ev_task *)p;
+		t->pid = current->pid;
+		t->tgid = current->tgid;
+		__builtin_memcpy(t->comm, current->comm, RAMTRAIL_COMM_LEN);
+		__builtin_memcpy(t + 1, e, sizeof(*e));
+		break;
+	default:
+		__builtin_memcpy(p, e, sizeof(*e));
+	}
+	ramtrail_rb_unlock_commit(run->rb, ev);
+}
+
+static void bench_one(enum bench_kind kind, u64 i)
+{
+	struct ramtrail_ev_switch e = {
+		.prev_pid = i, .prev_prio = 120, .prev_state = 1,
+		.next_pid = i + 1, .next_prio = 120,
+	};
+	struct ramtrail_ring *r;
+
+	if (kind & 1) {
+		bench_ringbuf_one(kind, &e, i);
+		return;
+	}
+	preempt_disable_notrace();
+	r = this_cpu_ptr(run->rings);
+	if (kind == BENCH_RAMTRAIL) {
+		ramtrail_ring_func(r, 0x1000000 + (i & 0xfff),
+				   0x1200000 + (i & 0x3ff));
+	} else {
+		/* As the sched_switch probe does: the next record names its task. */
+		if (kind == BENCH_RAMTRAIL_SWITCH)
+			ramtrail_ring_task_switched(r);
+		ramtrail_ring_event(r, RAMTRAIL_EV_SCHED_SWITCH,
+				    (const u32 *)&e, sizeof(e));
+	}
+	preempt_enable_notrace();
 }
 
 static int bench_thread(void *arg)
@@ -85,17 +164,8 @@ static int bench_thread(void *arg)
 		int k;
 
 		/* Check the time every 256 events, as the rb benchmark does. */
-		for (k = 0; k < 256; k++, n++) {
-			if (run->kind == BENCH_RINGBUF) {
-				bench_ringbuf_one(run->rb, n);
-				continue;
-			}
-			preempt_disable_notrace();
-			ramtrail_ring_func(this_cpu_ptr(run->rings),
-					   0x1000000 + (n & 0xfff),
-					   0x1200000 + (n & 0x3ff));
-			preempt_enable_notrace();
-		}
+		for (k = 0; k < 256; k++, n++)
+			bench_one(run->kind, n);
 		cond_resched();
 	}
 	run->events[cpu] = n;
@@ -105,12 +175,18 @@ static int bench_thread(void *arg)
 	return 0;
 }
 
-/* Run producers on @cpus at once; return the mean ns per event, x100. */
+/*
+ * Run producers on @cpus at once; return the mean ns per record, x100, and
+ * in @bytes the zone bytes written per record, x100.
+ */
 static u64 bench_once(enum bench_kind kind, const struct cpumask *cpus,
-		      u64 *events)
+		      u64 *events, u64 *bytes)
 {
-	u64 cns = 0;
+	u64 cns = 0, written = 0;
 	int cpu, n = cpumask_weight(cpus);
+
+	for_each_cpu(cpu, cpus)
+		written -= local_read(&per_cpu_ptr(run->rings, cpu)->pos);
 
 	run->kind = kind;
 	init_completion(&run->done);
@@ -130,10 +206,12 @@ static u64 bench_once(enum bench_kind kind, const struct cpumask *cpus,
 	wait_for_completion(&run->done);
 	*events = 0;
 	for_each_cpu(cpu, cpus) {
+		written += local_read(&per_cpu_ptr(run->rings, cpu)->pos);
 		*events += run->events[cpu];
 		if (run->events[cpu])
 			cns += div64_u64(run->ns[cpu] * 100, run->events[cpu]);
 	}
+	*bytes = *events ? div64_u64(written * 100, *events) : 0;
 	return n ? cns / n : 0;
 }
 
@@ -163,8 +241,9 @@ static int __init bench_init(void)
 	u32 blocks = mem_size / num_possible_cpus() >> RAMTRAIL_BLOCK_SHIFT;
 	const struct cpumask *one = cpumask_of(cpumask_first(cpu_online_mask));
 	unsigned int r, cpu;
+	int err = -ENOMEM;
 	void *zones;
-	u64 ev;
+	u64 ev, b;
 
 	if (blocks < RAMTRAIL_MIN_BLOCKS)
 		return -EINVAL;
@@ -179,6 +258,7 @@ static int __init bench_init(void)
 				    RB_FL_OVERWRITE);
 	if (!run->rings || !run->rb)
 		goto out;
+	err = 0;
 	for_each_possible_cpu(cpu)
 		ramtrail_ring_init(per_cpu_ptr(run->rings, cpu),
 				   (u64 *)zones + ((u64)cpu * blocks <<
@@ -188,19 +268,26 @@ static int __init bench_init(void)
 		ms, reps, mem_size, mem_type, mem_address ? "" : " (vmalloc)",
 		num_online_cpus());
 	for (r = 0; r < reps; r++) {
-		static const char * const names[] = { "ramtrail", "ringbuf" };
 		int k, all;
 
 		for (all = 0; all < 2; all++) {
-			for (k = 0; k < 2; k++) {
-				/* Alternate which goes first, rep by rep. */
-				enum bench_kind kind = (k + r) % 2;
+			for (k = 0; k < BENCH_NR_KINDS; k++) {
+				/* Alternate which of a pair goes first. */
+				enum bench_kind kind = (k & ~1) | ((k + r) & 1);
 				const struct cpumask *m = all ? cpu_online_mask : one;
-				u64 cns = bench_once(kind, m, &ev);
+				u64 cns = bench_once(kind, m, &ev, &b);
 
-				pr_info("RESULT %s cpus=%u rep=%u ns=%llu.%02llu events=%llu\n",
-					names[kind], cpumask_weight(m), r,
-					cns / 100, cns % 100, ev);
+				if (kind & 1) {
+					pr_info("RESULT %s cpus=%u rep=%u ns=%llu.%02llu events=%llu\n",
+						bench_names[kind],
+						cpumask_weight(m), r,
+						cns / 100, cns % 100, ev);
+					continue;
+				}
+				pr_info("RESULT %s cpus=%u rep=%u ns=%llu.%02llu events=%llu bytes=%llu.%02llu\n",
+					bench_names[kind], cpumask_weight(m),
+					r, cns / 100, cns % 100, ev, b / 100,
+					b % 100);
 			}
 		}
 	}
@@ -210,9 +297,14 @@ out:
 	free_percpu(run->rings);
 	bench_zones_free(zones);
 	kvfree(run);
-	return -EAGAIN;	/* done: nothing to keep loaded */
+	return err;	/* done: nothing left but the module's code */
+}
+
+static void __exit bench_exit(void)
+{
 }
 
 module_init(bench_init);
+module_exit(bench_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("ramtrail record path against the kernel ring buffer");
