@@ -143,6 +143,26 @@ def fingerprint(name, data):
             lines[0][:80] if lines else "", lines[-1][:80] if lines else "")
 
 
+def part_text(files, erased):
+    """The console-ramtrail files (a part's text) that erasing the ftrace
+    files @erased erases too: those whose first record lies in the time
+    span of one of them."""
+    spans = []
+    for n in erased:
+        recs = rg.parse_ftrace(files[n].decode(errors="replace"))[0] \
+            if n.startswith("ftrace") else []
+        if recs:
+            spans.append((rg.usec(recs[0][1]), rg.usec(recs[-1][1])))
+    out = []
+    for n, data in files.items():
+        first = rg.parse_text(data.decode(errors="replace"))[:1] \
+            if n.startswith("console") else []
+        key = lambda us: tuple(map(int, us.split(".")))
+        if first and any(key(lo) <= key(first[0][4]) <= key(hi) for lo, hi in spans):
+            out.append(n)
+    return out
+
+
 def fp_str(fp):
     return f"{fp[0]} {fp[1]} {fp[2]} lines, first '{fp[3]}', last '{fp[4]}'"
 
@@ -379,10 +399,10 @@ class Campaign:
                           f"new {[n for n in dmesgs if n in new]}, "
                           f"{old_dmesg} of {DMESG_SLOTS} slots taken before")
 
-        # erase, as the guest did it
+        # erase, as the guest did it: an ftrace file takes its part's text
         self.known = now
         gone = [n for n in rb["erased"] if n in fps]
-        for n in gone:
+        for n in gone + part_text(files, gone):
             self.known[fps[n]] -= 1
         self.known += collections.Counter()     # drop zeros
         self.stats["erased"] += len(gone)
