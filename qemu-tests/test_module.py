@@ -750,7 +750,8 @@ def check_tasks(res, t, what, recs, smp, names, crasher, comm_per_pid=False):
             continue
         n += 1
         if (r[1] is not None and r[1] != int(m[2])) or \
-           (m[1] in names and names[m[1]] != int(m[2])):
+           (m[1] in names and names[m[1]] != int(m[2])) or \
+           (m[4] == "0" and m[3] != f"swapper/{cpu}"):     # each CPU's idle task
             bad.append(r)
         after[cpu] = int(m[4])
     res.check(f"{t} {what}: sched_switch events agree with the tasks of the "

@@ -142,7 +142,9 @@ const char *ramtrail_text_comm(const struct ramtrail_text *tx,
 	if (r->task_known && r->task.pid == pid && r->task.comm[0] &&
 	    !r->task.comm[RAMTRAIL_COMM_LEN - 1])
 		return r->task.comm;
-	comm = ramtrail_comms_find(&tx->comms, pid);
+	/* pid 0 in an event of CPU N: the idle task of CPU N */
+	comm = ramtrail_comms_find(&tx->comms,
+				   pid ? pid : RAMTRAIL_COMM_IDLE(r->cpu));
 	return comm && comm[0] ? comm : "<...>";
 }
 

@@ -79,12 +79,36 @@ size_t ramtrail_text_record(char *buf, size_t len,
 			    const struct ramtrail_record *r, u64 ns,
 			    const struct ramtrail_text *tx);
 
+/*
+ * Every CPU's idle task has pid 0: the table keeps each one's name
+ * ("swapper/N") under a key no pid takes (pids stay below 2^22).
+ */
+#define RAMTRAIL_COMM_IDLE(cpu)	(0x80000000U | (cpu))
+
+static inline bool ramtrail_comm_is_pid(u32 key)
+{
+	return key && key < RAMTRAIL_COMM_IDLE(0);
+}
+
+/* Note @task, which ran on @cpu, in @c. */
+static inline void ramtrail_comms_add_task(struct ramtrail_comms *c,
+					   const struct ramtrail_ev_task *task,
+					   u32 cpu)
+{
+	struct ramtrail_ev_task idle = *task;
+
+	if (task->pid)
+		return ramtrail_comms_add(c, task);
+	idle.pid = RAMTRAIL_COMM_IDLE(cpu);
+	ramtrail_comms_add(c, &idle);
+}
+
 /* Note the task of @r, if it is known, in @c. */
 static inline void ramtrail_comms_add_record(struct ramtrail_comms *c,
 					     const struct ramtrail_record *r)
 {
 	if (r->task_known)
-		ramtrail_comms_add(c, &r->task);
+		ramtrail_comms_add_task(c, &r->task, r->cpu);
 }
 
 #endif /* _RAMTRAIL_TEXT_H */

@@ -117,7 +117,7 @@ void rt_text_init(struct rt_text *x, struct rt_trace *t,
 		task.pid = r.pid;
 		task.tgid = r.tgid;
 		memcpy(task.comm, r.comm, sizeof(task.comm));
-		ramtrail_comms_add(&x->tx.comms, &task);
+		ramtrail_comms_add_task(&x->tx.comms, &task, r.cpu);
 	}
 	rt_trace_rewind(t);
 }
@@ -213,7 +213,7 @@ static void rt_json_names(struct rt_trace *t, const struct ramtrail_comms *c,
 			  FILE *out)
 {
 	char what[160];
-	u32 i;
+	u32 i, idle = 0;
 
 	if (t->kind == RT_PSTORE)
 		snprintf(what, sizeof(what), "unknown task (pstore file)");
@@ -229,8 +229,13 @@ static void rt_json_names(struct rt_trace *t, const struct ramtrail_comms *c,
 	for (i = 0; i < c->nr; i++) {
 		const struct ramtrail_comm *p = &c->slot[i];
 
-		if (p->pid == RAMTRAIL_PID_UNKNOWN)
+		/* The idle tasks (pid 0) share one track, as in ftrace. */
+		if (!ramtrail_comm_is_pid(p->pid)) {
+			if (p->pid != RAMTRAIL_PID_UNKNOWN && !idle++)
+				fprintf(out, ",\n{\"name\":\"thread_name\",%s",
+					"\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":\"<idle>\"}}");
 			continue;
+		}
 		if (p->pid == p->tgid) {
 			fprintf(out, ",\n{\"name\":\"process_name\",%s%u%s",
 				"\"ph\":\"M\",\"pid\":", p->tgid,

@@ -518,7 +518,7 @@ static int rt_put_cmdlines(FILE *f, const struct ramtrail_comms *c)
 	if (!m)
 		return -1;
 	for (i = 0; i < c->nr; i++)
-		if (c->slot[i].pid != RAMTRAIL_PID_UNKNOWN && c->slot[i].pid)
+		if (ramtrail_comm_is_pid(c->slot[i].pid))
 			fprintf(m, "%u %s\n", c->slot[i].pid, c->slot[i].comm);
 	if (fclose(m)) {
 		free(text);
