@@ -95,10 +95,8 @@ static notrace void ramtrail_task_rename(void *data, struct task_struct *task,
 	for (i = 0; i < RAMTRAIL_COMM_LEN - 1 && comm[i]; i++)
 		e.comm[i] = comm[i];
 	if (ramtrail_ring_event(r, RAMTRAIL_EV_TASK, (const u32 *)&e,
-				sizeof(e))) {
-		barrier();	/* [R5]: the task event before ring->task */
-		WRITE_ONCE(r->task, (unsigned long)task);
-	}
+				sizeof(e)))
+		ramtrail_ring_task_named(r, (unsigned long)task);
 }
 
 static notrace void ramtrail_wakeup_ev(struct ramtrail_context *cxt, u16 id,

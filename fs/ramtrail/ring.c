@@ -133,10 +133,8 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 		ext = 0;
 	}
 	ramtrail_ring_commit(r, w, lap, ts, ext, type, head, cont, ncont);
-	if (named) {
-		barrier();	/* [R5]: the task event before ring->task */
-		WRITE_ONCE(r->task, task);
-	}
+	if (named)
+		ramtrail_ring_task_named(r, task);
 	return true;
 }
 

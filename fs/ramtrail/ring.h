@@ -276,6 +276,14 @@ static __always_inline bool ramtrail_ring_event(struct ramtrail_ring *r,
 				   cont, DIV_ROUND_UP(len, 4));
 }
 
+/* A task event for @task is stored: later records may rely on it ([R5]). */
+static __always_inline void ramtrail_ring_task_named(struct ramtrail_ring *r,
+						     unsigned long task)
+{
+	barrier();	/* [R5]: the task event before ring->task */
+	WRITE_ONCE(r->task, task);
+}
+
 /* The CPU switched tasks: the next record names its task again ([R5]). */
 static __always_inline void ramtrail_ring_task_switched(struct ramtrail_ring *r)
 {
