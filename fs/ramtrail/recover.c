@@ -25,6 +25,8 @@
 #include "format_asserts.h"
 
 #define RT_WORDS		(RAMTRAIL_BLOCK_SIZE / 8)
+/* A task event: head and struct ramtrail_ev_task */
+#define RT_TASK_WORDS		(1 + sizeof(struct ramtrail_ev_task) / 4)
 /* Block numbers stay far below this: a position is a 64-bit byte count. */
 #define RT_MAX_BLOCK_NR		(1ULL << (64 - RAMTRAIL_BLOCK_SHIFT))
 
@@ -325,6 +327,7 @@ static const char * const ramtrail_reasons[RAMTRAIL_FREEZE_NR] = {
 	[RAMTRAIL_FREEZE_PANIC]	= "panic",
 	[RAMTRAIL_FREEZE_OOPS]	= "oops",
 	[RAMTRAIL_FREEZE_API]	= "ramtrail_freeze()",
+	[RAMTRAIL_FREEZE_USER]	= "user",
 };
 
 /**
@@ -644,7 +647,43 @@ void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
 	c->zone = zone;
 	c->nr_blocks = nr_blocks;
 	c->cpu = cpu;
+	c->end_pos = ~0ULL;
+	c->end_ts = ~0ULL;
 	ramtrail_zone_window(c);
+}
+
+/**
+ * ramtrail_zone_open_window() - start decoding given blocks of a zone
+ * @c: the cursor
+ * @zone: first word of the zone
+ * @nr_blocks: blocks in the zone (at least RAMTRAIL_MIN_BLOCKS)
+ * @cpu: number reported in the records
+ * @first: block number of the first block to read
+ * @last: block number of the last one; @first > @last reads nothing
+ *
+ * For a reader that knows where the newest block is (the writer's own
+ * position, in the kernel that writes): no block header is searched, so
+ * the work is that of the window, whatever the zone's size. At most the
+ * newest @nr_blocks blocks of the window are read; blocks a later lap
+ * took over read as stale, as in any decode.
+ */
+void ramtrail_zone_open_window(struct ramtrail_zone_cursor *c,
+			       const u64 *zone, u32 nr_blocks, u32 cpu,
+			       u64 first, u64 last)
+{
+	memset(c, 0, sizeof(*c));
+	c->zone = zone;
+	c->nr_blocks = nr_blocks;
+	c->cpu = cpu;
+	c->end_pos = ~0ULL;
+	c->end_ts = ~0ULL;
+	if (last >= RT_MAX_BLOCK_NR)
+		last = RT_MAX_BLOCK_NR - 1;
+	if (first <= last && last - first >= nr_blocks)
+		first = last + 1 - nr_blocks;
+	c->g = first;
+	c->g_last = last;
+	c->stats.newest_block = last;
 }
 
 /**
@@ -832,12 +871,85 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 			/* The writer keeps records within 2^26 of the base. */
 			c->ts += (ramtrail_tsbits(w) - c->ts) & RAMTRAIL_TS_MASK;
 			ramtrail_fill(c, b + c->word, n);
+			if (c->rec.pos >= c->end_pos || c->rec.ts > c->end_ts) {
+				c->in_block = false;
+				c->g = c->g_last + 1;
+				return false;
+			}
 			c->word += n;
 			c->stats.records++;
 			return true;
 		}
 		c->word += n;
 	}
+}
+
+/**
+ * ramtrail_tail_open() - open a cursor on a tail found by ramtrail_tail_find()
+ * @t: the tail
+ * @c: the cursor
+ * @whole: from the window's first record, not the tail's
+ */
+void ramtrail_tail_open(const struct ramtrail_tail *t,
+			struct ramtrail_zone_cursor *c, bool whole)
+{
+	u32 skip = whole ? 0 : t->skip;
+
+	ramtrail_zone_open_window(c, t->zone, t->nr_blocks, t->cpu, t->first,
+				  t->last);
+	c->end_pos = t->end;
+	c->end_ts = t->end_ts;
+	while (skip-- && ramtrail_zone_next(c))
+		;
+}
+
+/*
+ * Blocks that hold @n records of the largest kind, each behind a task
+ * event, wherever they start: no tail needs more, however torn the zone.
+ */
+static u64 ramtrail_tail_max_blocks(u32 n)
+{
+	u64 words = (u64)n * (RT_TASK_WORDS + 2 +
+			      DIV_ROUND_UP(RAMTRAIL_EVENT_MAX_LEN, 4));
+
+	return 2 + div64_u64(words, RT_WORDS - RAMTRAIL_BLOCK_WORDS_HDR -
+				    RT_TASK_WORDS);
+}
+
+/**
+ * ramtrail_tail_find() - find the newest records of a zone
+ * @t: the tail: @zone, @nr_blocks, @cpu, @end and @end_ts set by the caller
+ * @c: a cursor to decode with
+ * @n: records wanted
+ *
+ * Decodes windows of the blocks before @end, doubling, until one holds @n
+ * records, reaches the zone's start or covers the most that @n records can
+ * take: the work depends on @n, not on the size of the zone. Sets @first,
+ * @last, @skip, @records and @newest_ts.
+ */
+void ramtrail_tail_find(struct ramtrail_tail *t, struct ramtrail_zone_cursor *c,
+			u32 n)
+{
+	u64 max = ramtrail_tail_max_blocks(n), blocks;
+	u32 got = 0;
+
+	if (max > t->nr_blocks)
+		max = t->nr_blocks;
+	t->newest_ts = 0;
+	t->skip = 0;
+	t->records = 0;
+	t->last = t->end ? (t->end - 1) >> RAMTRAIL_BLOCK_SHIFT : 0;
+	t->first = t->end ? t->last : t->last + 1;	/* empty */
+	for (blocks = 1; t->end; blocks = 2 * blocks < max ? 2 * blocks : max) {
+		t->first = t->last + 1 > blocks ? t->last + 1 - blocks : 0;
+		ramtrail_tail_open(t, c, true);
+		for (got = 0; ramtrail_zone_next(c); got++)
+			t->newest_ts = c->rec.ts;
+		if (got >= n || !t->first || blocks >= max)
+			break;
+	}
+	t->skip = got > n ? got - n : 0;
+	t->records = got - t->skip;
 }
 
 /* Merge order: (ts, cpu, pos). */
@@ -882,17 +994,34 @@ void ramtrail_merge_init(struct ramtrail_merge *m,
 			 const struct ramtrail_region *reg,
 			 struct ramtrail_zone_cursor *cursor, u32 *heap)
 {
-	u32 cpu, i;
+	u32 cpu;
+
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
+		ramtrail_zone_open(&cursor[cpu], reg, cpu);
+	ramtrail_merge_start(m, cursor, heap, reg->hdr.nr_cpus);
+}
+
+/**
+ * ramtrail_merge_start() - merge zones the caller opened
+ * @m: the merge
+ * @cursor: @nr cursors, opened (and possibly advanced) by the caller: the
+ *	merge starts with each one's next record
+ * @heap: @nr slots
+ * @nr: cursors
+ */
+void ramtrail_merge_start(struct ramtrail_merge *m,
+			  struct ramtrail_zone_cursor *cursor, u32 *heap,
+			  u32 nr)
+{
+	u32 i;
 
 	m->cursor = cursor;
 	m->heap = heap;
 	m->nr = 0;
 	m->advance = false;
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
-		ramtrail_zone_open(&cursor[cpu], reg, cpu);
-		if (ramtrail_zone_next(&cursor[cpu]))
-			heap[m->nr++] = cpu;
-	}
+	for (i = 0; i < nr; i++)
+		if (ramtrail_zone_next(&cursor[i]))
+			heap[m->nr++] = i;
 	for (i = m->nr / 2; i-- > 0;)
 		ramtrail_sift_down(m, i);
 }

@@ -124,6 +124,8 @@ struct ramtrail_zone_stats {
  * @task_known: @task names the task of the block's next records
  * @task: the task named by the block's last task event
  * @ts: running timestamp
+ * @end_pos: the zone ends before this position (a live zone's snapshot)
+ * @end_ts: the zone ends before the first record newer than this
  * @stats: counters
  * @rec: the record returned by the last ramtrail_zone_next()
  */
@@ -142,6 +144,8 @@ struct ramtrail_zone_cursor {
 	u32 stale;
 	struct ramtrail_ev_task task;
 	u64 ts;
+	u64 end_pos;
+	u64 end_ts;
 	struct ramtrail_zone_stats stats;
 	struct ramtrail_record rec;
 };
@@ -160,6 +164,33 @@ struct ramtrail_merge {
 	bool advance;
 };
 
+/**
+ * struct ramtrail_tail - the newest records of a zone, found without
+ *	reading the rest: where its writer is must be known
+ * @zone: first word of the zone
+ * @nr_blocks: blocks in the zone
+ * @cpu: zone number
+ * @end: the writer's position: records at or past it are left out
+ * @end_ts: records newer than this counter value are left out
+ * @first: block number of the first block read
+ * @last: block number of the newest block
+ * @skip: records of the window before the tail
+ * @records: records of the tail
+ * @newest_ts: counter value of the tail's newest record (0 if none)
+ */
+struct ramtrail_tail {
+	const u64 *zone;
+	u32 nr_blocks;
+	u32 cpu;
+	u64 end;
+	u64 end_ts;
+	u64 first;
+	u64 last;
+	u32 skip;
+	u32 records;
+	u64 newest_ts;
+};
+
 const char *ramtrail_strerror(int err);
 const char *ramtrail_error_name(int err);
 int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
@@ -168,7 +199,17 @@ void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
 			const struct ramtrail_region *reg, u32 cpu);
 void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
 			    u32 nr_blocks, u32 cpu);
+void ramtrail_zone_open_window(struct ramtrail_zone_cursor *c,
+			       const u64 *zone, u32 nr_blocks, u32 cpu,
+			       u64 first, u64 last);
 bool ramtrail_zone_next(struct ramtrail_zone_cursor *c);
+void ramtrail_tail_find(struct ramtrail_tail *t, struct ramtrail_zone_cursor *c,
+			u32 n);
+void ramtrail_tail_open(const struct ramtrail_tail *t,
+			struct ramtrail_zone_cursor *c, bool whole);
+void ramtrail_merge_start(struct ramtrail_merge *m,
+			  struct ramtrail_zone_cursor *cursor, u32 *heap,
+			  u32 nr);
 void ramtrail_merge_init(struct ramtrail_merge *m,
 			 const struct ramtrail_region *reg,
 			 struct ramtrail_zone_cursor *cursor, u32 *heap);

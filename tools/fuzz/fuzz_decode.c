@@ -112,10 +112,24 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		drain(&reg, ramtrail_region_open(&reg, buf, size));
 	}
 	if (size >= RAMTRAIL_MIN_BLOCKS * RAMTRAIL_BLOCK_SIZE) {
-		ramtrail_zone_open_raw(&c, (const u64 *)buf,
-				       size / RAMTRAIL_BLOCK_SIZE, 0);
+		struct ramtrail_tail t = {
+			.zone = (const u64 *)buf,
+			.nr_blocks = size / RAMTRAIL_BLOCK_SIZE,
+			.end_ts = ~0ULL,
+		};
+		u32 n = 0;
+
+		ramtrail_zone_open_raw(&c, t.zone, t.nr_blocks, 0);
 		while (ramtrail_zone_next(&c))
 			;
+		/* A dump's tail, the writer's position taken from the input. */
+		memcpy(&t.end, data, sizeof(t.end));
+		ramtrail_tail_find(&t, &c, 1 + data[8] % 64);
+		ramtrail_tail_open(&t, &c, false);
+		while (ramtrail_zone_next(&c))
+			n++;
+		if (n != t.records || t.records > 1 + data[8] % 64)
+			abort();
 	}
 	free(buf);
 	return 0;

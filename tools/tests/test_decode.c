@@ -4,6 +4,7 @@
  * a clock the test drives. Each test states one behaviour.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "check.h"
 #include "testlib.h"
 
@@ -124,6 +125,129 @@ static void test_wraparound_keeps_the_newest_window(void)
 		      out[i - 1].ip);
 	CHECK(ring_bytes(t, 0) > 50 * 4 * RAMTRAIL_BLOCK_SIZE,
 	      "fewer than 50 laps");
+	test_region_free(t);
+}
+
+/* The tail of zone 0 as a dump finds it: the writer's position known. */
+static u32 tail(struct test_region *t, struct ramtrail_tail *w, u32 n,
+		u64 end, u64 end_ts)
+{
+	static struct ramtrail_zone_cursor c;
+	u32 got = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->zone = test_zone(t, 0);
+	w->nr_blocks = t->hdr->nr_blocks;
+	w->end = end;
+	w->end_ts = end_ts;
+	ramtrail_tail_find(w, &c, n);
+	ramtrail_tail_open(w, &c, false);
+	while (ramtrail_zone_next(&c))
+		out[got++] = c.rec;
+	return got;
+}
+
+static void test_tail_is_the_newest_records_read_from_few_blocks(void)
+{
+	struct test_region *t = fresh(1, 256);
+	struct ramtrail_tail w;
+	const u32 total = 300000;
+	u32 i, n;
+
+	for (i = 0; i < total; i++)
+		ramtrail_ring_func(&t->ring[0], i, i & 1 ? i : 0);
+	n = tail(t, &w, 1000, ring_bytes(t, 0), ~0ULL);
+	CHECK(n == 1000 && w.records == 1000, "tail of %u, %u", n, w.records);
+	for (i = 0; i < n; i++)
+		CHECK(out[i].ip == total - 1000 + i, "tail record %u is %u", i,
+		      out[i].ip);
+	CHECK(w.newest_ts == out[n - 1].ts, "newest_ts");
+	/* 1000 records of 12 bytes on average: 4 blocks, read as 4. */
+	CHECK(w.last - w.first + 1 == 4, "window of %llu blocks",
+	      (unsigned long long)(w.last - w.first + 1));
+	test_region_free(t);
+}
+
+static void test_tail_leaves_out_what_follows_its_end(void)
+{
+	struct test_region *t = fresh(1, 64);
+	struct ramtrail_tail w;
+	u64 end = 0, end_ts = 0;
+	u32 i, n;
+
+	for (i = 0; i < 5000; i++) {
+		ramtrail_ring_func(&t->ring[0], i, 0);
+		if (i == 3999) {
+			end = ring_bytes(t, 0);
+			end_ts = reserved_ts;
+		}
+	}
+	n = tail(t, &w, 10, end, ~0ULL);
+	CHECK(n == 10 && out[9].ip == 3999 && out[0].ip == 3990,
+	      "end position: %u records, last %u", n, n ? out[n - 1].ip : 0);
+	n = tail(t, &w, 10, ring_bytes(t, 0), end_ts);
+	CHECK(n == 10 && out[9].ip == 3999, "end counter: %u records, last %u",
+	      n, n ? out[n - 1].ip : 0);
+	test_region_free(t);
+}
+
+static void test_tail_of_a_short_or_empty_zone_is_what_it_holds(void)
+{
+	struct test_region *t = fresh(1, 64);
+	struct ramtrail_tail w;
+	u32 i, n;
+
+	CHECK(tail(t, &w, 10, 0, ~0ULL) == 0 && w.newest_ts == 0,
+	      "records in an empty zone");
+	for (i = 0; i < 7; i++)
+		ramtrail_ring_func(&t->ring[0], i, 0);
+	n = tail(t, &w, 10, ring_bytes(t, 0), ~0ULL);
+	CHECK(n == 7 && out[0].ip == 0 && out[6].ip == 6, "%u records", n);
+	test_region_free(t);
+}
+
+static void test_tail_of_a_garbage_zone_stays_bounded(void)
+{
+	struct test_region *t = fresh(1, 1024);
+	struct ramtrail_tail w;
+	u64 *z = test_zone(t, 0);
+	u32 i;
+
+	srand(7);
+	for (i = 0; i < 1024 * RAMTRAIL_BLOCK_WORDS; i++)
+		z[i] = (u64)rand() << 33 ^ rand();
+	tail(t, &w, 16, (u64)1024 * 50 << RAMTRAIL_BLOCK_SHIFT, ~0ULL);
+	CHECK(w.last - w.first + 1 < 64, "window of %llu blocks for 16 records",
+	      (unsigned long long)(w.last - w.first + 1));
+	test_region_free(t);
+}
+
+static void test_merge_starts_from_cursors_the_caller_opened(void)
+{
+	struct test_region *t = fresh(2, 64);
+	struct ramtrail_zone_cursor cur[2];
+	const struct ramtrail_record *r;
+	struct ramtrail_tail w[2];
+	struct ramtrail_merge m;
+	u32 heap[2], i, n = 0;
+
+	for (i = 0; i < 2000; i++)
+		ramtrail_ring_func(&t->ring[i & 1], i, 0);
+	for (i = 0; i < 2; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].zone = test_zone(t, i);
+		w[i].nr_blocks = t->hdr->nr_blocks;
+		w[i].cpu = i;
+		w[i].end = ring_bytes(t, i);
+		w[i].end_ts = ~0ULL;
+		ramtrail_tail_find(&w[i], &cur[i], 5);
+		ramtrail_tail_open(&w[i], &cur[i], false);
+	}
+	ramtrail_merge_start(&m, cur, heap, 2);
+	while ((r = ramtrail_merge_next(&m)))
+		CHECK(r->ip == 1990 + n++ && r->cpu == (r->ip & 1),
+		      "merged %u: ip %u cpu %u", n, r->ip, r->cpu);
+	CHECK(n == 10, "merged %u", n);
 	test_region_free(t);
 }
 
@@ -1065,6 +1189,11 @@ int main(void)
 	RUN(test_single_cpu_records_come_back_in_order);
 	RUN(test_many_cpus_merge_by_time);
 	RUN(test_wraparound_keeps_the_newest_window);
+	RUN(test_tail_is_the_newest_records_read_from_few_blocks);
+	RUN(test_tail_leaves_out_what_follows_its_end);
+	RUN(test_tail_of_a_short_or_empty_zone_is_what_it_holds);
+	RUN(test_tail_of_a_garbage_zone_stays_bounded);
+	RUN(test_merge_starts_from_cursors_the_caller_opened);
 	RUN(test_function_record_is_8_bytes_16_with_parent);
 	RUN(test_every_record_kind_round_trips);
 	RUN(test_large_clock_gaps_use_extended_timestamps);

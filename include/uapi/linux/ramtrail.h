@@ -242,7 +242,8 @@ enum ramtrail_freeze_reason {
 	RAMTRAIL_FREEZE_PANIC		= 1,
 	RAMTRAIL_FREEZE_OOPS		= 2,
 	RAMTRAIL_FREEZE_API		= 3,	/* ramtrail_freeze() caller */
-	RAMTRAIL_FREEZE_NR		= 4,
+	RAMTRAIL_FREEZE_USER		= 4,	/* the frozen parameter */
+	RAMTRAIL_FREEZE_NR		= 5,
 };
 
 /* ramtrail_region_header.flags */
