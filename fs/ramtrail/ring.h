@@ -92,6 +92,8 @@
  * @nr_blocks: blocks in the zone
  * @zone: first word of the zone
  * @dropped: records refused
+ * @records: records written, task renames included (the task events the
+ *	slow path puts before a record are not counted)
  * @flags: RAMTRAIL_RING_*
  */
 struct ramtrail_ring {
@@ -104,6 +106,7 @@ struct ramtrail_ring {
 	u32 nr_blocks;
 	u64 *zone;
 	local_t dropped;
+	local_t records;
 	u32 flags;
 };
 
@@ -166,6 +169,7 @@ static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
 	ramtrail_ring_store(w, lap, ts, ext, type, head, cont, ncont);
 	barrier();	/* [R2]: words before last_ts */
 	WRITE_ONCE(r->last_ts, ts);
+	local_inc(&r->records);
 }
 
 bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,

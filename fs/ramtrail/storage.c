@@ -457,13 +457,38 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ramtrail_status);
 
+/*
+ * debugfs cpus: each zone's writer, live. pos counts the bytes written
+ * since the format (block headers, padding and task events included), so
+ * the laps over the zone are pos / zone size.
+ */
+static int ramtrail_cpus_show(struct seq_file *m, void *unused)
+{
+	struct ramtrail_context *cxt = m->private;
+	const struct ramtrail_region_header *h = cxt->hdr;
+	u64 zone = (u64)h->nr_blocks << RAMTRAIL_BLOCK_SHIFT;
+	u32 cpu;
+
+	for (cpu = 0; cpu < h->nr_cpus && cpu < nr_cpu_ids; cpu++) {
+		struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
+		u64 pos = local_read(&r->pos);
+
+		seq_printf(m, "cpu: %u records=%lu dropped=%lu laps=%llu pos=%llu stopped=%u\n",
+			   cpu, local_read(&r->records), local_read(&r->dropped),
+			   div64_u64(pos, zone), pos, READ_ONCE(r->stopped));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ramtrail_cpus);
+
 /**
  * ramtrail_debugfs_init() - the region (read-only) and a status file
  * @cxt: the context, formatted
  *
  * tools/ramtrail reads a live system's zones and saved traces from
  * "region" (records being written show as torn); "status" says what
- * this load found and did, for scripts and tests.
+ * this load found and did, for scripts and tests; "cpus" counts what each
+ * CPU's writer did.
  */
 void ramtrail_debugfs_init(struct ramtrail_context *cxt)
 {
@@ -473,6 +498,8 @@ void ramtrail_debugfs_init(struct ramtrail_context *cxt)
 	debugfs_create_blob("region", 0400, cxt->debugfs, &cxt->blob);
 	debugfs_create_file("status", 0400, cxt->debugfs, cxt,
 			    &ramtrail_status_fops);
+	debugfs_create_file("cpus", 0400, cxt->debugfs, cxt,
+			    &ramtrail_cpus_fops);
 }
 
 /**
