@@ -136,6 +136,13 @@ static inline void ramtrail_module_sizes(const struct module *mod,
 #endif
 }
 
+/* A sysrq handler's key became a u8 in 6.6. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define RAMTRAIL_SYSRQ_KEY_T	u8
+#else
+#define RAMTRAIL_SYSRQ_KEY_T	int
+#endif
+
 /* ring_buffer_unlock_commit() lost its event argument in 6.2 (bench). */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
 #define ramtrail_rb_unlock_commit(rb, ev)	ring_buffer_unlock_commit(rb)

@@ -109,9 +109,9 @@ static notrace void ramtrail_dump_run(struct ramtrail_context *cxt,
 	struct ramtrail_merge m;
 	u32 cpu, i, nr = 0;
 
-	if (only >= (int)h->nr_cpus || cut >= (int)h->nr_cpus)
-		only = cut = -1;	/* a CPU without a zone: dump them all */
-	if (only >= 0)
+	if (only >= (int)h->nr_cpus)
+		only = -1;	/* a CPU without a zone: dump them all */
+	if (only >= 0 || cut >= (int)h->nr_cpus)
 		cut = -1;
 	if (cut >= 0)
 		end_ts = ramtrail_dump_plan(cxt, &d->win[nr++], d->cursor, cut,
@@ -146,7 +146,7 @@ static notrace void ramtrail_dump_run(struct ramtrail_context *cxt,
 	while ((r = ramtrail_merge_next(&m))) {
 		ramtrail_text_record(d->line, sizeof(d->line), r,
 				     ramtrail_ts_to_ns(h, r->ts), &d->tx);
-		printk(KERN_EMERG "%s", d->line);
+		pr_emerg("%s", d->line);
 		printed++;
 		touch_nmi_watchdog();
 	}

@@ -326,6 +326,73 @@ static void ramtrail_tp_find(struct tracepoint *tp, void *priv)
 		f->tp = tp;
 }
 
+/* Register probe @i of ramtrail_event_defs[] unless it is. */
+static int ramtrail_probe_register(struct ramtrail_context *cxt, int i)
+{
+	const struct ramtrail_event_def *d = &ramtrail_event_defs[i];
+	struct ramtrail_tp_find f = { .name = d->name };
+	int err;
+
+	if (cxt->tp[i])
+		return 0;
+	for_each_kernel_tracepoint(ramtrail_tp_find, &f);
+	if (!f.tp) {
+		pr_err("events: this kernel has no tracepoint %s:%s\n",
+		       d->system, d->name);
+		return -ENOENT;
+	}
+	err = tracepoint_probe_register(f.tp, d->probe, cxt);
+	if (!err)
+		cxt->tp[i] = f.tp;
+	return err;
+}
+
+/* Unregister the probes of the events outside @keep; true if any was. */
+static bool ramtrail_probes_drop(struct ramtrail_context *cxt, u32 keep)
+{
+	bool any = false;
+	int i;
+
+	for (i = RAMTRAIL_ALWAYS_PROBES; i < RAMTRAIL_NR_PROBES; i++) {
+		if (!cxt->tp[i] || keep & BIT(ramtrail_event_defs[i].id))
+			continue;
+		tracepoint_probe_unregister(cxt->tp[i],
+					    ramtrail_event_defs[i].probe, cxt);
+		cxt->tp[i] = NULL;
+		any = true;
+	}
+	return any;
+}
+
+/**
+ * ramtrail_events_set() - record other events
+ * @cxt: the context, its rings set up
+ * @mask: BIT(enum ramtrail_event_id) of the events to record, as
+ *	ramtrail_events_parse() gives it
+ *
+ * At load, and at run time under the module's parameter lock. The probes
+ * of new events are registered before @mask is published, the ones of
+ * dropped events unregistered after: an event in both the old and the
+ * new set is never missed.
+ *
+ * Return: 0, or -errno with the events as they were.
+ */
+int ramtrail_events_set(struct ramtrail_context *cxt, u32 mask)
+{
+	u32 old = cxt->events;
+	int i, err = 0;
+
+	for (i = RAMTRAIL_ALWAYS_PROBES; i < RAMTRAIL_NR_PROBES && !err; i++)
+		if (mask & BIT(ramtrail_event_defs[i].id))
+			err = ramtrail_probe_register(cxt, i);
+	if (err)
+		mask = old;
+	WRITE_ONCE(cxt->events, mask);
+	if (ramtrail_probes_drop(cxt, mask))
+		tracepoint_synchronize_unregister();
+	return err;
+}
+
 /**
  * ramtrail_events_start() - register the probes of the asked-for events
  * @cxt: the context, its rings set up and @cxt->events set
@@ -339,23 +406,10 @@ int ramtrail_events_start(struct ramtrail_context *cxt)
 {
 	int i, err = 0;
 
-	for (i = 0; i < RAMTRAIL_NR_PROBES && !err; i++) {
-		const struct ramtrail_event_def *d = &ramtrail_event_defs[i];
-		struct ramtrail_tp_find f = { .name = d->name };
-
-		if (i >= RAMTRAIL_ALWAYS_PROBES && !(cxt->events & BIT(d->id)))
-			continue;
-		for_each_kernel_tracepoint(ramtrail_tp_find, &f);
-		if (!f.tp) {
-			pr_err("events: this kernel has no tracepoint %s:%s\n",
-			       d->system, d->name);
-			err = -ENOENT;
-			break;
-		}
-		err = tracepoint_probe_register(f.tp, d->probe, cxt);
-		if (!err)
-			cxt->tp[i] = f.tp;
-	}
+	for (i = 0; i < RAMTRAIL_ALWAYS_PROBES && !err; i++)
+		err = ramtrail_probe_register(cxt, i);
+	if (!err)
+		err = ramtrail_events_set(cxt, cxt->events);
 	if (err)
 		ramtrail_events_stop(cxt);
 	return err;

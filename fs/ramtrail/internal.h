@@ -11,7 +11,8 @@
  *   storage.c   the region: claim, map, format, seal, flush, debugfs
  *
  * and beside them record.c (record sources, the freeze), which calls
- * storage.c only. All of them use the shared decoder (recover.c,
+ * storage.c and dump.c only, and events.c (tracepoint probes) and dump.c
+ * (trace-on-oops), which call none of them. All of them use the shared decoder (recover.c,
  * region.c) and the record path (ring.h, ring.c) below.
  */
 #ifndef _RAMTRAIL_INTERNAL_H
@@ -39,8 +40,8 @@
  * @mem_size: its size in bytes
  * @mem_name: a reserve_mem= region's name, instead of @mem_address
  * @mem_type: 0 write-combined, 1 uncached, 2 cached
- * @functions: comma-separated function globs to record
- * @events: comma-separated event names and globs to record
+ * @functions: comma-separated function globs to record at load
+ * @events: comma-separated event names and globs to record at load
  * @max_reason: highest kmsg dump reason kept
  * @dmesg_size: bytes per dmesg record
  * @dmesg_count: dmesg records
@@ -97,6 +98,7 @@ struct ramtrail_prev {
 };
 
 struct ramtrail_pstore_walk;
+struct ramtrail_dump;
 
 /**
  * struct ramtrail_cursor - where pstore's read is
@@ -145,8 +147,14 @@ struct ramtrail_cursor {
  *   it from 0 to 2 the same way.
  * - @events: BIT(enum ramtrail_event_id) of the events recorded; set
  *   before the probes are registered, read by them (READ_ONCE()).
- * - @live, @enabled: written under the module's parameter lock
- *   (kernel_param_lock()), which enabled_set() runs under.
+ * - @live, @enabled, @recording and the function filter, @events and
+ *   the probes after load, and the thaw: written under the module's
+ *   parameter lock (kernel_param_lock()), which the writable parameters'
+ *   set() callbacks run under.
+ * - @dump_on_oops, @dump_lines: written by their parameters (the same
+ *   lock), read anywhere with READ_ONCE().
+ * - @dump_crash, @dump_request: allocated at load, each used by one dump
+ *   at a time (its busy flag).
  * - @nr_modules and the module table: appended under @modules_lock; the
  *   count is published with smp_store_release() after the entry.
  * - @cursor, @dmesg_next: pstore serialises read() (its read_mutex) and
@@ -181,8 +189,16 @@ struct ramtrail_context {
 	struct ftrace_ops oops_ops;
 	struct notifier_block die_nb;
 	struct notifier_block panic_nb;
+	struct ftrace_ops filter_check_ops;
 	u32 events;
 	struct tracepoint *tp[RAMTRAIL_NR_PROBES];
+
+	/* Trace-on-oops (dump.c) */
+	int dump_on_oops;
+	u32 dump_lines;
+	bool sysrq;
+	struct ramtrail_dump *dump_crash;
+	struct ramtrail_dump *dump_request;
 
 	/* This boot's modules (modules.c) */
 	struct notifier_block module_nb;
@@ -222,10 +238,21 @@ static __always_inline u32 ramtrail_text_offset(unsigned long ip)
 	return off <= RAMTRAIL_TEXT_OFFSET_MAX ? off : 0;
 }
 
+/* Newest records per CPU a dump prints: default and bounds */
+#define RAMTRAIL_DUMP_LINES	64
+#define RAMTRAIL_DUMP_LINES_MAX	65536
+
 /* events.c */
 int ramtrail_events_parse(const char *list, u32 *mask);
 int ramtrail_events_start(struct ramtrail_context *cxt);
+int ramtrail_events_set(struct ramtrail_context *cxt, u32 mask);
 void ramtrail_events_stop(struct ramtrail_context *cxt);
+
+/* dump.c */
+int ramtrail_dump_init(struct ramtrail_context *cxt);
+void ramtrail_dump_debugfs(struct ramtrail_context *cxt);
+void ramtrail_dump_exit(struct ramtrail_context *cxt);
+void ramtrail_dump_crash(struct ramtrail_context *cxt);
 
 /* storage.c */
 int ramtrail_storage_map(struct ramtrail_context *cxt);
@@ -249,6 +276,9 @@ void ramtrail_record_stop(struct ramtrail_context *cxt);
 int ramtrail_freeze_hooks_init(struct ramtrail_context *cxt);
 void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt);
 int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on);
+int ramtrail_set_functions(struct ramtrail_context *cxt, const char *list);
+int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on);
+u32 ramtrail_crash_frozen(struct ramtrail_context *cxt);
 void ramtrail_stop_for_unload(struct ramtrail_context *cxt);
 
 /* modules.c */

@@ -13,8 +13,8 @@
  *
  *   main.c → pstore.c → save.c → modules.c → storage.c
  *
- * with record.c beside them, calling storage.c only, and events.c, calling
- * none of them; all of them
+ * with record.c beside them, calling storage.c and dump.c only, and
+ * events.c and dump.c, calling none of them; all of them
  * using the shared decoder (recover.c, region.c) and the record path
  * (ring.h, ring.c). internal.h describes the one state object.
  */
@@ -28,6 +28,7 @@
 
 static struct ramtrail_context ramtrail_cxt = {
 	.enabled = true,
+	.dump_lines = RAMTRAIL_DUMP_LINES,
 };
 
 /* Hardware parameters, as ramoops': kernel lockdown refuses them. */
@@ -48,12 +49,7 @@ module_param(mem_type, uint, 0400);
 MODULE_PARM_DESC(mem_type, "mapping: 0 write-combined (default), 1 uncached, 2 cached");
 
 static char *functions = "";
-module_param(functions, charp, 0400);
-MODULE_PARM_DESC(functions, "comma-separated function globs to record ('*' for all, empty for none)");
-
 static char *events = "";
-module_param(events, charp, 0400);
-MODULE_PARM_DESC(events, "comma-separated kernel events to record, as set_event takes them (e.g. 'sched:*,irq:*,printk:console')");
 
 static int max_reason = KMSG_DUMP_OOPS;
 module_param(max_reason, int, 0400);
@@ -79,7 +75,10 @@ static bool reset;
 module_param(reset, bool, 0400);
 MODULE_PARM_DESC(reset, "ignore and clear what the region holds");
 
-/* Runs under the module's parameter lock, as init's and exit's changes of live. */
+/*
+ * The writable parameters' set() callbacks run under the module's
+ * parameter lock, as init's and exit's changes of live.
+ */
 static int enabled_set(const char *val, const struct kernel_param *kp)
 {
 	bool on;
@@ -87,6 +86,114 @@ static int enabled_set(const char *val, const struct kernel_param *kp)
 
 	return err ?: ramtrail_set_enabled(&ramtrail_cxt, on);
 }
+
+/* A change of what is recorded, refused while a crash holds the tail. */
+static int ramtrail_change_refused(const struct kernel_param *kp)
+{
+	u32 crash = ramtrail_crash_frozen(&ramtrail_cxt);
+
+	if (!crash)
+		return 0;
+	pr_warn("%s: recording is frozen by %s: reload the module to change it\n",
+		kp->name, ramtrail_reason_name(crash));
+	return -EBUSY;
+}
+
+/*
+ * functions= and events=: at load the value is kept for init; later it
+ * takes effect first, then is kept (without the newline of an echo).
+ */
+static int list_set(const char *val, const struct kernel_param *kp)
+{
+	struct ramtrail_context *cxt = &ramtrail_cxt;
+	char *list;
+	u32 mask;
+	int err;
+
+	if (!cxt->live)
+		return param_set_charp(val, kp);
+	err = ramtrail_change_refused(kp);
+	if (err)
+		return err;
+	list = kstrdup(val, GFP_KERNEL);
+	if (!list)
+		return -ENOMEM;
+	strim(list);
+	if (kp->arg == &functions) {
+		err = ramtrail_set_functions(cxt, list);
+	} else {
+		err = ramtrail_events_parse(list, &mask);
+		if (!err)
+			err = ramtrail_events_set(cxt, mask);
+	}
+	if (!err)
+		err = param_set_charp(list, kp);
+	kfree(list);
+	return err;
+}
+
+static const struct kernel_param_ops list_ops = {
+	.set = list_set,
+	.get = param_get_charp,
+	.free = param_free_charp,
+};
+module_param_cb(functions, &list_ops, &functions, 0600);
+MODULE_PARM_DESC(functions, "comma-separated function globs to record ('*' for all, empty for none); writable at run time");
+module_param_cb(events, &list_ops, &events, 0600);
+MODULE_PARM_DESC(events, "comma-separated kernel events to record, as set_event takes them (e.g. 'sched:*,irq:*,printk:console'); writable at run time");
+
+static int frozen_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int err = kstrtobool(val, &on);
+
+	if (err)
+		return err;
+	if (!ramtrail_cxt.live) {
+		pr_err("frozen: a run-time control, not a load parameter\n");
+		return -EINVAL;
+	}
+	return ramtrail_set_frozen(&ramtrail_cxt, on);
+}
+
+static int frozen_get(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%c\n",
+			 atomic_read(&ramtrail_cxt.frozen) ? 'Y' : 'N');
+}
+
+static const struct kernel_param_ops frozen_ops = {
+	.set = frozen_set,
+	.get = frozen_get,
+};
+module_param_cb(frozen, &frozen_ops, NULL, 0600);
+MODULE_PARM_DESC(frozen, "1 freezes recording (the tail is kept, as by a crash), 0 thaws a freeze that no crash made; run time only");
+
+/* dump_on_oops and dump_lines: an int in [min, max], kp->arg's bounds below. */
+static int bounded_set(const char *val, const struct kernel_param *kp)
+{
+	bool lines = kp->arg == &ramtrail_cxt.dump_lines;
+	int min = lines ? 1 : 0;
+	int max = lines ? RAMTRAIL_DUMP_LINES_MAX : 2;
+	int v, err = kstrtoint(val, 0, &v);
+
+	if (err || v < min || v > max) {
+		pr_err("%s=%s: give %d to %d\n", kp->name, strim((char *)val),
+		       min, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops bounded_ops = {
+	.set = bounded_set,
+	.get = param_get_int,
+};
+module_param_cb(dump_on_oops, &bounded_ops, &ramtrail_cxt.dump_on_oops, 0600);
+MODULE_PARM_DESC(dump_on_oops, "on oops and panic print the newest records to the console: 0 no (default), 1 of the CPU that oopsed, 2 of every CPU");
+module_param_cb(dump_lines, &bounded_ops, &ramtrail_cxt.dump_lines, 0600);
+MODULE_PARM_DESC(dump_lines, "newest records per CPU a dump prints (default 64)");
 
 static int enabled_get(char *buffer, const struct kernel_param *kp)
 {
@@ -150,6 +257,9 @@ static int __init ramtrail_init(void)
 	ramtrail_list_saved(cxt);
 	ramtrail_rings_init(cxt);
 	ramtrail_modules_init(cxt);
+	err = ramtrail_dump_init(cxt);
+	if (err)
+		goto dump;
 	err = ramtrail_freeze_hooks_init(cxt);
 	if (err)
 		goto hooks;
@@ -161,6 +271,7 @@ static int __init ramtrail_init(void)
 	if (err)
 		goto record;
 	ramtrail_debugfs_init(cxt);
+	ramtrail_dump_debugfs(cxt);
 	return 0;
 record:
 	ramtrail_events_stop(cxt);
@@ -168,6 +279,8 @@ events:
 	ramtrail_set_live(cxt, false);
 	ramtrail_freeze_hooks_exit(cxt);
 hooks:
+	ramtrail_dump_exit(cxt);
+dump:
 	ramtrail_modules_exit(cxt);
 	ramtrail_pstore_exit(cxt);
 unmap:
@@ -190,6 +303,7 @@ static void __exit ramtrail_exit(void)
 	ramtrail_record_stop(cxt);
 	ramtrail_events_stop(cxt);
 	ramtrail_freeze_hooks_exit(cxt);
+	ramtrail_dump_exit(cxt);
 	ramtrail_modules_exit(cxt);
 	ramtrail_pstore_exit(cxt);
 	ramtrail_stop_for_unload(cxt);

@@ -82,11 +82,27 @@ notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 }
 EXPORT_SYMBOL_GPL(ramtrail_record_event);
 
+/*
+ * cxt->frozen: 0 recording, 1 a freeze is sealing, 2 frozen (or stopped
+ * for unload), 3 a thaw is undoing a user freeze.
+ */
+#define RAMTRAIL_THAWING	3
+
+/* Wait, up to 20 ms, while cxt->frozen is @state: its writer may be this CPU, interrupted. */
+static notrace void ramtrail_frozen_wait(struct ramtrail_context *cxt,
+					 int state)
+{
+	int us;
+
+	for (us = 0; us < 20000 && atomic_read(&cxt->frozen) == state; us++)
+		udelay(1);
+}
+
 /* The freeze itself; see ramtrail_freeze(). */
 static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 					u32 reason)
 {
-	int us;
+	int old;
 
 	/*
 	 * Not before this boot's header is complete: a freeze while the
@@ -95,10 +111,14 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 	 */
 	if (!READ_ONCE(cxt->formatted))
 		return;
-	if (atomic_cmpxchg(&cxt->frozen, 0, 1)) {
-		/* Up to 20 ms: the winner may be this CPU, interrupted. */
-		for (us = 0; us < 20000 && atomic_read(&cxt->frozen) == 1; us++)
-			udelay(1);
+	old = atomic_cmpxchg(&cxt->frozen, 0, 1);
+	if (old == RAMTRAIL_THAWING) {
+		/* A crash while a thaw resumes recording: freeze after it. */
+		ramtrail_frozen_wait(cxt, RAMTRAIL_THAWING);
+		old = atomic_cmpxchg(&cxt->frozen, 0, 1);
+	}
+	if (old) {
+		ramtrail_frozen_wait(cxt, 1);
 		return;
 	}
 	ramtrail_rings_stop(cxt, 1);
@@ -144,20 +164,32 @@ static notrace void ramtrail_oops_entry(unsigned long ip, unsigned long parent,
 					 oops_ops), RAMTRAIL_FREEZE_OOPS);
 }
 
+/*
+ * The notifiers run after the oops or panic message and its stack trace,
+ * and before the kmsg dumper: the trace-on-oops dump goes there, so that
+ * the dmesg record holds it too.
+ */
 static notrace int ramtrail_die(struct notifier_block *nb, unsigned long val,
 				void *data)
 {
-	if (val == DIE_OOPS)
-		ramtrail_freeze_cxt(container_of(nb, struct ramtrail_context,
-						 die_nb), RAMTRAIL_FREEZE_OOPS);
+	struct ramtrail_context *cxt = container_of(nb, struct ramtrail_context,
+						    die_nb);
+
+	if (val == DIE_OOPS) {
+		ramtrail_freeze_cxt(cxt, RAMTRAIL_FREEZE_OOPS);
+		ramtrail_dump_crash(cxt);
+	}
 	return NOTIFY_DONE;
 }
 
 static notrace int ramtrail_panic(struct notifier_block *nb,
 				  unsigned long val, void *data)
 {
-	ramtrail_freeze_cxt(container_of(nb, struct ramtrail_context, panic_nb),
-			    RAMTRAIL_FREEZE_PANIC);
+	struct ramtrail_context *cxt = container_of(nb, struct ramtrail_context,
+						    panic_nb);
+
+	ramtrail_freeze_cxt(cxt, RAMTRAIL_FREEZE_PANIC);
+	ramtrail_dump_crash(cxt);
 	return NOTIFY_DONE;
 }
 
@@ -232,32 +264,23 @@ void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt)
 	cxt->panic_hooked = false;
 }
 
-/**
- * ramtrail_record_start() - record the entries of the named functions
- * @cxt: the context, its rings set up
+/*
+ * Set @ops's filter to the globs of @list (comma-separated, as ftrace's
+ * set_ftrace_filter takes them; "*" for every traceable function). Each
+ * glob replaces or extends the filter at once, even on a registered ops.
+ * *@any tells whether @list names any function.
  *
- * The functions parameter holds comma-separated globs as ftrace's
- * set_ftrace_filter takes them; "*" for every traceable function, empty
- * for none.
- *
- * Return: 0, or -EINVAL if a glob matches no traceable function.
+ * Return: 0, or -EINVAL for a glob that matches no traceable function
+ * (the filter then holds the globs before it).
  */
-int ramtrail_record_start(struct ramtrail_context *cxt)
+static int ramtrail_filter_set(struct ftrace_ops *ops, const char *list,
+			       bool *any)
 {
-	struct ftrace_ops *ops = &cxt->function_ops;
-	const char *list = cxt->params.functions;
 	char *copy, *p, *glob;
-	bool all = false, any = false;
+	bool all = false, reset = true;
 	int err = 0;
 
-	/*
-	 * No FTRACE_OPS_FL_RECURSION: the callback takes ftrace's recursion
-	 * lock itself. With the flag ftrace would take it first, and the
-	 * callback's own trylock would use up the one-level transition
-	 * allowance that an interrupt arriving before its context is set
-	 * needs.
-	 */
-	ops->func = ramtrail_function;
+	*any = false;
 	if (!list || !*list)
 		return 0;
 	copy = kstrdup(list, GFP_KERNEL);
@@ -265,24 +288,84 @@ int ramtrail_record_start(struct ramtrail_context *cxt)
 		return -ENOMEM;
 	for (p = copy; (glob = strsep(&p, ",")) && !err;) {
 		glob = strim(glob);
-		all |= !strcmp(glob, "*");
-		any |= *glob;
+		*any |= *glob;
+		if (!strcmp(glob, "*"))
+			all = true;
 		if (!*glob || all)
 			continue;
-		err = ftrace_set_filter(ops, glob, strlen(glob), 0);
+		err = ftrace_set_filter(ops, glob, strlen(glob), reset);
+		reset = false;
 		if (err)
 			pr_err("functions: no traceable function matches '%s'\n",
 			       glob);
 	}
 	kfree(copy);
-	if (!any)	/* " " or ",": no function, not every function */
+	if (!err && all)	/* an empty filter: every traceable function */
+		err = ftrace_set_filter(ops, NULL, 0, 1);
+	return err;
+}
+
+/*
+ * Empty the filter of @ops, not registered: every function again, and
+ * @ops usable for another filter (ftrace_free_filter() leaves its hashes
+ * freed but in place, for an ops that goes away).
+ */
+static void ramtrail_filter_clear(struct ftrace_ops *ops)
+{
+	ftrace_set_filter(ops, NULL, 0, 1);
+}
+
+/**
+ * ramtrail_record_start() - record the entries of the functions parameter
+ * @cxt: the context, its rings set up
+ *
+ * Return: 0, or -EINVAL if a glob matches no traceable function.
+ */
+int ramtrail_record_start(struct ramtrail_context *cxt)
+{
+	/*
+	 * No FTRACE_OPS_FL_RECURSION: the callback takes ftrace's recursion
+	 * lock itself. With the flag ftrace would take it first, and the
+	 * callback's own trylock would use up the one-level transition
+	 * allowance that an interrupt arriving before its context is set
+	 * needs.
+	 */
+	cxt->function_ops.func = ramtrail_function;
+	return ramtrail_set_functions(cxt, cxt->params.functions);
+}
+
+/**
+ * ramtrail_set_functions() - record the entries of other functions
+ * @cxt: the context
+ * @list: comma-separated function globs as ftrace's set_ftrace_filter
+ *	takes them; "*" for every traceable function, empty for none
+ *
+ * At load, and at run time under the module's parameter lock. The list is
+ * checked whole before anything changes; while recording, the filter is
+ * then changed in place, glob by glob, without a gap.
+ *
+ * Return: 0, or -EINVAL if a glob matches no traceable function.
+ */
+int ramtrail_set_functions(struct ramtrail_context *cxt, const char *list)
+{
+	struct ftrace_ops *ops = &cxt->function_ops;
+	bool any;
+	int err;
+
+	err = ramtrail_filter_set(&cxt->filter_check_ops, list, &any);
+	ramtrail_filter_clear(&cxt->filter_check_ops);
+	if (err)
+		return err;
+	if (!any) {
+		ramtrail_record_stop(cxt);
 		return 0;
-	if (all)	/* no filter: every traceable function */
-		ftrace_free_filter(ops);
-	if (!err)
+	}
+	err = ramtrail_filter_set(ops, list, &any);
+	if (!err && !cxt->recording)
 		err = register_ftrace_function(ops);
-	if (err) {
-		ftrace_free_filter(ops);
+	if (err) {	/* out of memory: recording stops rather than half */
+		ramtrail_record_stop(cxt);
+		ramtrail_filter_clear(ops);
 		return err;
 	}
 	cxt->recording = true;
@@ -291,7 +374,7 @@ int ramtrail_record_start(struct ramtrail_context *cxt)
 }
 
 /**
- * ramtrail_record_stop() - undo ramtrail_record_start()
+ * ramtrail_record_stop() - stop recording function entries
  * @cxt: the context
  */
 void ramtrail_record_stop(struct ramtrail_context *cxt)
@@ -299,8 +382,26 @@ void ramtrail_record_stop(struct ramtrail_context *cxt)
 	if (!cxt->recording)
 		return;
 	unregister_ftrace_function(&cxt->function_ops);
-	ftrace_free_filter(&cxt->function_ops);
+	ramtrail_filter_clear(&cxt->function_ops);
 	cxt->recording = false;
+}
+
+/**
+ * ramtrail_crash_frozen() - what froze recording, if it was a crash
+ * @cxt: the context
+ *
+ * Return: RAMTRAIL_FREEZE_PANIC or RAMTRAIL_FREEZE_OOPS if an oops or a
+ * panic froze recording (an oops leaves the kernel running), else
+ * RAMTRAIL_FREEZE_NONE.
+ */
+u32 ramtrail_crash_frozen(struct ramtrail_context *cxt)
+{
+	u32 reason = READ_ONCE(cxt->hdr->freeze.reason);
+
+	if (!cxt->live || atomic_read(&cxt->frozen) != 2 ||
+	    (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS))
+		return RAMTRAIL_FREEZE_NONE;
+	return reason;
 }
 
 /**
@@ -309,19 +410,23 @@ void ramtrail_record_stop(struct ramtrail_context *cxt)
  * @on: record
  *
  * Runs under the module's parameter lock, as does the change of
- * @cxt->live at load and unload.
+ * @cxt->live at load and unload. While a user freeze holds the rings, the
+ * value waits for the thaw.
  *
- * Return: 0, or -EBUSY once frozen (the tail is kept until reload).
+ * Return: 0, or -EBUSY once frozen by a crash (the tail is kept until
+ * reload).
  */
 int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on)
 {
-	if (cxt->live && atomic_read(&cxt->frozen)) {
+	u32 crash = ramtrail_crash_frozen(cxt);
+
+	if (crash) {
 		pr_warn("recording is frozen by %s: reload the module to record again\n",
-			ramtrail_reason_name(cxt->hdr->freeze.reason));
+			ramtrail_reason_name(crash));
 		return -EBUSY;
 	}
 	cxt->enabled = on;
-	if (!cxt->live)
+	if (!cxt->live || atomic_read(&cxt->frozen))
 		return 0;
 	ramtrail_rings_stop(cxt, !on);
 	/*
@@ -329,6 +434,44 @@ int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on)
 	 * the freeze's stores to stopped come after ours, or we see it here.
 	 */
 	smp_mb();
+	if (atomic_read(&cxt->frozen))
+		ramtrail_rings_stop(cxt, 1);
+	return 0;
+}
+
+/**
+ * ramtrail_set_frozen() - the frozen parameter: freeze or thaw on demand
+ * @cxt: the context, live
+ * @on: freeze (reason user) or thaw
+ *
+ * A freeze keeps the tail as a crash would: read it from debugfs, or
+ * reboot and find it saved. A thaw undoes a freeze by the user or a
+ * ramtrail_freeze() caller and resumes recording where the zones are;
+ * the freeze of an oops or a panic stays. Runs under the module's
+ * parameter lock.
+ *
+ * Return: 0, or -EBUSY when frozen by a crash.
+ */
+int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
+{
+	u32 crash = ramtrail_crash_frozen(cxt);
+
+	if (on) {
+		ramtrail_freeze_cxt(cxt, RAMTRAIL_FREEZE_USER);
+		return 0;
+	}
+	if (crash) {
+		pr_warn("recording is frozen by %s: reload the module to record again\n",
+			ramtrail_reason_name(crash));
+		return -EBUSY;
+	}
+	if (atomic_cmpxchg(&cxt->frozen, 2, RAMTRAIL_THAWING) != 2)
+		return 0;	/* not frozen */
+	/* A reset from here on finds a boot cut while recording. */
+	ramtrail_set_state(cxt, RAMTRAIL_STATE_RECORDING);
+	atomic_set(&cxt->frozen, 0);
+	ramtrail_rings_stop(cxt, !cxt->enabled);
+	smp_mb();	/* as in ramtrail_set_enabled() */
 	if (atomic_read(&cxt->frozen))
 		ramtrail_rings_stop(cxt, 1);
 	return 0;
