@@ -9,12 +9,18 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   garbage   the host damages zones (and, apart, the header); load survives
   crashloop crash, reboot, crash again before reading: first trace kept
   erase     rm in /sys/fs/pstore; the next boot shows nothing stale
-  oops      an oops the kernel survives freezes recording; reset, read back
+  oops      an oops the kernel survives freezes recording and dumps the
+            tail once; changes are refused; reset, read back
   memtypes  mem_type=1 and 2: the same crash read back (2 CPUs)
   refusals  System RAM, busy pstore, bad parameters: clear errors, no load
   tasks     named tasks on every CPU, events=, sysrq crash from a named task:
             tasks, contexts, sched_switch and log events read back through
             pstore's text file, decode of the RAM file and trace-cmd report
+  dump      dump_on_oops=2: every CPU's tail on the serial console at the
+            crash, the same lines in the saved trace and the dmesg record;
+            a cold boot keeps the serial log only
+  control   functions=, events=, frozen= at run time, read back by decode
+            of the live region and after a reset
 
 Every check reads facts: the module's debugfs status file, the command's
 `stats --format json` of the RAM file, the pstore files, insmod's exit
@@ -545,7 +551,7 @@ pstore
 def scenario_oops(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} oops]"
     g = Guest(k, ko, "oops", smp, f"""
-rt_load {PARAMS} functions={FUNCS}
+rt_load {PARAMS} functions={FUNCS} dump_on_oops=2 dump_lines={DUMP_LINES}
 if [ "$(boot_id)" = 1 ]; then
     workload; sleep 2
     insmod /lib/modules/ramtrail_oops.ko
@@ -555,6 +561,12 @@ if [ "$(boot_id)" = 1 ]; then
     enable() {{ begin enable; echo 1 > /sys/module/ramtrail/parameters/enabled
         echo "enable rc=$?"; end enable; }}
     quiet enable
+    change() {{ begin change
+        for p in functions=vfs_read events=sched:sched_switch frozen=0; do
+            echo ${{p#*=}} > {PARAMS_DIR}/${{p%%=*}}; echo "${{p%%=*}} rc=$?"
+        done
+        cat {PARAMS_DIR}/functions; end change; }}
+    quiet change
     status after-enable
     cat /proc/version >/dev/null
     echo b > /proc/sysrq-trigger
@@ -573,11 +585,27 @@ pstore
     res.check(f"{t} enabled=1 refused while frozen: state frozen, reason oops",
               "enable rc=" in en and "enable rc=0" not in en and
               not differs(after, state="frozen", freeze_reason="oops"), (en, after))
+    ch = section(r, "change")
+    res.check(f"{t} functions=, events=, frozen=0 refused while frozen by the oops",
+              len(re.findall(r"^\w+ rc=[1-9]\d*$", ch, re.M)) == 3 and
+              ch.split()[-1] == FUNCS, ch)
     recs, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     check_trace(res, t, recs, smp, crash_path=False)
     dm = section(r, "dmesg-ramtrail-0")
     res.check(f"{t} dmesg-ramtrail-0 holds the oops", "Oops" in dm and
               "ramtrail_oops" in dm, dm[:300])
+    parts = rg.split_boots(r.log)
+    first = dumps(parts[0]) if parts else []
+    oops_at = parts[0].find("Oops") if parts else -1
+    res.check(f"{t} dump_on_oops=2: one dump in boot 1, after the oops, none in boot 2",
+              [x["kind"] for x in first] == ["crash"] and oops_at >= 0 and
+              parts[0].find("ramtrail: dump (crash)") > oops_at and
+              not dumps(parts[1]), [x["kind"] for x in first])
+    if len(first) == 1:
+        check_dump(res, t, first[0], smp, DUMP_LINES)
+        dd = dumps(dm)
+        res.check(f"{t} dmesg-ramtrail-0 holds the same dump",
+                  len(dd) == 1 and dd[0]["lines"] == first[0]["lines"], len(dd))
     no_oops(res, t, r.log, intended="ramtrail_oops: writing through a NULL pointer")
 
 
@@ -848,6 +876,9 @@ try noregion
 try nofunc {PARAMS} functions=no_such_function_xyz
 try noevent {PARAMS} events=sched:sched_switch,sched:no_such_event
 try untraced {PARAMS} events=sched:sched_stat_runtime
+try frozenload {PARAMS} frozen=1
+try dumpmode {PARAMS} dump_on_oops=3
+try dumplines {PARAMS} dump_lines=0
 insmod /lib/modules/reed_solomon.ko
 insmod /lib/modules/ramoops.ko mem_address={OOPS_RESV:#x} mem_size=0x100000 record_size=0x10000
 try busy {PARAMS}
@@ -873,6 +904,7 @@ try reload {PARAMS}
 
     expect = {"sysram": EINVAL, "memtype": EINVAL, "size": EINVAL, "noregion": EINVAL,
               "nofunc": EINVAL, "noevent": EINVAL, "untraced": EINVAL,
+              "frozenload": EINVAL, "dumpmode": EINVAL, "dumplines": EINVAL,
               "busy": (EBUSY, EPERM),
               # ramoops does not claim its range: ramtrail spots its signature.
               "inuse": EBUSY}
@@ -896,6 +928,254 @@ try reload {PARAMS}
                   st, previous_boot_id=loads[0].get("boot_id"), previous_state="stopped",
                   previous_trace="saved") and st.get("previous_records", 0) > 0, loads)
     no_oops(res, t, r.log)
+
+
+# ---------------------------------------------------------------- dumps
+PARAMS_DIR = "/sys/module/ramtrail/parameters"
+CPUS = "/sys/kernel/debug/ramtrail/cpus"
+DUMP_HEAD = re.compile(r"ramtrail: dump \((crash|request)\): newest (\d+) records of "
+                       r"(\d+) CPUs, boot (\d+)(?:, up to the freeze on CPU (\d+))?$")
+DUMP_END = re.compile(r"ramtrail: end of dump: (\d+) records of (\d+) CPUs from (\d+) of "
+                      r"(\d+) blocks in (\d+) us$")
+# printk's prefix on the serial console, and in a dmesg record (<level>)
+PRINTK = re.compile(r"^(?:<\d>)?\[ *\d+\.\d+\] ")
+DUMP_LINES = 16
+
+
+def dumps(text):
+    """The dumps printed in a log: [{kind, lines, cpus, cut, printed, us,
+    foreign}]: lines without printk's and the module's prefix, foreign the
+    other kernel lines printed between the dump's first and last line."""
+    out, cur = [], None
+    for raw in text.splitlines():
+        if not PRINTK.match(raw):
+            continue
+        line = PRINTK.sub("", raw, count=1).rstrip()
+        m, e = DUMP_HEAD.search(line), DUMP_END.search(line)
+        if m:
+            cur = dict(kind=m[1], lines=[], cpus=int(m[3]), boot=int(m[4]),
+                       cut=int(m[5]) if m[5] else None, foreign=[])
+        elif e and cur:
+            cur.update(printed=int(e[1]), blocks=int(e[3]), us=int(e[5]))
+            out.append(cur)
+            cur = None
+        elif cur is not None:
+            body = line[len("ramtrail: "):] if line.startswith("ramtrail: ") else ""
+            (cur["lines"] if rg.TEXT.match(body) else cur["foreign"]).append(body or line)
+    return out
+
+
+def in_text(line, text):
+    """line is one of text's lines; where the dump printed a task's name as
+    unknown ("<...>": none of its records was in the dump), any name."""
+    if "<...>" not in line:
+        return line in text
+    pat = re.compile(re.escape(line).replace(re.escape("<...>"), r"\S+") + "$")
+    return any(pat.match(x) for x in text)
+
+
+def check_dump(res, t, d, smp, lines, crash_cpu=None, crash_path=None):
+    """A dump of every CPU: whole, named, in time order, ending on the CPU
+    that froze recording with its crash path."""
+    recs = rg.parse_text("\n".join(d["lines"]))
+    n = per_cpu([(r[2],) for r in recs])
+    res.check(f"{t} dump: {lines} records of each of the {smp} CPUs, all printed, "
+              "no other line inside", d.get("printed") == len(recs) == smp * lines and
+              n == {c: lines for c in range(smp)} and d["cpus"] == smp and
+              not d["foreign"], (d.get("printed"), n, d["foreign"][:3]))
+    res.check(f"{t} dump: in time order",
+              all(float(a[4]) <= float(b[4]) for a, b in zip(recs, recs[1:])),
+              [r[4] for r in recs][:20])
+    res.check(f"{t} dump: every record names its task and its function",
+              recs and all(r[1] is not None and r[0] != "<unknown>" and
+                           not re.search(r"\b0x[0-9a-f]+\b", r[5]) for r in recs),
+              [r for r in recs if r[1] is None or "0x" in r[5]][:3])
+    if crash_cpu is not None:
+        last = recs[-1] if recs else None
+        res.check(f"{t} dump: ends on CPU {crash_cpu}, which froze recording, "
+                  f"with {crash_path}", d["cut"] == crash_cpu and last and
+                  last[2] == crash_cpu and last[5] == crash_path, (d["cut"], last))
+    return recs
+
+
+DUMP_BODY = f"""
+rt_load {TASK_PARAMS} functions={FUNCS},panic events=sched:sched_switch dump_on_oops=2 dump_lines={DUMP_LINES}
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 2
+    taskset -c 1 sh -c 'echo c > /proc/sysrq-trigger'
+fi
+mount -t pstore pstore /sys/fs/pstore
+show_files() {{
+    begin files; ls /sys/fs/pstore; end files
+    for f in $(ls /sys/fs/pstore | grep ^console-ramtrail- | sort -t- -k3 -n); do
+        show console /sys/fs/pstore/$f
+    done
+    show dmesg-ramtrail-0 /sys/fs/pstore/dmesg-ramtrail-0
+}}
+quiet show_files
+"""
+
+
+def scenario_dump(k, ko, smp, res):
+    """dump_on_oops=2: a sysrq crash on CPU 1 prints every CPU's tail; the
+    reboot finds the same lines in the saved trace and the dmesg record. A
+    cold boot (QEMU killed after the dump, its RAM file deleted) keeps only
+    the serial log, which still tells the story."""
+    t = f"[{k.kver} smp{smp} dump]"
+    crash_path = "panic <-sysrq_handle_crash"
+    g = Guest(k, ko, "dump", smp, DUMP_BODY)
+    r = g.run()
+    res.check(f"{t} crash, warm reboot, poweroff", boots(r) == 2 and r.rc == 0, brief(r))
+    parts = rg.split_boots(r.log)
+    first = dumps(parts[0]) if parts else []
+    res.check(f"{t} boot 1 prints one dump, at the crash; boot 2 none",
+              [d["kind"] for d in first] == ["crash"] and len(parts) == 2 and
+              not dumps(parts[1]), [d["kind"] for d in first])
+    if len(first) != 1:
+        return
+    d = first[0]
+    recs = check_dump(res, t, d, smp, DUMP_LINES, 1, crash_path)
+    text = [line.rstrip() for line in "\n".join(h.sections(r.log, "console")).splitlines()]
+    missing = [line for line in d["lines"] if not in_text(line, text)]
+    res.check(f"{t} every dump line is, as printed, in console-ramtrail of boot 1",
+              recs and not missing, missing[:3])
+    dm = dumps(section(r, "dmesg-ramtrail-0"))
+    res.check(f"{t} dmesg-ramtrail-0 holds the same dump",
+              len(dm) == 1 and dm[0]["lines"] == d["lines"],
+              [len(x["lines"]) for x in dm])
+    no_oops(res, t, r.log)
+
+    # The cold boot: QEMU dies right after the dump; the next one starts on
+    # a new RAM file, so nothing but the serial log is left.
+    cold = Guest(k, ko, "dump-cold", smp, DUMP_BODY)
+    r1 = cold.run(kill_on="ramtrail: end of dump", kill_delay=0.5)
+    cold = Guest(k, ko, "dump-cold", smp, f"""
+rt_load {TASK_PARAMS} functions={FUNCS}
+mount -t pstore pstore /sys/fs/pstore
+show_files() {{ begin files; ls /sys/fs/pstore; end files; }}
+quiet show_files
+""", fresh=True)
+    r2 = cold.run()
+    st = last_status(r2)
+    first = dumps(r1.log)
+    res.check(f"{t} cold: QEMU killed after the dump; the new RAM holds no trace",
+              r1.killed and len(first) == 1 and r2.rc == 0 and
+              not differs(st, boot_id=1, previous_trace="none") and
+              "ftrace-ramtrail" not in section(r2, "files"),
+              (brief(r1), len(first), st.get("previous_trace"), section(r2, "files")))
+    if first:
+        check_dump(res, f"{t} cold:", first[0], smp, DUMP_LINES, 1, crash_path)
+    no_oops(res, f"{t} cold:", r1.log)
+
+
+def parse_cpus(text):
+    """debugfs cpus -> {cpu: {records, dropped, laps, pos, stopped}}."""
+    return {int(c): {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", rest)}
+            for c, rest in re.findall(r"^cpu: (\d+) (.*)$", text, re.M)}
+
+
+def scenario_control(k, ko, smp, res):
+    """Run-time control: functions= and events= change what is recorded,
+    frozen=1 keeps the tail (here and across a reset), frozen=0 resumes;
+    bad values are refused and change nothing."""
+    t = f"[{k.kver} smp{smp} control]"
+    P = PARAMS_DIR
+    g = Guest(k, ko, "control", smp, f"""
+rt_load {TASK_PARAMS} functions=do_sys_openat2
+if [ "$(boot_id)" = 1 ]; then
+    debugfs
+    set_p() {{ echo "$2" > {P}/$1; echo "$1 rc=$?"; }}
+    workload; sleep 1
+    quiet set_p functions seq_read_iter
+    sleep 1
+    frz() {{
+        begin frz$1; set_p frozen 1; cat {CPUS}; end frz$1
+        sleep 1
+        begin frz$1-later; cat {CPUS}; cat {P}/frozen; end frz$1-later
+    }}
+    frz 1
+    status frozen
+    runs() {{
+        ramtrail decode {rg.REGION} --system-map /proc/kallsyms 2>/dev/null | grep -o '[a-z_0-9]* <-' | cut -d' ' -f1 | uniq -c
+    }}
+    begin runs; runs; end runs
+    begin bad
+    quiet set_p functions no_such_function_xyz; cat {P}/functions
+    quiet set_p dump_lines 0; quiet set_p dump_on_oops 3; cat {P}/dump_lines {P}/dump_on_oops
+    end bad
+    quiet set_p frozen 0
+    sleep 1
+    begin thawed; cat {CPUS}; end thawed
+    quiet set_p events sched:sched_switch
+    quiet set_p functions ''
+    sleep 1
+    frz 2
+    ramtrail decode {rg.REGION} --system-map /proc/kallsyms >/tmp/d 2>/dev/null
+    begin tail; c=0
+    while [ $c -lt $NCPU ]; do grep "\[00$c\]" /tmp/d | tail -n 1; c=$((c + 1)); done
+    end tail
+    begin newest; tail -n 20 /tmp/d; end newest
+    sleep 1
+    echo b > /proc/sysrq-trigger
+fi
+mount -t pstore pstore /sys/fs/pstore
+show_files() {{
+    for f in $(ls /sys/fs/pstore | grep ^console-ramtrail- | sort -t- -k3 -n); do
+        show console /sys/fs/pstore/$f
+    done
+}}
+quiet show_files
+""")
+    r = g.run()
+    res.check(f"{t} reset while frozen, two boots", boots(r) == 2 and r.rc == 0, brief(r))
+    rc = dict(re.findall(r"^(\w+) rc=(\d+)$", r.log, re.M))
+    res.check(f"{t} functions=, events=, frozen= written at run time",
+              rc.get("functions") == "0" and rc.get("events") == "0" and
+              rc.get("frozen") == "0", rc)
+    # functions=do_sys_openat2, then seq_read_iter: runs of names in time order
+    runs = [(int(n), f) for n, f in re.findall(r"^\s*(\d+) (\S+)$", section(r, "runs"), re.M)]
+    total = sum(n for n, _ in runs)
+    middle = sum(n for n, _ in runs[1:-1])
+    res.check(f"{t} do_sys_openat2, then after functions=seq_read_iter only "
+              "seq_read_iter (overlap under 2 %)", len(runs) >= 2 and
+              runs[0][1] == "do_sys_openat2" and runs[-1][1] == "seq_read_iter" and
+              runs[0][0] >= 20 and runs[-1][0] >= 20 and middle * 50 <= total and
+              {f for _, f in runs} == {"do_sys_openat2", "seq_read_iter"}, runs[:8])
+    for i in (1, 2):
+        a, b = parse_cpus(section(r, f"frz{i}")), parse_cpus(section(r, f"frz{i}-later"))
+        res.check(f"{t} freeze {i}: every CPU stopped, nothing recorded for 1 s",
+                  len(a) == smp and all(a[c]["stopped"] == 1 and a[c]["records"] ==
+                                        b[c]["records"] and a[c]["pos"] == b[c]["pos"]
+                                        for c in a) and
+                  section(r, f"frz{i}-later").split()[-1] == "Y", (a, b))
+    st = last_status(r, "frozen")
+    res.check(f"{t} status: frozen by the user", not differs(
+        st, state="frozen", freeze_reason="user"), st)
+    bad = section(r, "bad")
+    rcs = re.findall(r"^(\w+) rc=(\d+)$", bad, re.M)
+    values = [x.strip() for x in bad.split("\n") if re.fullmatch(r"\w+", x.strip())]
+    res.check(f"{t} bad values refused, nothing changed",
+              [n for n, _ in rcs] == ["functions", "dump_lines", "dump_on_oops"] and
+              all(v != "0" for _, v in rcs) and values == ["seq_read_iter", "64", "0"],
+              bad)
+    a, b = parse_cpus(section(r, "frz1-later")), parse_cpus(section(r, "thawed"))
+    res.check(f"{t} thaw: every CPU records again", len(b) == smp and all(
+        b[c]["stopped"] == 0 and b[c]["records"] > a[c]["records"] for c in b), (a, b))
+    newest = rg.parse_text(section(r, "newest"))
+    res.check(f"{t} events=sched:sched_switch, functions='': the newest records are "
+              "sched_switch events only", len(newest) == 20 and
+              all(x[5].startswith("sched_switch: ") for x in newest), newest[:3])
+    st = last_status(r)
+    res.check(f"{t} status: boot 2 saved boot 1's trace, frozen by the user",
+              not differs(st, previous_state="frozen", previous_freeze_reason="user",
+                          previous_trace="saved"), st)
+    live = {x[2]: (x[4], x[5].split(":")[0]) for x in rg.parse_text(section(r, "tail"))}
+    saved = {}
+    for x in rg.parse_text("\n".join(h.sections(r.log, "console"))):
+        saved[x[2]] = (x[4], x[5].split(":")[0])
+    res.check(f"{t} the tail at the freeze is the saved trace's tail, per CPU",
+              len(live) == smp and live == saved, (live, saved))
+    no_oops(res, t, r.log, intended="sysrq: Resetting")
 
 
 def main():
