@@ -736,6 +736,7 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 	c->word = 0;
 	c->stale = 0;
 	c->task_known = false;	/* [R5]: each block names its tasks */
+	c->rec.task_known = false;
 	return true;
 }
 
@@ -754,8 +755,7 @@ static void ramtrail_fill(struct ramtrail_zone_cursor *c, const u64 *w,
 	r->id = 0;
 	r->len = 0;
 	r->flags = 0;
-	r->task_known = c->task_known;
-	r->task = c->task;
+	/* r->task and r->task_known follow the task events as they come. */
 	if (!c->task_known)
 		c->stats.no_task++;
 	if (type == RAMTRAIL_W_EVENT) {
@@ -795,22 +795,64 @@ static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w)
 		for (i = 0; i < sizeof(c->task) / 4; i++)
 			t[i] = ramtrail_payload(ramtrail_load(w + 1 + i));
 		c->stats.tasks++;
+		c->rec.task = c->task;
 	} else {
 		c->stats.torn++;	/* no writer makes it: unknown task */
 	}
+	c->rec.task_known = c->task_known;
 	return true;
 }
 
-/**
- * ramtrail_zone_next() - decode the next valid record of a zone
- * @c: cursor from ramtrail_zone_open()
- *
- * Records come in zone order, which is time order: @c->rec.ts never
- * decreases. Dropped words and records are counted in @c->stats.
- *
- * Return: true with the record in @c->rec, false at the end of the zone.
+/*
+ * The common case of ramtrail_zone_next(), a function record @w at the
+ * cursor, in a few instructions: the same checks, the same result. False
+ * if it is not complete and current (the general path then deals with
+ * it). On the end of the zone (@c->end_pos, @c->end_ts) the cursor is
+ * moved past its last block.
  */
-bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
+static __always_inline bool ramtrail_func_next(struct ramtrail_zone_cursor *c,
+					       const u64 *b, u64 w)
+{
+	unsigned int type = ramtrail_type(w);
+	unsigned int n = RAMTRAIL_W_HAS_PARENT(type) ? 2 : 1;
+	struct ramtrail_record *r = &c->rec;
+	u64 ts = ramtrail_tsbits(w), cont = 0;
+
+	if (ramtrail_lap(w) != c->lap || !c->have_base || c->word + n > RT_WORDS)
+		return false;
+	if (n == 2) {
+		cont = ramtrail_load(b + c->word + 1);
+		if (ramtrail_type(cont) != RAMTRAIL_W_CONT ||
+		    ramtrail_lap(cont) != c->lap || ramtrail_tsbits(cont) != ts)
+			return false;
+	}
+	c->stats.lost_words += c->stale;
+	c->stale = 0;
+	/* The writer keeps records within 2^26 of the base. */
+	c->ts += (ts - c->ts) & RAMTRAIL_TS_MASK;
+	r->ts = c->ts;
+	r->pos = (c->g << RAMTRAIL_BLOCK_SHIFT) + (u64)c->word * 8;
+	if (r->pos >= c->end_pos || r->ts > c->end_ts) {
+		c->in_block = false;
+		c->g = c->g_last + 1;
+		return true;
+	}
+	r->cpu = c->cpu;
+	r->type = n == 2 ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
+	r->ctx = RAMTRAIL_W_CTX(type);
+	r->ip = ramtrail_payload(w);
+	r->parent = ramtrail_payload(cont);
+	r->id = 0;
+	r->len = 0;
+	r->flags = 0;
+	c->stats.no_task += !c->task_known;
+	c->word += n;
+	c->stats.records++;
+	return true;
+}
+
+/* ramtrail_zone_next() past its fast path. */
+static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 {
 	for (;;) {
 		const u64 *b;
@@ -882,6 +924,34 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 		}
 		c->word += n;
 	}
+}
+
+/* ramtrail_zone_next(), inline where the merge calls it. */
+static __always_inline bool ramtrail_zone_step(struct ramtrail_zone_cursor *c)
+{
+	if (c->in_block && c->word < RT_WORDS) {
+		const u64 *b = c->block;
+		u64 w = ramtrail_load(b + c->word);
+
+		if (RAMTRAIL_W_IS_FUNC(ramtrail_type(w)) &&
+		    ramtrail_func_next(c, b, w))
+			return c->g <= c->g_last;
+	}
+	return ramtrail_zone_next_slow(c);
+}
+
+/**
+ * ramtrail_zone_next() - decode the next valid record of a zone
+ * @c: cursor from ramtrail_zone_open()
+ *
+ * Records come in zone order, which is time order: @c->rec.ts never
+ * decreases. Dropped words and records are counted in @c->stats.
+ *
+ * Return: true with the record in @c->rec, false at the end of the zone.
+ */
+bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
+{
+	return ramtrail_zone_step(c);
 }
 
 /**
@@ -983,6 +1053,18 @@ static void ramtrail_sift_down(struct ramtrail_merge *m, u32 i)
 	}
 }
 
+/* The top's children's oldest counter value: see struct ramtrail_merge. */
+static void ramtrail_merge_limit(struct ramtrail_merge *m)
+{
+	u64 limit = ~0ULL;
+	u32 i;
+
+	for (i = 1; i <= 2 && i < m->nr; i++)
+		if (m->cursor[m->heap[i]].rec.ts < limit)
+			limit = m->cursor[m->heap[i]].rec.ts;
+	m->limit = limit;
+}
+
 /**
  * ramtrail_merge_init() - open every zone of a region for a merged read
  * @m: the merge
@@ -1024,6 +1106,7 @@ void ramtrail_merge_start(struct ramtrail_merge *m,
 			heap[m->nr++] = i;
 	for (i = m->nr / 2; i-- > 0;)
 		ramtrail_sift_down(m, i);
+	ramtrail_merge_limit(m);
 }
 
 /**
@@ -1035,10 +1118,16 @@ void ramtrail_merge_start(struct ramtrail_merge *m,
 const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 {
 	if (m->advance && m->nr) {
-		if (!ramtrail_zone_next(&m->cursor[m->heap[0]]))
+		struct ramtrail_zone_cursor *top = &m->cursor[m->heap[0]];
+
+		if (!ramtrail_zone_step(top))
 			m->heap[0] = m->heap[--m->nr];
+		else if (top->rec.ts < m->limit)
+			goto out;	/* older than all others: stays on top */
 		ramtrail_sift_down(m, 0);
+		ramtrail_merge_limit(m);
 	}
+out:
 	m->advance = true;
 	return m->nr ? &m->cursor[m->heap[0]].rec : NULL;
 }
@@ -1145,14 +1234,22 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
  */
 void ramtrail_saved_scan(struct ramtrail_region *reg)
 {
+	const u32 *area = (const u32 *)(reg->base + reg->hdr.saved_offset);
 	const struct ramtrail_saved_trace *t, *o;
-	u64 off = 0;
+	u64 off = 0, last;
 	u32 i;
 
 	reg->nr_saved = 0;
-	while (reg->nr_saved < RAMTRAIL_MAX_SAVED &&
-	       (reg->hdr.saved_size >= sizeof(*t) &&
-		off <= reg->hdr.saved_size - sizeof(*t))) {
+	if (reg->hdr.saved_size < sizeof(*t))
+		return;
+	last = reg->hdr.saved_size - sizeof(*t);
+	while (reg->nr_saved < RAMTRAIL_MAX_SAVED && off <= last) {
+		/* The magic first: most of the area is records or zeroes. */
+		while (off <= last &&
+		       READ_ONCE(area[off / 4]) != RAMTRAIL_SAVED_MAGIC)
+			off += 8;
+		if (off > last)
+			break;
 		t = ramtrail_saved_at(reg, off);
 		if (!t) {
 			off += 8;

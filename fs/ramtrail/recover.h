@@ -156,12 +156,15 @@ struct ramtrail_zone_cursor {
  * @heap: nr_cpus slots, owned by the caller
  * @nr: cursors still in the heap
  * @advance: the top cursor must move on before the next pop
+ * @limit: the oldest counter value of the top's children: a top record
+ *	older than it stays on top without a sift
  */
 struct ramtrail_merge {
 	struct ramtrail_zone_cursor *cursor;
 	u32 *heap;
 	u32 nr;
 	bool advance;
+	u64 limit;
 };
 
 /**
