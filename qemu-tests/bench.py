@@ -292,11 +292,10 @@ def parse(log):
     if m:
         res["recovery"]["load_s"] = float(m[2]) - float(m[1])
     # 6: the dumps, in the order of DUMP_LINES, and the zones' laps then.
+    ends = [rg.DUMP_END.search(line) for line in log.splitlines()]
     res["dump"] = [dict(lines=n, records=int(m[1]), cpus=int(m[2]), blocks=int(m[3]),
                         total_blocks=int(m[4]), us=int(m[5]))
-                   for n, m in zip(DUMP_LINES, re.finditer(
-                       r"ramtrail: end of dump: (\d+) records of (\d+) CPUs from (\d+) "
-                       r"of (\d+) blocks in (\d+) us", log))]
+                   for n, m in zip(DUMP_LINES, (m for m in ends if m))]
     res["dump_laps"] = [int(x) for x in re.findall(r"^CPUS cpu: \d+ .*laps=(\d+)", log, re.M)]
     return res
 

@@ -288,6 +288,39 @@ def per_cpu(recs):
     return n
 
 
+# ---------------------------------------------------------------- dumps
+# The trace-on-oops dump's first and last lines (after printk's prefix).
+DUMP_HEAD = re.compile(r"ramtrail: dump \((crash|request)\): newest (\d+) records of "
+                       r"(\d+) CPUs, boot (\d+)(?:, up to the freeze on CPU (\d+))?$")
+DUMP_END = re.compile(r"ramtrail: end of dump: (\d+) records of (\d+) CPUs from (\d+) of "
+                      r"(\d+) blocks in (\d+) us$")
+# printk's prefix on the serial console, and in a dmesg record (<level>)
+PRINTK = re.compile(r"^(?:<\d>)?\[ *\d+\.\d+\] ")
+
+
+def dumps(text):
+    """The dumps printed in a log: [{kind, lines, cpus, cut, printed, us,
+    foreign}]: lines without printk's and the module's prefix, foreign the
+    other kernel lines printed between the dump's first and last line."""
+    out, cur = [], None
+    for raw in text.splitlines():
+        if not PRINTK.match(raw):
+            continue
+        line = PRINTK.sub("", raw, count=1).rstrip()
+        m, e = DUMP_HEAD.search(line), DUMP_END.search(line)
+        if m:
+            cur = dict(kind=m[1], lines=[], cpus=int(m[3]), boot=int(m[4]),
+                       cut=int(m[5]) if m[5] else None, foreign=[])
+        elif e and cur:
+            cur.update(printed=int(e[1]), blocks=int(e[3]), us=int(e[5]))
+            out.append(cur)
+            cur = None
+        elif cur is not None:
+            body = line[len("ramtrail: "):] if line.startswith("ramtrail: ") else ""
+            (cur["lines"] if TEXT.match(body) else cur["foreign"]).append(body or line)
+    return out
+
+
 # ---------------------------------------------------------------- boots
 BOOT = re.compile(r"^\[ *0\.000000\] Linux version", re.M)
 SECTION = re.compile(r"^=== BEGIN (\S+) ===$.*?^=== END \1 ===$", re.M | re.S)

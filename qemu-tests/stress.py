@@ -32,7 +32,8 @@ cycles showed:
     bare 0x number; tools/ramtrail decodes the file to as many records
   - a crash that froze the trace (panic, oops, lockup) yields a new newest
     trace whose crashing CPU ends on the crash path, and a new dmesg file
-    with the crash when a dmesg slot was free
+    with the crash when a dmesg slot was free; the crash boot printed one
+    trace-on-oops dump (dump_on_oops=2), whole, in time order
   - insmod rc=0 in every boot (but one cut during the load); no Oops, BUG,
     WARNING before the intended crash (boots that crashed before ramtrail
     loaded, the QEMU TCG flake, are noted and skipped)
@@ -63,6 +64,7 @@ FROZEN = ("panic", "oops", "lockup")
 # Keep the saved area (a quarter of 64M, 16 bytes a record) from filling.
 SAVED_RECORDS_MAX = 400000
 OOPS_SLACK = 40                               # other tasks' records on CPU 0 after the oopsing init call
+DUMP_LINES = 8                                # trace-on-oops dump of the crash boots
 INTENDED = ("sysrq: Trigger a crash", "ramtrail_oops: writing through a NULL pointer",
             "ramtrail_oops: spinning")
 
@@ -79,7 +81,7 @@ if [ "$ACT" != none ] && [ "$tok" != "A$CYCLE" ]; then
     # The crash boot. Next boot of this QEMU (after the panic) reads back.
     printf 'A%s' "$CYCLE" | dd of=/dev/mem bs=4096 seek=$TOK 2>/dev/null
     echo "=== PHASE A ==="
-    rt_load {rg.PARAMS} functions={FUNCS}
+    rt_load {rg.PARAMS} functions={FUNCS} dump_on_oops=2 dump_lines={DUMP_LINES}
     echo "bootid $(boot_id)"
     workload
     case $ACT in
@@ -390,6 +392,19 @@ class Campaign:
                       newest in new and ok,
                       f"{detail}{'' if newest in new else ' (no new trace)'}"
                       f"{'' if ok else self.host_stats()}")
+            # the trace-on-oops dump: once, whole, nothing else inside
+            ds = rg.dumps(crash_boot["text"])
+            lines = rg.parse_text("\n".join(ds[0]["lines"])) if len(ds) == 1 else []
+            res.check(f"{t} one dump at the crash: at most {DUMP_LINES} records a CPU, "
+                      "in time order, nothing else inside",
+                      len(ds) == 1 and ds[0]["kind"] == "crash" and not ds[0]["foreign"]
+                      and lines and len(lines) == ds[0]["printed"] and
+                      all(n <= DUMP_LINES for n in collections.Counter(
+                          x[2] for x in lines).values()) and
+                      all(x[2] < self.smp for x in lines) and
+                      all(float(a[4]) <= float(b[4]) for a, b in zip(lines, lines[1:])),
+                      [(d["kind"], d.get("printed"), len(d["lines"]), d["foreign"][:2])
+                       for d in ds])
             old_dmesg = sum(n for fp, n in self.known.items() if fp[0] == "dmesg")
             if old_dmesg < DMESG_SLOTS:
                 word = DMESG_WORDS[p["kind"]]

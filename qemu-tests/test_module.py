@@ -20,7 +20,7 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
             crash, the same lines in the saved trace and the dmesg record;
             a cold boot keeps the serial log only
   control   functions=, events=, frozen= at run time, read back by decode
-            of the live region and after a reset
+            of the live region and after a reset; sysrq-y while recording
 
 Every check reads facts: the module's debugfs status file, the command's
 `stats --format json` of the RAM file, the pstore files, insmod's exit
@@ -54,7 +54,7 @@ import time
 
 import harness as h
 import ramtrail_guest as rg
-from ramtrail_guest import (FUNCS, PARAMS, RESV, Guest, brief, boots, differs,
+from ramtrail_guest import (FUNCS, PARAMS, RESV, Guest, brief, boots, differs, dumps,
                             last_status, no_oops, parse_ftrace, per_cpu, section)
 
 # Ramoops gets its own reserved range in the refusal test.
@@ -933,36 +933,7 @@ try reload {PARAMS}
 # ---------------------------------------------------------------- dumps
 PARAMS_DIR = "/sys/module/ramtrail/parameters"
 CPUS = "/sys/kernel/debug/ramtrail/cpus"
-DUMP_HEAD = re.compile(r"ramtrail: dump \((crash|request)\): newest (\d+) records of "
-                       r"(\d+) CPUs, boot (\d+)(?:, up to the freeze on CPU (\d+))?$")
-DUMP_END = re.compile(r"ramtrail: end of dump: (\d+) records of (\d+) CPUs from (\d+) of "
-                      r"(\d+) blocks in (\d+) us$")
-# printk's prefix on the serial console, and in a dmesg record (<level>)
-PRINTK = re.compile(r"^(?:<\d>)?\[ *\d+\.\d+\] ")
 DUMP_LINES = 16
-
-
-def dumps(text):
-    """The dumps printed in a log: [{kind, lines, cpus, cut, printed, us,
-    foreign}]: lines without printk's and the module's prefix, foreign the
-    other kernel lines printed between the dump's first and last line."""
-    out, cur = [], None
-    for raw in text.splitlines():
-        if not PRINTK.match(raw):
-            continue
-        line = PRINTK.sub("", raw, count=1).rstrip()
-        m, e = DUMP_HEAD.search(line), DUMP_END.search(line)
-        if m:
-            cur = dict(kind=m[1], lines=[], cpus=int(m[3]), boot=int(m[4]),
-                       cut=int(m[5]) if m[5] else None, foreign=[])
-        elif e and cur:
-            cur.update(printed=int(e[1]), blocks=int(e[3]), us=int(e[5]))
-            out.append(cur)
-            cur = None
-        elif cur is not None:
-            body = line[len("ramtrail: "):] if line.startswith("ramtrail: ") else ""
-            (cur["lines"] if rg.TEXT.match(body) else cur["foreign"]).append(body or line)
-    return out
 
 
 def in_text(line, text):
@@ -974,14 +945,15 @@ def in_text(line, text):
     return any(pat.match(x) for x in text)
 
 
-def check_dump(res, t, d, smp, lines, crash_cpu=None, crash_path=None):
-    """A dump of every CPU: whole, named, in time order, ending on the CPU
-    that froze recording with its crash path."""
+def check_dump(res, t, d, smp, lines, crash_cpu=None, crash_path=None, only=None):
+    """A dump of every CPU (or of CPU only): whole, named, in time order,
+    ending on the CPU that froze recording with its crash path."""
     recs = rg.parse_text("\n".join(d["lines"]))
     n = per_cpu([(r[2],) for r in recs])
-    res.check(f"{t} dump: {lines} records of each of the {smp} CPUs, all printed, "
-              "no other line inside", d.get("printed") == len(recs) == smp * lines and
-              n == {c: lines for c in range(smp)} and d["cpus"] == smp and
+    cpus = [only] if only is not None else list(range(smp))
+    res.check(f"{t} dump: {lines} records of each of CPUs {cpus}, all printed, "
+              "no other line inside", d.get("printed") == len(recs) == len(cpus) * lines and
+              n == {c: lines for c in cpus} and d["cpus"] == len(cpus) and
               not d["foreign"], (d.get("printed"), n, d["foreign"][:3]))
     res.check(f"{t} dump: in time order",
               all(float(a[4]) <= float(b[4]) for a, b in zip(recs, recs[1:])),
@@ -993,13 +965,14 @@ def check_dump(res, t, d, smp, lines, crash_cpu=None, crash_path=None):
     if crash_cpu is not None:
         last = recs[-1] if recs else None
         res.check(f"{t} dump: ends on CPU {crash_cpu}, which froze recording, "
-                  f"with {crash_path}", d["cut"] == crash_cpu and last and
-                  last[2] == crash_cpu and last[5] == crash_path, (d["cut"], last))
+                  f"with {crash_path}", d["cut"] == (crash_cpu if only is None else None)
+                  and last and last[2] == crash_cpu and last[5] == crash_path,
+                  (d["cut"], last))
     return recs
 
 
 DUMP_BODY = f"""
-rt_load {TASK_PARAMS} functions={FUNCS},panic events=sched:sched_switch dump_on_oops=2 dump_lines={DUMP_LINES}
+rt_load {TASK_PARAMS} functions={FUNCS},panic events=sched:sched_switch dump_on_oops=MODE dump_lines={DUMP_LINES}
 if [ "$(boot_id)" = 1 ]; then
     workload; sleep 2
     taskset -c 1 sh -c 'echo c > /proc/sysrq-trigger'
@@ -1020,10 +993,10 @@ def scenario_dump(k, ko, smp, res):
     """dump_on_oops=2: a sysrq crash on CPU 1 prints every CPU's tail; the
     reboot finds the same lines in the saved trace and the dmesg record. A
     cold boot (QEMU killed after the dump, its RAM file deleted) keeps only
-    the serial log, which still tells the story."""
+    the serial log, which still tells the story (dump_on_oops=1: CPU 1's)."""
     t = f"[{k.kver} smp{smp} dump]"
     crash_path = "panic <-sysrq_handle_crash"
-    g = Guest(k, ko, "dump", smp, DUMP_BODY)
+    g = Guest(k, ko, "dump", smp, DUMP_BODY.replace("MODE", "2"))
     r = g.run()
     res.check(f"{t} crash, warm reboot, poweroff", boots(r) == 2 and r.rc == 0, brief(r))
     parts = rg.split_boots(r.log)
@@ -1046,8 +1019,9 @@ def scenario_dump(k, ko, smp, res):
     no_oops(res, t, r.log)
 
     # The cold boot: QEMU dies right after the dump; the next one starts on
-    # a new RAM file, so nothing but the serial log is left.
-    cold = Guest(k, ko, "dump-cold", smp, DUMP_BODY)
+    # a new RAM file, so nothing but the serial log is left. The crashing
+    # CPU's tail only, this time (dump_on_oops=1).
+    cold = Guest(k, ko, "dump-cold", smp, DUMP_BODY.replace("MODE", "1"))
     r1 = cold.run(kill_on="ramtrail: end of dump", kill_delay=0.5)
     cold = Guest(k, ko, "dump-cold", smp, f"""
 rt_load {TASK_PARAMS} functions={FUNCS}
@@ -1064,7 +1038,8 @@ quiet show_files
               "ftrace-ramtrail" not in section(r2, "files"),
               (brief(r1), len(first), st.get("previous_trace"), section(r2, "files")))
     if first:
-        check_dump(res, f"{t} cold:", first[0], smp, DUMP_LINES, 1, crash_path)
+        check_dump(res, f"{t} cold, dump_on_oops=1:", first[0], smp, DUMP_LINES, 1,
+                   crash_path, only=1)
     no_oops(res, f"{t} cold:", r1.log)
 
 
@@ -1081,13 +1056,14 @@ def scenario_control(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} control]"
     P = PARAMS_DIR
     g = Guest(k, ko, "control", smp, f"""
-rt_load {TASK_PARAMS} functions=do_sys_openat2
+rt_load {TASK_PARAMS} functions=do_sys_openat2 dump_lines={DUMP_LINES}
 if [ "$(boot_id)" = 1 ]; then
     debugfs
     set_p() {{ echo "$2" > {P}/$1; echo "$1 rc=$?"; }}
     workload; sleep 1
     quiet set_p functions seq_read_iter
     sleep 1
+    echo y > /proc/sysrq-trigger
     frz() {{
         begin frz$1; set_p frozen 1; cat {CPUS}; end frz$1
         sleep 1
@@ -1156,11 +1132,15 @@ quiet show_files
     values = [x.strip() for x in bad.split("\n") if re.fullmatch(r"\w+", x.strip())]
     res.check(f"{t} bad values refused, nothing changed",
               [n for n, _ in rcs] == ["functions", "dump_lines", "dump_on_oops"] and
-              all(v != "0" for _, v in rcs) and values == ["seq_read_iter", "64", "0"],
+              all(v != "0" for _, v in rcs) and values == ["seq_read_iter", str(DUMP_LINES), "0"],
               bad)
     a, b = parse_cpus(section(r, "frz1-later")), parse_cpus(section(r, "thawed"))
     res.check(f"{t} thaw: every CPU records again", len(b) == smp and all(
         b[c]["stopped"] == 0 and b[c]["records"] > a[c]["records"] for c in b), (a, b))
+    ds = dumps(rg.split_boots(r.log)[0]) if boots(r) else []
+    if res.check(f"{t} sysrq-y while recording prints one dump", [d["kind"] for d in ds]
+                 == ["request"], [d["kind"] for d in ds]):
+        check_dump(res, f"{t} sysrq-y:", ds[0], smp, DUMP_LINES)
     newest = rg.parse_text(section(r, "newest"))
     res.check(f"{t} events=sched:sched_switch, functions='': the newest records are "
               "sched_switch events only", len(newest) == 20 and

@@ -342,7 +342,8 @@ int ramtrail_record_start(struct ramtrail_context *cxt)
  *
  * At load, and at run time under the module's parameter lock. The list is
  * checked whole before anything changes; while recording, the filter is
- * then changed in place, glob by glob, without a gap.
+ * then changed in place, glob by glob, without unhooking: the first glob
+ * replaces the old filter, the others join it at once after.
  *
  * Return: 0, or -EINVAL if a glob matches no traceable function.
  */
