@@ -397,10 +397,13 @@ void ramtrail_record_stop(struct ramtrail_context *cxt)
  */
 u32 ramtrail_crash_frozen(struct ramtrail_context *cxt)
 {
-	u32 reason = READ_ONCE(cxt->hdr->freeze.reason);
+	u32 reason;
 
-	if (!cxt->live || atomic_read(&cxt->frozen) != 2 ||
-	    (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS))
+	/* Not live: parameters given at load, before the region is mapped. */
+	if (!cxt->live || atomic_read(&cxt->frozen) != 2)
+		return RAMTRAIL_FREEZE_NONE;
+	reason = READ_ONCE(cxt->hdr->freeze.reason);
+	if (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS)
 		return RAMTRAIL_FREEZE_NONE;
 	return reason;
 }
