@@ -633,6 +633,18 @@ static void ramtrail_zone_window(struct ramtrail_zone_cursor *c)
 		c->g = 1;	/* g > g_last: nothing to read */
 }
 
+/* A cursor on zone @zone that has read nothing and ends nowhere. */
+static void ramtrail_cursor_reset(struct ramtrail_zone_cursor *c,
+				  const u64 *zone, u32 nr_blocks, u32 cpu)
+{
+	memset(c, 0, sizeof(*c));
+	c->zone = zone;
+	c->nr_blocks = nr_blocks;
+	c->cpu = cpu;
+	c->end_pos = ~0ULL;
+	c->end_ts = ~0ULL;
+}
+
 /**
  * ramtrail_zone_open_raw() - start decoding a zone given by address
  * @c: the cursor
@@ -643,12 +655,7 @@ static void ramtrail_zone_window(struct ramtrail_zone_cursor *c)
 void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
 			    u32 nr_blocks, u32 cpu)
 {
-	memset(c, 0, sizeof(*c));
-	c->zone = zone;
-	c->nr_blocks = nr_blocks;
-	c->cpu = cpu;
-	c->end_pos = ~0ULL;
-	c->end_ts = ~0ULL;
+	ramtrail_cursor_reset(c, zone, nr_blocks, cpu);
 	ramtrail_zone_window(c);
 }
 
@@ -671,12 +678,7 @@ void ramtrail_zone_open_window(struct ramtrail_zone_cursor *c,
 			       const u64 *zone, u32 nr_blocks, u32 cpu,
 			       u64 first, u64 last)
 {
-	memset(c, 0, sizeof(*c));
-	c->zone = zone;
-	c->nr_blocks = nr_blocks;
-	c->cpu = cpu;
-	c->end_pos = ~0ULL;
-	c->end_ts = ~0ULL;
+	ramtrail_cursor_reset(c, zone, nr_blocks, cpu);
 	if (last >= RT_MAX_BLOCK_NR)
 		last = RT_MAX_BLOCK_NR - 1;
 	if (first <= last && last - first >= nr_blocks)
