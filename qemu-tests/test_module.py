@@ -885,6 +885,10 @@ try busy {PARAMS}
 try inuse mem_address={OOPS_RESV:#x} mem_size=1M
 rmmod ramoops
 try ok {PARAMS} functions={FUNCS} events=sched:*,irq:*
+# reed_solomon was loaded before ramtrail, ramoops loaded and unloaded.
+mods() {{ begin mods; ramtrail stats {rg.REGION} --format json; end mods
+    begin procmods; cat /proc/modules; end procmods; }}
+quiet mods
 cat /proc/version >/dev/null
 rmmod ramtrail
 rc=$?
@@ -918,6 +922,18 @@ try reload {PARAMS}
     ok = facts("ok")
     res.check(f"{t} loads once pstore is free", not differs(
         ok, rc=0, errno=None, loaded=1, iomem=1, status=1), ok)
+    try:
+        table = {m["name"]: (m["base"], m["gone"])
+                 for m in json.loads(section(r, "mods")).get("modules", [])}
+    except ValueError:
+        table = {}
+    live = {name: int(addr, 16) for name, addr in re.findall(
+        r"^(\S+) \d+ \d+ \S+ Live (0x[0-9a-f]+)", section(r, "procmods"), re.M)}
+    res.check(f"{t} module table: reed_solomon, loaded before ramtrail, at the "
+              "address /proc/modules gives; ramoops, gone before, not in it",
+              "reed_solomon" in live and table.get("reed_solomon") ==
+              (live["reed_solomon"], False) and "ramtrail" in table and
+              "ramoops" not in table, (table, live))
     res.check(f"{t} unloads cleanly, region released",
               section(r, "unload").split() == ["rmmod", "rc=0", "loaded", "0", "iomem",
                                                "0", "status", "0"], section(r, "unload"))

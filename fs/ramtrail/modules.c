@@ -8,41 +8,97 @@
 
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/utsname.h>
 #include "internal.h"
 
-/*
- * Append @mod to the region's module table. Entries are never reused: an
- * unloaded module keeps its entry, marked gone, so a later module at the
- * same address makes that range ambiguous (printed as offsets) instead of
- * taking over its names.
- */
-static void ramtrail_add_module(struct ramtrail_context *cxt,
-				struct module *mod)
+/* What the module table says of @mod. */
+static void ramtrail_module_describe(struct ramtrail_module_entry *e,
+				     struct module *mod)
 {
-	struct ramtrail_module_entry *e;
 	unsigned long base;
-	unsigned int n;
 
-	mutex_lock(&cxt->modules_lock);
-	n = cxt->nr_modules;
-	if (n >= cxt->hdr->modtab_count) {
-		mutex_unlock(&cxt->modules_lock);
-		pr_warn_once("module table full: ips in later modules stay unnamed\n");
-		return;
-	}
-	e = ramtrail_modtab(cxt) + n;
 	memset(e, 0, sizeof(*e));
 	ramtrail_module_sizes(mod, &base, &e->size, &e->core_size);
 	e->base = base;
 	strscpy(e->name, mod->name, sizeof(e->name));
+}
+
+/*
+ * Append @d to the region's module table, unless the table has it (the
+ * same name, place and sizes, not gone). Entries are never reused: an
+ * unloaded module keeps its entry, marked gone, so a later module at the
+ * same address makes that range ambiguous (printed as offsets) instead of
+ * taking over its names.
+ */
+static void ramtrail_add_entry(struct ramtrail_context *cxt,
+			       const struct ramtrail_module_entry *d)
+{
+	struct ramtrail_module_entry *e = ramtrail_modtab(cxt);
+	unsigned int n, i;
+
+	mutex_lock(&cxt->modules_lock);
+	n = cxt->nr_modules;
+	for (i = 0; i < n; i++)
+		if (e[i].base == d->base && e[i].size == d->size &&
+		    e[i].core_size == d->core_size &&
+		    !(e[i].flags & RAMTRAIL_MOD_GONE) &&
+		    !strncmp(e[i].name, d->name, sizeof(e[i].name)))
+			goto out;
+	if (n >= cxt->hdr->modtab_count) {
+		pr_warn_once("module table full: ips in later modules stay unnamed\n");
+		goto out;
+	}
+	e += n;
+	*e = *d;
 	e->checksum = ramtrail_module_checksum(e);
 	ramtrail_flush(cxt, e, sizeof(*e));
 	/* Pairs with the smp_load_acquire() of readers of this boot's table. */
 	smp_store_release(&cxt->nr_modules, n + 1);
+out:
 	mutex_unlock(&cxt->modules_lock);
+}
+
+static void ramtrail_add_module(struct ramtrail_context *cxt,
+				struct module *mod)
+{
+	struct ramtrail_module_entry e;
+
+	ramtrail_module_describe(&e, mod);
+	ramtrail_add_entry(cxt, &e);
+}
+
+/*
+ * The modules loaded before this one. Their list's lock is not exported:
+ * it is walked under RCU, as the kernel's own address lookups walk it,
+ * from this module's node; its head, the one node that is not in a
+ * module, lies outside the module area. Described under RCU, appended
+ * after (the table's lock sleeps).
+ */
+static void ramtrail_add_loaded(struct ramtrail_context *cxt)
+{
+	u32 max = cxt->hdr->modtab_count, n = 0, i;
+	struct ramtrail_module_entry *found;
+	struct module *mod;
+
+	found = kcalloc(max, sizeof(*found), GFP_KERNEL);
+	if (!found)	/* their ips stay unnamed; the allocator said why */
+		return;
+	rcu_read_lock();
+	list_for_each_entry_rcu(mod, &THIS_MODULE->list, list) {
+		if (!ramtrail_arch_is_module((unsigned long)mod) || n >= max ||
+		    (mod->state != MODULE_STATE_LIVE &&
+		     mod->state != MODULE_STATE_COMING))
+			continue;
+		ramtrail_module_describe(&found[n++], mod);
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++)
+		ramtrail_add_entry(cxt, &found[i]);
+	kfree(found);
 }
 
 static void ramtrail_module_gone(struct ramtrail_context *cxt,
@@ -75,13 +131,16 @@ static int ramtrail_module_event(struct notifier_block *nb,
  * ramtrail_modules_init() - keep this boot's module table up to date
  * @cxt: the context, formatted
  *
- * ramtrail itself comes first; every module loaded later is appended.
+ * ramtrail itself comes first, then the modules loaded before it; every
+ * module loaded later is appended. The notifier is registered before the
+ * walk: a module loading meanwhile is seen once or twice, and kept once.
  */
 void ramtrail_modules_init(struct ramtrail_context *cxt)
 {
 	ramtrail_add_module(cxt, THIS_MODULE);
 	cxt->module_nb.notifier_call = ramtrail_module_event;
 	register_module_notifier(&cxt->module_nb);
+	ramtrail_add_loaded(cxt);
 }
 
 /**
