@@ -85,6 +85,8 @@
  * @pos: next byte to reserve; counts bytes written since format, never wraps
  * @block: cached block of @pos, see RAMTRAIL_CB_*
  * @last_ts: counter value of a committed record, never newer than the newest
+ * @records: records written, task renames included (the task events the
+ *	slow path puts before a record are not counted)
  * @floor: reservation of the outermost writer in flight, or
  *	RAMTRAIL_FLOOR_IDLE; see [R4]
  * @task: the task named last in the current block, or 0; see [R5]
@@ -92,23 +94,25 @@
  * @nr_blocks: blocks in the zone
  * @zone: first word of the zone
  * @dropped: records refused
- * @records: records written, task renames included (the task events the
- *	slow path puts before a record are not counted)
  * @flags: RAMTRAIL_RING_*
+ *
+ * What every record touches comes first, in the first cache line; the
+ * ring is cache-line aligned, so that no other CPU's writes share it
+ * (arrays of rings in the userspace tests and benchmarks).
  */
 struct ramtrail_ring {
 	local_t pos;
 	u64 block;
 	u64 last_ts;
+	local_t records;
 	unsigned long floor;
 	unsigned long task;
 	u32 stopped;
 	u32 nr_blocks;
 	u64 *zone;
 	local_t dropped;
-	local_t records;
 	u32 flags;
-};
+} ____cacheline_aligned;
 
 static __always_inline u64 ramtrail_word(unsigned int type, unsigned int lap,
 					 u64 ts, u32 payload)

@@ -21,6 +21,9 @@ typedef uint64_t u64;
 typedef int64_t s64;
 
 #define notrace
+#ifndef ____cacheline_aligned
+#define ____cacheline_aligned	__attribute__((__aligned__(64)))
+#endif
 #ifndef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
