@@ -278,7 +278,7 @@ void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt);
 int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on);
 int ramtrail_set_functions(struct ramtrail_context *cxt, const char *list);
 int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on);
-u32 ramtrail_crash_frozen(struct ramtrail_context *cxt);
+int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what);
 void ramtrail_stop_for_unload(struct ramtrail_context *cxt);
 
 /* modules.c */

@@ -87,18 +87,6 @@ static int enabled_set(const char *val, const struct kernel_param *kp)
 	return err ?: ramtrail_set_enabled(&ramtrail_cxt, on);
 }
 
-/* A change of what is recorded, refused while a crash holds the tail. */
-static int ramtrail_change_refused(const struct kernel_param *kp)
-{
-	u32 crash = ramtrail_crash_frozen(&ramtrail_cxt);
-
-	if (!crash)
-		return 0;
-	pr_warn("%s: recording is frozen by %s: reload the module to change it\n",
-		kp->name, ramtrail_reason_name(crash));
-	return -EBUSY;
-}
-
 /*
  * functions= and events=: at load the value is kept for init; later it
  * takes effect first, then is kept (without the newline of an echo).
@@ -112,7 +100,7 @@ static int list_set(const char *val, const struct kernel_param *kp)
 
 	if (!cxt->live)
 		return param_set_charp(val, kp);
-	err = ramtrail_change_refused(kp);
+	err = ramtrail_crash_refuses(cxt, kp->name);
 	if (err)
 		return err;
 	list = kstrdup(val, GFP_KERNEL);
@@ -178,8 +166,7 @@ static int bounded_set(const char *val, const struct kernel_param *kp)
 	int v, err = kstrtoint(val, 0, &v);
 
 	if (err || v < min || v > max) {
-		pr_err("%s=%s: give %d to %d\n", kp->name, strim((char *)val),
-		       min, max);
+		pr_err("%s: give %d to %d\n", kp->name, min, max);
 		return -EINVAL;
 	}
 	WRITE_ONCE(*(int *)kp->arg, v);

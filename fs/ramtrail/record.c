@@ -388,24 +388,42 @@ void ramtrail_record_stop(struct ramtrail_context *cxt)
 }
 
 /**
- * ramtrail_crash_frozen() - what froze recording, if it was a crash
+ * ramtrail_crash_refuses() - refuse a change while a crash holds the tail
  * @cxt: the context
+ * @what: the change, for the message
  *
- * Return: RAMTRAIL_FREEZE_PANIC or RAMTRAIL_FREEZE_OOPS if an oops or a
- * panic froze recording (an oops leaves the kernel running), else
- * RAMTRAIL_FREEZE_NONE.
+ * An oops or a panic that froze recording keeps its tail until the module
+ * is reloaded (the kernel survives an oops); a freeze by the user or a
+ * ramtrail_freeze() caller does not refuse anything.
+ *
+ * Return: 0, or -EBUSY (and a message naming @what and the crash).
  */
-u32 ramtrail_crash_frozen(struct ramtrail_context *cxt)
+int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what)
 {
 	u32 reason;
 
 	/* Not live: parameters given at load, before the region is mapped. */
 	if (!cxt->live || atomic_read(&cxt->frozen) != 2)
-		return RAMTRAIL_FREEZE_NONE;
+		return 0;
 	reason = READ_ONCE(cxt->hdr->freeze.reason);
 	if (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS)
-		return RAMTRAIL_FREEZE_NONE;
-	return reason;
+		return 0;
+	pr_warn("%s refused: recording is frozen by %s; reload the module to record again\n",
+		what, ramtrail_reason_name(reason));
+	return -EBUSY;
+}
+
+/* Every ring to @stopped, unless a freeze stops them meanwhile. */
+static void ramtrail_rings_resume(struct ramtrail_context *cxt, u32 stopped)
+{
+	ramtrail_rings_stop(cxt, stopped);
+	/*
+	 * Pairs with the full barrier of the freeze's atomic_cmpxchg(): either
+	 * the freeze's stores to stopped come after ours, or we see it here.
+	 */
+	smp_mb();
+	if (atomic_read(&cxt->frozen))
+		ramtrail_rings_stop(cxt, 1);
 }
 
 /**
@@ -422,24 +440,13 @@ u32 ramtrail_crash_frozen(struct ramtrail_context *cxt)
  */
 int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on)
 {
-	u32 crash = ramtrail_crash_frozen(cxt);
+	int err = ramtrail_crash_refuses(cxt, "enabled");
 
-	if (crash) {
-		pr_warn("recording is frozen by %s: reload the module to record again\n",
-			ramtrail_reason_name(crash));
-		return -EBUSY;
-	}
+	if (err)
+		return err;
 	cxt->enabled = on;
-	if (!cxt->live || atomic_read(&cxt->frozen))
-		return 0;
-	ramtrail_rings_stop(cxt, !on);
-	/*
-	 * Pairs with the full barrier of the freeze's atomic_cmpxchg(): either
-	 * the freeze's stores to stopped come after ours, or we see it here.
-	 */
-	smp_mb();
-	if (atomic_read(&cxt->frozen))
-		ramtrail_rings_stop(cxt, 1);
+	if (cxt->live && !atomic_read(&cxt->frozen))
+		ramtrail_rings_resume(cxt, !on);
 	return 0;
 }
 
@@ -458,26 +465,21 @@ int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on)
  */
 int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
 {
-	u32 crash = ramtrail_crash_frozen(cxt);
+	int err;
 
 	if (on) {
 		ramtrail_freeze_cxt(cxt, RAMTRAIL_FREEZE_USER);
 		return 0;
 	}
-	if (crash) {
-		pr_warn("recording is frozen by %s: reload the module to record again\n",
-			ramtrail_reason_name(crash));
-		return -EBUSY;
-	}
+	err = ramtrail_crash_refuses(cxt, "thaw");
+	if (err)
+		return err;
 	if (atomic_cmpxchg(&cxt->frozen, 2, RAMTRAIL_THAWING) != 2)
 		return 0;	/* not frozen */
 	/* A reset from here on finds a boot cut while recording. */
 	ramtrail_set_state(cxt, RAMTRAIL_STATE_RECORDING);
 	atomic_set(&cxt->frozen, 0);
-	ramtrail_rings_stop(cxt, !cxt->enabled);
-	smp_mb();	/* as in ramtrail_set_enabled() */
-	if (atomic_read(&cxt->frozen))
-		ramtrail_rings_stop(cxt, 1);
+	ramtrail_rings_resume(cxt, !cxt->enabled);
 	return 0;
 }
 
