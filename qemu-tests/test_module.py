@@ -10,7 +10,8 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   crashloop crash, reboot, crash again before reading: first trace kept
   erase     rm in /sys/fs/pstore; the next boot shows nothing stale
   oops      an oops the kernel survives freezes recording and dumps the
-            tail once; changes are refused; reset, read back
+            oopsing CPU's tail once (dump_on_oops=1); changes are refused;
+            reset, read back
   memtypes  mem_type=1 and 2: the same crash read back (2 CPUs)
   refusals  System RAM, busy pstore, bad parameters: clear errors, no load
   tasks     named tasks on every CPU, events=, sysrq crash from a named task:
@@ -551,7 +552,7 @@ pstore
 def scenario_oops(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} oops]"
     g = Guest(k, ko, "oops", smp, f"""
-rt_load {PARAMS} functions={FUNCS} dump_on_oops=2 dump_lines={DUMP_LINES}
+rt_load {PARAMS} functions={FUNCS} dump_on_oops=1 dump_lines={DUMP_LINES}
 if [ "$(boot_id)" = 1 ]; then
     workload; sleep 2
     insmod /lib/modules/ramtrail_oops.ko
@@ -597,12 +598,15 @@ pstore
     parts = rg.split_boots(r.log)
     first = dumps(parts[0]) if parts else []
     oops_at = parts[0].find("Oops") if parts else -1
-    res.check(f"{t} dump_on_oops=2: one dump in boot 1, after the oops, none in boot 2",
+    res.check(f"{t} dump_on_oops=1: one dump in boot 1, after the oops, none in boot 2",
               [x["kind"] for x in first] == ["crash"] and oops_at >= 0 and
               parts[0].find("ramtrail: dump (crash)") > oops_at and
               not dumps(parts[1]), [x["kind"] for x in first])
-    if len(first) == 1:
-        check_dump(res, t, first[0], smp, DUMP_LINES)
+    cpu = re.search(r"CPU: (\d+) (?:UID: \d+ )?PID: \d+ Comm: insmod",
+                    parts[0] if parts else "")
+    if len(first) == 1 and res.check(f"{t} the oops names its CPU", cpu, ""):
+        check_dump(res, f"{t} dump_on_oops=1:", first[0], smp, DUMP_LINES,
+                   only=int(cpu[1]))
         dd = dumps(dm)
         res.check(f"{t} dmesg-ramtrail-0 holds the same dump",
                   len(dd) == 1 and dd[0]["lines"] == first[0]["lines"], len(dd))
@@ -952,13 +956,25 @@ CPUS = "/sys/kernel/debug/ramtrail/cpus"
 DUMP_LINES = 16
 
 
-def in_text(line, text):
-    """line is one of text's lines; where the dump printed a task's name as
-    unknown ("<...>": none of its records was in the dump), any name."""
-    if "<...>" not in line:
-        return line in text
-    pat = re.compile(re.escape(line).replace(re.escape("<...>"), r"\S+") + "$")
-    return any(pat.match(x) for x in text)
+# A task an event names by pid, with the name the reader's table gave it.
+NAMED = re.compile(r"\b((?:prev_|next_)?)comm=(\S+) ((?:prev_|next_)?)pid=(\d+)")
+
+
+def named(line):
+    """The (pid, name) pairs a text line gives: its own task's, its event's."""
+    m = rg.TEXT.match(line)
+    own = [(m[2], m[1].strip())] if m and m[2] != "?" else []
+    return own + [(pid, name) for _, name, _, pid in NAMED.findall(line)]
+
+
+def in_text(line, text, names):
+    """line is one of text's lines, but for the names an event gives other
+    tasks: the dump names a task as it knew it at the crash (or "<...>"),
+    console-ramtrail by the last name its trace gave that pid. Each name
+    the dump printed must be one the trace gave that pid (names)."""
+    norm = lambda x: NAMED.sub(lambda m: f"{m[1]}comm=* {m[3]}pid={m[4]}", x)
+    return norm(line) in text and all(
+        n == "<...>" or (pid, n) in names for pid, n in named(line))
 
 
 def check_dump(res, t, d, smp, lines, crash_cpu=None, crash_path=None, only=None):
@@ -1009,7 +1025,7 @@ def scenario_dump(k, ko, smp, res):
     """dump_on_oops=2: a sysrq crash on CPU 1 prints every CPU's tail; the
     reboot finds the same lines in the saved trace and the dmesg record. A
     cold boot (QEMU killed after the dump, its RAM file deleted) keeps only
-    the serial log, which still tells the story (dump_on_oops=1: CPU 1's)."""
+    the serial log, which still tells the story."""
     t = f"[{k.kver} smp{smp} dump]"
     crash_path = "panic <-sysrq_handle_crash"
     g = Guest(k, ko, "dump", smp, DUMP_BODY.replace("MODE", "2"))
@@ -1024,10 +1040,12 @@ def scenario_dump(k, ko, smp, res):
         return
     d = first[0]
     recs = check_dump(res, t, d, smp, DUMP_LINES, 1, crash_path)
-    text = [line.rstrip() for line in "\n".join(h.sections(r.log, "console")).splitlines()]
-    missing = [line for line in d["lines"] if not in_text(line, text)]
-    res.check(f"{t} every dump line is, as printed, in console-ramtrail of boot 1",
-              recs and not missing, missing[:3])
+    lines = [x.rstrip() for x in "\n".join(h.sections(r.log, "console")).splitlines()]
+    names = {pair for x in lines for pair in named(x)}
+    text = {NAMED.sub(lambda m: f"{m[1]}comm=* {m[3]}pid={m[4]}", x) for x in lines}
+    missing = [line for line in d["lines"] if not in_text(line, text, names)]
+    res.check(f"{t} every dump line is in console-ramtrail of boot 1 (names of other "
+              "tasks: one that pid had in the trace)", recs and not missing, missing[:3])
     dm = dumps(section(r, "dmesg-ramtrail-0"))
     res.check(f"{t} dmesg-ramtrail-0 holds the same dump",
               len(dm) == 1 and dm[0]["lines"] == d["lines"],
@@ -1035,9 +1053,8 @@ def scenario_dump(k, ko, smp, res):
     no_oops(res, t, r.log)
 
     # The cold boot: QEMU dies right after the dump; the next one starts on
-    # a new RAM file, so nothing but the serial log is left. The crashing
-    # CPU's tail only, this time (dump_on_oops=1).
-    cold = Guest(k, ko, "dump-cold", smp, DUMP_BODY.replace("MODE", "1"))
+    # a new RAM file, so nothing but the serial log is left.
+    cold = Guest(k, ko, "dump-cold", smp, DUMP_BODY.replace("MODE", "2"))
     r1 = cold.run(kill_on="ramtrail: end of dump", kill_delay=0.5)
     cold = Guest(k, ko, "dump-cold", smp, f"""
 rt_load {TASK_PARAMS} functions={FUNCS}
@@ -1054,8 +1071,7 @@ quiet show_files
               "ftrace-ramtrail" not in section(r2, "files"),
               (brief(r1), len(first), st.get("previous_trace"), section(r2, "files")))
     if first:
-        check_dump(res, f"{t} cold, dump_on_oops=1:", first[0], smp, DUMP_LINES, 1,
-                   crash_path, only=1)
+        check_dump(res, f"{t} cold:", first[0], smp, DUMP_LINES, 1, crash_path)
     no_oops(res, f"{t} cold:", r1.log)
 
 
