@@ -414,7 +414,7 @@ int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what)
 }
 
 /* Every ring to @stopped, unless a freeze stops them meanwhile. */
-static void ramtrail_rings_resume(struct ramtrail_context *cxt, u32 stopped)
+static void ramtrail_rings_apply(struct ramtrail_context *cxt, u32 stopped)
 {
 	ramtrail_rings_stop(cxt, stopped);
 	/*
@@ -446,7 +446,7 @@ int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on)
 		return err;
 	cxt->enabled = on;
 	if (cxt->live && !atomic_read(&cxt->frozen))
-		ramtrail_rings_resume(cxt, !on);
+		ramtrail_rings_apply(cxt, !on);
 	return 0;
 }
 
@@ -479,7 +479,7 @@ int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
 	/* A reset from here on finds a boot cut while recording. */
 	ramtrail_set_state(cxt, RAMTRAIL_STATE_RECORDING);
 	atomic_set(&cxt->frozen, 0);
-	ramtrail_rings_resume(cxt, !cxt->enabled);
+	ramtrail_rings_apply(cxt, !cxt->enabled);
 	return 0;
 }
 
