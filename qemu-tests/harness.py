@@ -196,11 +196,17 @@ class Initramfs:
 
 # ---------------------------------------------------------------- guest RAM
 class RamFile:
-    """Sparse file backing guest RAM; offset == guest physical address."""
+    """Sparse file backing guest RAM; offset == guest physical address.
+    A guest that fills its RAM makes it 1 GiB on disk: drop_rams() takes
+    the files away once their checks are done."""
+
+    made = []           # paths made since the last drop_rams()
 
     def __init__(self, path, size_bytes, fresh=True):
         self.path, self.size = Path(path), size_bytes
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path not in RamFile.made:
+            RamFile.made.append(self.path)
         if fresh and self.path.exists():
             self.path.unlink()
         with open(self.path, "ab") as f:
@@ -214,6 +220,28 @@ class RamFile:
         assert phys_addr + len(data) <= self.size
         with open(self.path, "r+b") as f:
             os.pwrite(f.fileno(), data, phys_addr)
+
+
+KEEP_RAMS = 4           # a failing run keeps this many RAM files at most
+
+
+def drop_rams(failed):
+    """Unlink the RAM files made since the last call.  After a failed
+    check (`failed`) they are kept for the post-mortem, KEEP_RAMS in a
+    run at most so a broken module cannot fill the disk; RAMTRAIL_KEEP_RAM=1
+    keeps every one.  A make check kept every file once: about 18 GiB,
+    and QEMU died of SIGBUS when the disk filled."""
+    keep = os.environ.get("RAMTRAIL_KEEP_RAM") == "1"
+    for path in RamFile.made:
+        if failed and drop_rams.kept < KEEP_RAMS and path.exists():
+            drop_rams.kept += 1
+            print(f"     note: {path} kept for the failed check", flush=True)
+        elif not keep:
+            path.unlink(missing_ok=True)
+    RamFile.made = []
+
+
+drop_rams.kept = 0
 
 
 # ---------------------------------------------------------------- QEMU
@@ -307,6 +335,10 @@ def run_qemu(kernel, initrd, ramfile, smp, append, timeout, mem="1G",
         err.close()
         lock.close()
     text = buf.decode(errors="replace").replace("\r\n", "\n")
+    if rc == -signal.SIGBUS:        # a page of the RAM file could not be had
+        st = os.statvfs(Path(ram_path).parent)
+        print(f"     note: QEMU died of SIGBUS; {st.f_bavail * st.f_frsize / 2**30:.1f} GiB "
+              f"free beside {ram_path}: is the disk full?", flush=True)
     return SimpleNamespace(log=text, rc=rc, killed=killed, timed_out=timed_out,
                            boots=len(BANNER.findall(text)), cmd=cmd, marks=found,
                            duration=time.monotonic() - start,

@@ -490,10 +490,11 @@ def main():
         k = h.kernel(kver)
         ko, oops_ko = rg.build_all(kver), rg.build_oops(k)
         for smp in [int(s) for s in a.smp.split(",")]:
-            camp = Campaign(k, ko, oops_ko, smp, seed, res)
+            camp, failed = Campaign(k, ko, oops_ko, smp, seed, res), res.failed
             for c in range(1, a.cycles + 1):
                 camp.cycle(c)
             camp.summary(a.cycles)
+            h.drop_rams(res.failed > failed)
     return 1 if res.summary() else 0
 
 

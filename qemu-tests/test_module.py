@@ -1205,8 +1205,9 @@ def main():
         ko = rg.build_all(kver)
         for smp in [int(s) for s in a.smp.split(",")]:
             for name in only:
-                t0 = time.monotonic()
+                t0, failed = time.monotonic(), res.failed
                 scenarios[name](k, ko, smp, res)
+                h.drop_rams(res.failed > failed)
                 print(f"     {kver} smp{smp} {name}: {time.monotonic() - t0:.0f} s", flush=True)
     return 1 if res.summary() else 0
 
