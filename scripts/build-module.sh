@@ -25,6 +25,6 @@ fi
 mkdir -p "$out/fs/ramtrail"
 ln -sf "$top"/fs/ramtrail/*.[ch] "$out/fs/ramtrail/"
 ln -sfn "$top/include" "$out/include"
-ln -sf "$top/Kbuild" "$out/Kbuild"
+ln -sf "$top/Kbuild" "$top/VERSION" "$out/"
 make -s -C "$KDIR" M="$out" "${args[@]}" W=1 modules >&2
 echo "$out/ramtrail.ko"

@@ -302,3 +302,4 @@ module_init(ramtrail_init);
 module_exit(ramtrail_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Crash-surviving per-CPU trace store in persistent RAM");
+MODULE_VERSION(RAMTRAIL_PKG_VERSION);

@@ -22,7 +22,7 @@ static const char usage[] =
 "       ramtrail kallsyms IMAGE --system-map FILE [--modules DIR]\n"
 "                                         the traced boot's symbols, as its\n"
 "                                         /proc/kallsyms would list them\n"
-"       ramtrail --help\n"
+"       ramtrail --help | --version\n"
 "\n"
 "IMAGE: a bare region, a RAM image holding one (QEMU -mem-path file, dump\n"
 "of RAM), or a pstore ftrace-ramtrail-N file.\n"
@@ -120,6 +120,11 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help") ||
 		    !strcmp(arg, "help")) {
 			fputs(usage, stdout);
+			return -1;
+		}
+		if (!strcmp(arg, "--version")) {
+			printf("ramtrail %s (on-RAM format %u)\n",
+			       RAMTRAIL_PKG_VERSION, RAMTRAIL_VERSION);
 			return -1;
 		}
 		if (arg[0] != '-' || !arg[1]) {
