@@ -14,13 +14,15 @@
 #   make bench        every benchmark against the anchors (QEMU, ~4 min)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make tools        build the userspace side only (build/tools/ramtrail)
+#   make deb          build/deb/ramtrail-dkms_<version>_all.deb and
+#                     ramtrail-tools_<version>_amd64.deb (version: VERSION)
 #   make checkpatch   kernel coding style of every C file, kernel-doc comments
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 comma := ,
 
-.PHONY: all module tools check deps fuzz bench bench-core demo stress checkpatch clean
+.PHONY: all module tools check deps deb fuzz bench bench-core demo stress checkpatch clean
 
 all: module
 
@@ -49,6 +51,9 @@ deps:
 
 tools: deps
 	$(MAKE) -C $(TOP)/tools O=$(BUILD)/tools all
+
+deb: deps
+	@$(TOP)/scripts/package/mkdeb.sh
 
 check: deps
 	@$(TOP)/tools/run-checks.sh

@@ -3,6 +3,7 @@
 # shellcheck disable=SC2015  # "A && B || die" is meant: die exits either way
 #
 # fetch-kernels.sh [6.1|6.12|all]   (default: all)
+# fetch-kernels.sh mirror            print the host's bookworm mirror URI
 #
 # Unpacks Debian's bookworm 6.1 and bookworm-backports 6.12 kernels (image,
 # headers, kbuild) under ${RAMTRAIL_CACHE:-~/.cache/ramtrail}, so ramtrail can be
@@ -20,7 +21,7 @@ WANT=${1:-all}
 export DEBIAN_FRONTEND=noninteractive
 die() { echo "fetch-kernels: error: $*" >&2; exit 1; }
 log() { echo "fetch-kernels: $*" >&2; }
-case $WANT in 6.1|6.12|all) ;; *) die "usage: $0 [6.1|6.12|all]" ;; esac
+case $WANT in 6.1|6.12|all|mirror) ;; *) die "usage: $0 [6.1|6.12|all|mirror]" ;; esac
 
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 # As root, apt downloads as the _apt user, which cannot write under $HOME;
@@ -40,14 +41,15 @@ pkg_version() {
 		awk '/^Version:/ { print $2; exit }' || true
 }
 
-# qemu/busybox/cpio/kmod: the QEMU guest and its initramfs.  The rest: kbuild for
+# qemu/busybox/cpio/kmod: the QEMU guest and its initramfs; dkms, mmdebstrap,
+# e2fsprogs: the packages' test and the Debian guest.  The rest: kbuild for
 # M= builds (Debian's linux-kbuild ships modpost/objtool prebuilt against libelf
 # and libssl; the kernel was built with gcc-12), and the libraries of the
 # unpacked, not installed, pahole (libdw1, libbpf1).
 host_tools() {
 	local p missing=()
 	for p in qemu-system-x86 busybox-static cpio kmod xz-utils gcc gcc-12 make bc \
-		flex bison libelf-dev libdw1 libbpf1; do
+		flex bison libelf-dev libdw1 libbpf1 dkms mmdebstrap e2fsprogs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
@@ -75,6 +77,8 @@ mirror_uri() {
 	[ -n "$u" ] || die "no 'bookworm' entry in the host's apt sources"
 	echo "${u%/}"
 }
+
+[ "$WANT" != mirror ] || { mirror_uri; exit 0; }
 
 # fetch_kernel NAME KVER [PAHOLE]: resolve, download, unpack, describe a kernel.
 fetch_kernel() {

@@ -85,6 +85,7 @@ if [ "${QEMU:-1}" != 0 ]; then
 		"$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null || true
 	done
 	suite module build_module
+	suite packages "$top/scripts/package/test-packages.sh" "$KVERS"
 	suite qemu python3 "$top/qemu-tests/test_module.py" --kver "$KVERS" \
 		--smp "${SMPS:-2,4}"
 	# A few cycles of the crash campaign (make stress runs the long one).

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mkdeb.sh [OUTDIR]: build the Debian packages of the release in VERSION
+#   ramtrail-dkms_<version>_all.deb     the module's source for DKMS, the
+#                                       initramfs-tools hook, modprobe.d file
+#   ramtrail-tools_<version>_amd64.deb  the ramtrail command and its man page
+# into OUTDIR (default build/deb). Needs dpkg-deb and the tools' build
+# (make tools); prints the paths of the two packages.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/scripts/package
+out=${1:-$top/build/deb}
+ver=$(cat "$top/VERSION")
+[[ $ver =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || { echo "mkdeb: bad version '$ver' in VERSION" >&2; exit 1; }
+maint="ramtrail developers <ramtrail-devel@example.org>"
+stage=$out/stage
+rm -rf "$stage"
+mkdir -p "$out"
+
+# doc DIR PKG: the copyright file every Debian package carries
+doc() {
+	mkdir -p "$1/usr/share/doc/$2"
+	cat >"$1/usr/share/doc/$2/copyright" <<-END
+	Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+	Upstream-Name: ramtrail
+
+	Files: *
+	Copyright: the ramtrail developers
+	License: GPL-2
+	 On Debian systems, the complete text of the GNU General Public License
+	 version 2 is in /usr/share/common-licenses/GPL-2.
+	END
+}
+
+# ---- ramtrail-dkms: what DKMS builds (Kbuild, VERSION, fs/, include/), no bench
+d=$stage/dkms
+src=$d/usr/src/ramtrail-$ver
+mkdir -p "$src/fs/ramtrail" "$d/DEBIAN" "$d/etc/modprobe.d" \
+	"$d/usr/share/initramfs-tools/hooks" "$d/usr/share/initramfs-tools/scripts/init-top"
+cp "$top/Kbuild" "$top/VERSION" "$src/"
+for f in "$top"/fs/ramtrail/*.[ch]; do
+	case ${f##*/} in bench.c) continue ;; esac
+	cp "$f" "$src/fs/ramtrail/"
+done
+cp -r "$top/include" "$src/"
+sed "s/@VERSION@/$ver/" "$here/dkms.conf.in" >"$src/dkms.conf"
+install -m 755 "$here/initramfs-hook" "$d/usr/share/initramfs-tools/hooks/ramtrail"
+install -m 755 "$here/initramfs-init-top" "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail"
+install -m 644 "$here/modprobe.conf" "$d/etc/modprobe.d/ramtrail.conf"
+doc "$d" ramtrail-dkms
+echo /etc/modprobe.d/ramtrail.conf >"$d/DEBIAN/conffiles"
+for s in postinst prerm postrm; do
+	sed "s/@VERSION@/$ver/" "$here/dkms.$s" >"$d/DEBIAN/$s"
+	chmod 755 "$d/DEBIAN/$s"
+done
+cat >"$d/DEBIAN/control" <<END
+Package: ramtrail-dkms
+Version: $ver
+Architecture: all
+Maintainer: $maint
+Depends: dkms (>= 3.0)
+Recommends: initramfs-tools, ramtrail-tools
+Section: kernel
+Priority: optional
+Installed-Size: $(du -sk "$d" | cut -f1)
+Description: crash-surviving per-CPU trace store in persistent RAM (DKMS)
+ ramtrail records what every CPU did (functions, scheduler, interrupts,
+ the log) into RAM that survives a crash and a warm reboot, and shows the
+ recovered trace at the next boot in /sys/fs/pstore.
+ .
+ This package builds the ramtrail module with DKMS for every installed
+ kernel with headers, and loads it from the initramfs when the kernel
+ command line (ramtrail.*) or /etc/modprobe.d/ramtrail.conf configures it.
+END
+
+# ---- ramtrail-tools: the command, dynamically linked, and its man page
+make -s -C "$top/tools" O="$top/build/tools" "$top/build/tools/ramtrail"
+t=$stage/tools
+mkdir -p "$t/DEBIAN" "$t/usr/bin" "$t/usr/share/man/man1"
+install -m 755 -s "$top/build/tools/ramtrail" "$t/usr/bin/ramtrail"
+gzip -9n <"$top/Documentation/ramtrail/ramtrail.1" >"$t/usr/share/man/man1/ramtrail.1.gz"
+doc "$t" ramtrail-tools
+# The newest glibc symbol version the command uses.
+glibc=$(objdump -T "$t/usr/bin/ramtrail" | grep -o 'GLIBC_[0-9.]*' | cut -d_ -f2 | sort -V | tail -n1)
+cat >"$t/DEBIAN/control" <<END
+Package: ramtrail-tools
+Version: $ver
+Architecture: amd64
+Maintainer: $maint
+Depends: libc6 (>= $glibc)
+Suggests: ramtrail-dkms, trace-cmd, kernelshark
+Section: devel
+Priority: optional
+Installed-Size: $(du -sk "$t" | cut -f1)
+Description: read ramtrail traces: decode, export to trace.dat, stats
+ The ramtrail command reads a ramtrail region image (a dump of RAM, a QEMU
+ -mem-path file) or the files ramtrail shows in /sys/fs/pstore (or their
+ copies that systemd-pstore archives in /var/lib/systemd/pstore), and
+ prints the trace as ftrace text, or exports it for trace-cmd and
+ KernelShark (trace.dat) or Perfetto (JSON).
+END
+
+dpkg-deb --root-owner-group -Zxz --build "$d" "$out/ramtrail-dkms_${ver}_all.deb" >/dev/null
+dpkg-deb --root-owner-group -Zxz --build "$t" "$out/ramtrail-tools_${ver}_amd64.deb" >/dev/null
+rm -rf "$stage"
+echo "$out/ramtrail-dkms_${ver}_all.deb"
+echo "$out/ramtrail-tools_${ver}_amd64.deb"

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test-packages.sh [KVERS]: build the .debs (mkdeb.sh) and check them:
+# names and versions from VERSION, what each package holds, the command's
+# --version, the initramfs script's decision, and a DKMS build of the
+# packaged source against each kernel's headers (default "6.1,6.12",
+# fetched by qemu-tests/fetch-kernels.sh) in a private DKMS tree.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}
+kvers=${1:-6.1,6.12}
+ver=$(cat "$top/VERSION")
+work=$top/build/test-packages
+passed=0 failed=0
+
+# check NAME CONDITION-STATUS [DETAIL]
+check() {
+	if [ "$2" -eq 0 ]; then
+		echo "ok   $1${3:+: $3}"; passed=$((passed + 1))
+	else
+		echo "FAIL $1${3:+: $3}"; failed=$((failed + 1))
+	fi
+}
+finish() { echo "$passed passed, $failed failed"; exit $((failed != 0)); }
+
+rm -rf "$work"; mkdir -p "$work"
+mapfile -t debs < <("$top/scripts/package/mkdeb.sh" "$work/deb" 2>"$work/mkdeb.err")
+dkms_deb=$work/deb/ramtrail-dkms_${ver}_all.deb
+tools_deb=$work/deb/ramtrail-tools_${ver}_amd64.deb
+[ "${debs[*]:-}" = "$dkms_deb $tools_deb" ]
+check "make deb: ramtrail-dkms and ramtrail-tools of version $ver" $? \
+	"${debs[*]:-none} $(head -c 300 "$work/mkdeb.err")"
+[ -f "$dkms_deb" ] && [ -f "$tools_deb" ] || finish
+
+fields() { dpkg-deb -f "$1" Package Version Architecture | tr '\n' ' '; }
+f=$(fields "$dkms_deb")
+[ "$f" = "Package: ramtrail-dkms Version: $ver Architecture: all " ]
+check "ramtrail-dkms control: name, version, all" $? "$f"
+f=$(fields "$tools_deb")
+[ "$f" = "Package: ramtrail-tools Version: $ver Architecture: amd64 " ]
+check "ramtrail-tools control: name, version, amd64" $? "$f"
+
+d=$work/dkms t=$work/tools
+dpkg-deb -R "$dkms_deb" "$d" && dpkg-deb -R "$tools_deb" "$t"
+src=$d/usr/src/ramtrail-$ver
+grep -qx "PACKAGE_VERSION=\"$ver\"" "$src/dkms.conf" &&
+	grep -qx 'BUILT_MODULE_NAME\[0\]="ramtrail"' "$src/dkms.conf" &&
+	grep -qx 'AUTOINSTALL="yes"' "$src/dkms.conf"
+check "dkms.conf: version, module, autoinstall" $?
+# Every object of ramtrail.ko has its source; the benchmark is left out.
+want=$(sed -n '/^ramtrail-y/,/^$/p' "$top/Kbuild" | grep -o 'fs/ramtrail/[a-z_-]*\.o' |
+	sed 's/\.o$/.c/' | sort)
+have=$(cd "$src" && ls fs/ramtrail/*.c | sort)
+[ -n "$want" ] && [ "$want" = "$have" ] && [ -f "$src/VERSION" ] &&
+	[ -f "$src/include/uapi/linux/ramtrail.h" ]
+check "DKMS source: the module's sources, VERSION, headers, no benchmark" $? \
+	"$(comm -3 <(echo "$want") <(echo "$have") | tr '\n' ' ')"
+[ "$(cat "$d/DEBIAN/conffiles")" = /etc/modprobe.d/ramtrail.conf ] &&
+	[ -x "$d/usr/share/initramfs-tools/hooks/ramtrail" ] &&
+	[ -x "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail" ]
+check "initramfs hook, init-top script, modprobe.d conffile" $?
+bad=
+for s in postinst prerm postrm; do
+	sh -n "$d/DEBIAN/$s" || bad="$bad $s"
+done
+grep -q "^VERSION=$ver\$" "$d/DEBIAN/postinst" || bad="$bad version"
+[ -z "$bad" ]
+check "maintainer scripts parse, postinst names the version" $? "$bad"
+
+out=$("$t/usr/bin/ramtrail" --version)
+[ "$out" = "ramtrail $ver (on-RAM format 3)" ]
+check "ramtrail --version of the package" $? "$out"
+zcat "$t/usr/share/man/man1/ramtrail.1.gz" | grep -q '^\.TH RAMTRAIL 1'
+check "man page ramtrail(1)" $?
+
+# The init-top script loads the module when, and only when, configured.
+# decide CMDLINE [MODPROBE.D LINE]: prints "load" if it ran modprobe
+decide() {
+	local dir=$work/initramfs
+	rm -rf "$dir"; mkdir -p "$dir/bin" "$dir/modprobe.d"
+	printf '%s\n' "$1" >"$dir/cmdline"
+	[ -z "${2:-}" ] || printf '%s\n' "$2" >"$dir/modprobe.d/x.conf"
+	printf '#!/bin/sh\necho load\n' >"$dir/bin/modprobe"; chmod +x "$dir/bin/modprobe"
+	PATH=$dir/bin:$PATH RAMTRAIL_CMDLINE=$dir/cmdline RAMTRAIL_MODPROBE_D=$dir/modprobe.d \
+		sh "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail"
+}
+r="$(decide "root=/dev/vda ro quiet")|$(decide "root=/dev/vda ramtrail.mem_name=rt quiet")"
+r+="|$(decide "ro noramtrail.x=1")|$(decide "ro" "options ramtrail mem_name=rt")"
+r+="|$(decide "ro" "#options ramtrail mem_name=rt")|$(decide "ro" "options ramoops x=1")"
+[ "$r" = "|load||load||" ]
+check "init-top: modprobe only for ramtrail.* or an options line" $? "$r"
+[ "$(sh "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail" prereqs)" = "" ]
+check "init-top: prereqs answered" $?
+
+# DKMS builds the packaged source against each kernel's headers.
+for kver in ${kvers//,/ }; do
+	env=$cache/k${kver//./}.env
+	if ! "$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null 2>"$work/fetch.err"; then
+		check "dkms build for $kver" 1 "no headers: $(tail -n 3 "$work/fetch.err")"
+		continue
+	fi
+	(
+		# shellcheck disable=SC1090
+		. "$env"
+		tree=$work/dkms-$kver
+		mkdir -p "$tree/src" "$tree/var" "$tree/inst"
+		cp -r "$src" "$tree/src/"
+		# 6.12's kbuild makes BTF with pahole, unpacked beside the kernels.
+		export PATH=$cache/tools/usr/bin:$PATH
+		dk=(dkms --dkmstree "$tree/var" --sourcetree "$tree/src" --installtree "$tree/inst")
+		"${dk[@]}" add -m ramtrail -v "$ver" >"$tree/out" 2>&1 &&
+			"${dk[@]}" build -m ramtrail -v "$ver" -k "$RELEASE" \
+				--kernelsourcedir "$KDIR" >>"$tree/out" 2>&1
+		rc=$?
+		ko=$tree/var/ramtrail/$ver/$RELEASE/x86_64/module/ramtrail.ko
+		log=$tree/var/ramtrail/$ver/build/make.log
+		[ -f "$log" ] || log=$(find "$tree/var" -name make.log | head -n 1)
+		v=$(modinfo -F version "$ko" 2>/dev/null)
+		m=$(modinfo -F vermagic "$ko" 2>/dev/null)
+		[ $rc -eq 0 ] && [ "$v" = "$ver" ] && [ "${m%% *}" = "$RELEASE" ] &&
+			! grep -q 'warning:' "$log"
+		echo $? >"$tree/rc"
+		echo "rc=$rc version '$v' vermagic '$m' $(grep -m2 'warning:\|rror' "$log" "$tree/out" 2>/dev/null | head -c 400)" >"$tree/detail"
+	)
+	check "dkms build for $kver: ramtrail.ko $ver for that kernel, no warning" \
+		"$(cat "$work/dkms-$kver/rc" 2>/dev/null || echo 1)" "$(cat "$work/dkms-$kver/detail" 2>/dev/null)"
+done
+finish
