@@ -28,6 +28,12 @@ PARAMS = f"mem_address={RESV:#x} mem_size={RESV_SIZE >> 20}M"
 FUNCS = ("ksys_read,vfs_read,seq_read_iter,ksys_write,vfs_write,"
          "do_sys_openat2,__handle_sysrq,sysrq_handle_crash,write_sysrq_trigger")
 STATUS = "/sys/kernel/debug/ramtrail/status"
+
+
+def first_file(boot):
+    """N of boot `boot`'s first pstore file (ftrace-, console-, dmesg-ramtrail-N):
+    a boot's files are numbered from (boot - 1) * 1024 (RAMTRAIL_IDS_PER_BOOT)."""
+    return (boot - 1) * 1024
 REGION = "/sys/kernel/debug/ramtrail/region"
 
 # The command, on the host and (static) as /bin/ramtrail in guests.

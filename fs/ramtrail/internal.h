@@ -103,20 +103,22 @@ struct ramtrail_dump;
 /**
  * struct ramtrail_cursor - where pstore's read is
  * @slot: next dmesg slot
- * @pos: saved trace being read, for ramtrail_saved_next()
+ * @saved: the saved traces before the one being read, numbered
  * @part: next part of it
  * @id: pstore id of that part (ftrace-ramtrail-@id)
  * @text: the part's ftrace file was read: its text files are next
  * @text_id: pstore id of the next text file (console-ramtrail-@text_id)
+ * @text_end: the trace's text files are numbered below it
  * @walk: pstore.c's read positions in the trace, from open() to close()
  */
 struct ramtrail_cursor {
 	u32 slot;
-	u64 pos;
+	struct ramtrail_saved_walk saved;
 	u32 part;
 	u64 id;
 	bool text;
 	u64 text_id;
+	u64 text_end;
 	struct ramtrail_pstore_walk *walk;
 };
 

@@ -77,7 +77,7 @@ static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
 	if (!record->buf)
 		return -ENOMEM;
 	record->type = PSTORE_TYPE_DMESG;
-	record->id = slot;
+	record->id = ramtrail_boot_ids(d->boot_id) + slot;
 	record->size = d->len;
 	record->compressed = d->compressed;
 	record->reason = d->reason;
@@ -206,6 +206,11 @@ static ssize_t ramtrail_read_part(struct ramtrail_context *cxt,
 		if (ret)
 			return ret;
 	}
+	if (c->text_id >= c->text_end) {
+		pr_warn_once("a trace's console files past %llu are not shown\n",
+			     RAMTRAIL_IDS_PER_BOOT);
+		return 0;
+	}
 	ret = ramtrail_read_text(c, record, end, erased);
 	if (ret < 0)
 		pr_warn("console-ramtrail-%llu not shown: error %zd\n",
@@ -226,8 +231,8 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 	struct ramtrail_cursor *c = &cxt->cursor;
 	const struct ramtrail_dmesg_header *d;
 	struct ramtrail_saved_trace *t;
+	struct ramtrail_saved_walk w;
 	ssize_t ret;
-	u64 pos;
 
 	while (c->slot < cxt->hdr->dmesg_count) {
 		u32 slot = c->slot++;
@@ -245,27 +250,28 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 		return 0;
 	}
 	for (;;) {
-		pos = c->pos;
-		t = (void *)ramtrail_saved_next(&cxt->reg, &pos);
+		w = c->saved;
+		t = (void *)ramtrail_saved_walk(&cxt->reg, &w);
 		if (!t)
 			return 0;
-		if (c->walk->t != t)
+		if (c->walk->t != t) {
 			ramtrail_walk_start(cxt, c->walk, t);
-		if (ramtrail_saved_all_erased(t)) {
-			c->id += ramtrail_saved_parts(t) - c->part;
-			c->part = ramtrail_saved_parts(t);
+			c->text_id = w.first;
+			c->text_end = w.first + RAMTRAIL_IDS_PER_BOOT;
 		}
+		if (ramtrail_saved_all_erased(t))
+			c->part = ramtrail_saved_parts(t);
 		while (c->part < ramtrail_saved_parts(t)) {
+			c->id = w.first + c->part;
 			ret = ramtrail_read_part(cxt, record, t);
 			if (ret > 0)
 				return ret;
 			if (ret < 0)
 				continue;	/* that file alone is lost */
 			c->part++;
-			c->id++;
 			c->text = false;
 		}
-		c->pos = pos;
+		c->saved = w;
 		c->part = 0;
 	}
 }
@@ -295,11 +301,18 @@ static int ramtrail_erase(struct pstore_record *record)
 	struct ramtrail_context *cxt = record->psi->data;
 
 	if (record->type == PSTORE_TYPE_DMESG) {
+		const struct ramtrail_dmesg_header *found;
 		struct ramtrail_dmesg_header *d;
+		u64 slot = record->id % RAMTRAIL_IDS_PER_BOOT;
 
-		if (record->id >= cxt->hdr->dmesg_count)
+		if (slot >= cxt->hdr->dmesg_count)
 			return -EINVAL;
-		d = ramtrail_dmesg(cxt, record->id);
+		/* Only the record pstore showed: not a later one in its slot. */
+		found = ramtrail_dmesg_at(&cxt->reg, slot);
+		if (!found ||
+		    ramtrail_boot_ids(found->boot_id) + slot != record->id)
+			return -ENOENT;
+		d = ramtrail_dmesg(cxt, slot);
 		WRITE_ONCE(d->magic, 0);
 		ramtrail_flush(cxt, d, sizeof(*d));
 		return 0;
@@ -381,6 +394,8 @@ int ramtrail_pstore_init(struct ramtrail_context *cxt)
 	struct pstore_info *psi = &cxt->pstore;
 	int err;
 
+	/* A dmesg record's id tells its slot (ramtrail_erase()). */
+	BUILD_BUG_ON(RAMTRAIL_MAX_DMESG > RAMTRAIL_IDS_PER_BOOT);
 	psi->owner = THIS_MODULE;
 	psi->name = "ramtrail";
 	psi->data = cxt;

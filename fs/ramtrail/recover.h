@@ -264,11 +264,29 @@ static inline u64 ramtrail_saved_parts(const struct ramtrail_saved_trace *t)
 	return DIV_ROUND_UP(t->nr_records, RAMTRAIL_SAVED_PART_RECORDS);
 }
 
+/*
+ * pstore ids. The files of boot B (its trace's ftrace and console files,
+ * its dmesg records) are numbered from (B - 1) * RAMTRAIL_IDS_PER_BOOT, so
+ * a file keeps its name at every boot and no later boot's file takes it:
+ * systemd-pstore, which archives files under their names and replaces
+ * one of the same name, then loses nothing. Boot 1's trace is
+ * ftrace-ramtrail-0, boot 2's ftrace-ramtrail-1024.
+ */
+#define RAMTRAIL_IDS_PER_BOOT		1024ULL
+
+/* The first pstore id of boot @boot_id's files. */
+static inline u64 ramtrail_boot_ids(u64 boot_id)
+{
+	if (!boot_id || boot_id > 1ULL << 53)	/* not a writer's: no overflow */
+		return 0;
+	return (boot_id - 1) * RAMTRAIL_IDS_PER_BOOT;
+}
+
 /**
  * struct ramtrail_saved_walk - the saved traces, numbered as pstore files
  * @pos: for ramtrail_saved_next()
  * @first: N of the first ftrace-ramtrail-N file of the trace returned last
- * @next: N of the next trace's first file
+ * @next: no file of a later trace is numbered below it
  */
 struct ramtrail_saved_walk {
 	u64 pos;
@@ -279,17 +297,21 @@ struct ramtrail_saved_walk {
 /*
  * ramtrail_saved_next() that also numbers the traces' files as pstore
  * does: each trace, erased parts included, takes ramtrail_saved_parts()
- * ids. Start from a zeroed walk.
+ * ids from its boot's first id (ramtrail_boot_ids()), or from the end of
+ * the trace before it if that one took more (traces come in boot order,
+ * so names never repeat). Start from a zeroed walk.
  */
 static inline const struct ramtrail_saved_trace *
 ramtrail_saved_walk(const struct ramtrail_region *reg,
 		    struct ramtrail_saved_walk *w)
 {
 	const struct ramtrail_saved_trace *t = ramtrail_saved_next(reg, &w->pos);
+	u64 first;
 
 	if (t) {
-		w->first = w->next;
-		w->next += ramtrail_saved_parts(t);
+		first = ramtrail_boot_ids(t->boot_id);
+		w->first = first > w->next ? first : w->next;
+		w->next = w->first + ramtrail_saved_parts(t);
 	}
 	return t;
 }

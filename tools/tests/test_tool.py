@@ -396,7 +396,8 @@ def main():
           [c["records"] for c in j["zones"]["cpus"]] == per_cpu and
           j["zones"]["records"] == len(expect), j)
     # Saved traces of earlier boots, as the module leaves them: boot 5's
-    # erased, boot 7's shown (its pstore file is ftrace-ramtrail-1).
+    # erased, boot 7's shown (its pstore file is ftrace-ramtrail-6144: a
+    # boot's files are numbered from (boot - 1) * 1024).
     saved = bytearray(blob)
     area = j["saved_offset"]
     first, second = saved_entry(5, 3, erased=1, state=4, reason=0), \
@@ -410,11 +411,11 @@ def main():
           rc == 0 and js is not None and stats_as_text(js) == p.stdout,
           f"rc={rc} {err} {p.stdout[-400:]}")
     want = [dict(boot_id=5, records=3, erased=True, erased_mask=1, state="stopped",
-                 freeze_reason="none", skipped=0, release="6.1.0-test", first_file=0,
+                 freeze_reason="none", skipped=0, release="6.1.0-test", first_file=4 * 1024,
                  files=1),
             dict(boot_id=7, records=20, erased=False, erased_mask=0, state="frozen",
                  freeze_reason="panic", freeze_cpu=1, skipped=9, release='6.12 "q"\\',
-                 build="#1 SMP", first_file=1, files=1)]
+                 build="#1 SMP", first_file=6 * 1024, files=1)]
     got = js["saved"] if js else []
     check("stats --format json: saved traces with boot, state, reason, erased mask, "
           "pstore files, strings escaped",
