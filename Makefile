@@ -5,6 +5,7 @@
 #   make KVER=6.1     ramtrail.ko for Debian's 6.1 (or 6.12), fetched
 #   make demo         record, panic, reboot and read back in QEMU
 #   make check        all tests (installs what they need first)
+#   make check-full   the same, with the Debian guest on both kernels
 #   make fuzz         fuzz the header, the decoder and the command, FUZZ_TIME s
 #                     each (600)
 #   make stress       crash campaign in QEMU: STRESS_CYCLES=10 cycles of
@@ -22,7 +23,7 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 comma := ,
 
-.PHONY: all module tools check deps deb fuzz bench bench-core demo stress checkpatch clean
+.PHONY: all module tools check check-full deps deb fuzz bench bench-core demo stress checkpatch clean
 
 all: module
 
@@ -57,6 +58,9 @@ deb: deps
 
 check: deps
 	@$(TOP)/tools/run-checks.sh
+
+check-full: deps
+	@DEBIAN_KVERS=6.1,6.12 $(TOP)/tools/run-checks.sh
 
 fuzz: deps
 	$(MAKE) -C $(TOP)/tools O=$(BUILD)/tools $(BUILD)/tools/fuzz_decode \

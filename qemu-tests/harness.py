@@ -251,7 +251,8 @@ def _size(mem):                                   # "1G" -> 1 << 30
 
 
 def run_qemu(kernel, initrd, ramfile, smp, append, timeout, mem="1G",
-             kill_on=None, kill_delay=0.0, log_path=None, marks=(), tcg_single=True):
+             kill_on=None, kill_delay=0.0, log_path=None, marks=(), tcg_single=True,
+             extra=()):
     """Boot `kernel` with `initrd` (path or Initramfs) and RAM backed by
     `ramfile` (RamFile or path) until QEMU exits (guest `poweroff -f`).
 
@@ -260,6 +261,7 @@ def run_qemu(kernel, initrd, ramfile, smp, append, timeout, mem="1G",
     `kill_delay` s later (a power cut); after `timeout` s it is SIGKILLed
     and timed_out is set.  The serial output is streamed to `log_path`.
     `tcg_single` runs every vCPU in one host thread (-accel tcg,thread=single).
+    `extra`: more QEMU arguments (a disk).
     Returns .log (text, \\r\\n -> \\n), .rc, .killed, .timed_out, .boots
     (printk "Linux version" banners), .duration, .marks {string in `marks`:
     seconds after start when first seen}, .stderr, .cmd.
@@ -281,7 +283,7 @@ def run_qemu(kernel, initrd, ramfile, smp, append, timeout, mem="1G",
            "-machine", "pc,memory-backend=mem", "-kernel", str(kernel.vmlinuz),
            "-initrd", str(initrd), "-append", f"console=ttyS0 panic=1 {append}".strip(),
            "-nodefaults", "-no-user-config", "-display", "none",
-           "-serial", "stdio", "-monitor", "none"]
+           "-serial", "stdio", "-monitor", "none", *extra]
     BUILD.mkdir(parents=True, exist_ok=True)
     lock = open(BUILD / ".qemu.lock", "w")
     fcntl.flock(lock, fcntl.LOCK_EX)          # one QEMU at a time (2 host cores)

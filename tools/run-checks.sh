@@ -7,6 +7,7 @@
 #   QEMU=0      skip the module build and QEMU scenarios
 #   KVERS, SMPS kernels and CPU counts for QEMU (default "6.1,6.12", "2,4")
 #   STRESS_CYCLES, STRESS_SEED  crash campaign cycles on the last kernel (3, 1)
+#   DEBIAN_KVERS  kernels of the Debian guest scenario (default 6.12)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/tools
@@ -88,6 +89,8 @@ if [ "${QEMU:-1}" != 0 ]; then
 	suite packages "$top/scripts/package/test-packages.sh" "$KVERS"
 	suite qemu python3 "$top/qemu-tests/test_module.py" --kver "$KVERS" \
 		--smp "${SMPS:-2,4}"
+	# The packages installed in a real Debian guest (make check-full: both kernels).
+	suite debian python3 "$top/qemu-tests/test_debian.py" --kver "${DEBIAN_KVERS:-6.12}"
 	# A few cycles of the crash campaign (make stress runs the long one).
 	suite stress python3 "$top/qemu-tests/stress.py" --cycles "${STRESS_CYCLES:-3}" \
 		--kver "${KVERS##*,}" --smp 2 --seed "${STRESS_SEED:-1}"

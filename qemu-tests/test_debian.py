@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ramtrail installed as a Debian user installs it, in a real Debian guest.
+
+The root filesystem is Debian bookworm with systemd (debian-rootfs.sh,
+cached). Into a copy of it, as on a real machine, `apt-get install` puts
+the two packages of `make deb` (chroot, host speed): DKMS builds the module
+for both kernels, the hook puts it in their initramfs. The kernel command
+line configures it (ramtrail.mem_address= ...). Three boots on one RAM file:
+  1. ramtrail is loaded from the initramfs, before the root filesystem is
+     mounted; the guest crashes (sysrq-c, warm reboot);
+  2. systemd-pstore has archived boot 1's files to /var/lib/systemd/pstore
+     and erased them; the installed command decodes the archive, modules
+     named; the guest crashes again;
+  3. the archive holds both crashes' files, boot 1's unchanged.
+
+  test_debian.py [--kver 6.12]
+"""
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import harness as h
+import ramtrail_guest as rg
+
+HERE = h.HERE
+FUNCS = "*"   # a module loaded later (ext4) is traced only by "*"
+APPEND = (f"root=/dev/vda rw loglevel=6 systemd.show_status=0 {rg.MEMMAP} "
+          f"ramtrail.mem_address={rg.RESV:#x} ramtrail.mem_size={rg.RESV_SIZE >> 20}M "
+          f"ramtrail.functions={FUNCS} ramtrail.events=sched:sched_switch")
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def chroot(root, script):
+    """Run a shell script in the root filesystem, /proc /sys /dev mounted."""
+    mounts = [("proc", root / "proc"), ("sysfs", root / "sys"), ("/dev", root / "dev")]
+    done = []
+    try:
+        for src, dst in mounts:
+            args = ["--bind", src] if src.startswith("/") else ["-t", src, src]
+            if run(["mount", *args, str(dst)]).returncode == 0:
+                done.append(dst)
+        return run(["chroot", str(root), "sh", "-c", script],
+                   env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                        "DEBIAN_FRONTEND": "noninteractive", "LC_ALL": "C"})
+    finally:
+        for dst in reversed(done):
+            run(["umount", "-l", str(dst)])
+
+
+def prepare(res, work):
+    """The root filesystem with the packages installed, as an ext4 image:
+    (image, root dir) or None."""
+    p = run([str(HERE / "debian-rootfs.sh")])
+    if not res.check("Debian bookworm root filesystem (mmdebstrap, cached)",
+                     p.returncode == 0, p.stderr[-1500:]):
+        return None
+    tar = p.stdout.strip().splitlines()[-1]
+    root = work / "root"
+    if root.exists():
+        run(["rm", "-rf", str(root)])
+    root.mkdir(parents=True)
+    run(["tar", "-xf", tar, "-C", str(root)], check=True)
+    p = run([str(h.REPO / "scripts/package/mkdeb.sh"), str(root / "tmp/debs")])
+    if not res.check("make deb", p.returncode == 0, p.stderr[-800:]):
+        return None
+    p = chroot(root, "apt-get install -y -q /tmp/debs/*.deb 2>&1; echo rc=$?")
+    (work / "apt-install.log").write_text(p.stdout + p.stderr)
+    res.check("apt-get install ./ramtrail-dkms_*.deb ./ramtrail-tools_*.deb",
+              "rc=0" in p.stdout, p.stdout[-2000:])
+    kernels = sorted(x.name for x in (root / "lib/modules").iterdir())
+    p = chroot(root, "dkms status ramtrail")
+    inst = re.findall(r"^ramtrail/[^,]+, (\S+), x86_64: installed", p.stdout, re.M)
+    res.check("DKMS built and installed ramtrail for every kernel",
+              len(kernels) == 2 and sorted(inst) == kernels, (kernels, p.stdout))
+    p = chroot(root, "for k in /lib/modules/*; do k=${k##*/}; echo \"== $k\"; "
+               "lsinitramfs /boot/initrd.img-$k | grep -E 'ramtrail'; done")
+    got = p.stdout.split("== ")[1:]
+    res.check("each kernel's initramfs holds ramtrail.ko and its init-top script",
+              len(got) == 2 and all("ramtrail.ko" in g and "scripts/init-top/ramtrail" in g
+                                    for g in got), p.stdout)
+    # The test steps, a service after systemd-pstore; no getty on the console.
+    (root / "var/lib/rt-test").mkdir(parents=True, exist_ok=True)
+    shutil.copy(HERE / "debian/rt-test", root / "usr/local/sbin/rt-test")
+    os.chmod(root / "usr/local/sbin/rt-test", 0o755)
+    shutil.copy(HERE / "debian/rt-test.service", root / "etc/systemd/system/")
+    wants = root / "etc/systemd/system/multi-user.target.wants"
+    wants.mkdir(parents=True, exist_ok=True)
+    os.symlink("/etc/systemd/system/rt-test.service", wants / "rt-test.service")
+    os.symlink("/dev/null", root / "etc/systemd/system/serial-getty@ttyS0.service")
+    shutil.rmtree(root / "tmp/debs")
+    img = work / "root.ext4"
+    img.unlink(missing_ok=True)
+    p = run(["mkfs.ext4", "-q", "-F", "-L", "root", "-d", str(root), str(img), "4G"])
+    if not res.check("ext4 image of the root filesystem", p.returncode == 0, p.stderr):
+        return None
+    return img, root
+
+
+def sec(log, name, boot):
+    s = h.sections(log, name)
+    return s[boot] if boot < len(s) else ""
+
+
+def scenario(res, k, img, root, work, smp=2):
+    t = f"[{k.kver} smp{smp} debian]"
+    disk = work / f"disk-{k.kver}.ext4"
+    shutil.copy(img, disk)                   # sparse copies; each kernel its own
+    rel = k.release
+    kern = SimpleNamespace(vmlinuz=str(root / f"boot/vmlinuz-{rel}"))
+    ram = h.RamFile(work / f"guest-{k.kver}.ram", 1 << 30)
+    r = h.run_qemu(kern, root / f"boot/initrd.img-{rel}", ram, smp=smp, append=APPEND,
+                   timeout=900, log_path=h.BUILD / f"{k.kver}-smp{smp}-debian.log",
+                   extra=["-drive", f"file={disk},if=virtio,format=raw"])
+    disk.unlink()
+    print(f"     {t} {r.duration:.0f} s in QEMU", flush=True)
+    log = r.log
+    res.check(f"{t} three boots (two crashes), power off", r.rc == 0 and r.boots == 3 and
+              not r.timed_out, rg.brief(r))
+    # boot 1: from the initramfs, before the root filesystem is mounted
+    mods = sec(log, "modules", 0).split()
+    klog = sec(log, "klog", 0)
+    at = lambda s: min([i for i, x in enumerate(klog.splitlines()) if s in x] or [10**6])
+    res.check(f"{t} boot 1: ramtrail loaded, {rel}", "ramtrail" in mods and
+              sec(log, "uname", 0).strip() == rel, (sec(log, "uname", 0), mods[:8]))
+    res.check(f"{t} boot 1: ramtrail loaded from the initramfs, before the root "
+              "filesystem was mounted", at("ramtrail: boot") < at("EXT4-fs (vda)") < 10**6,
+              klog)
+    unit = sec(log, "pstore-unit", 0)
+    res.check(f"{t} systemd-pstore is enabled (Debian's default)",
+              unit.split("\n")[0].strip() in ("enabled", "static"), unit)
+    # boot 2: systemd-pstore archived boot 1's files and erased them
+    arch2 = {p.split()[1]: int(p.split()[0]) for p in sec(log, "archive", 1).splitlines() if p}
+    names2 = sorted(os.path.basename(p) for p in arch2)
+    res.check(f"{t} boot 2: systemd-pstore archived ftrace, console and dmesg files",
+              any(n.startswith("ftrace-ramtrail-") for n in names2) and
+              any(n.startswith("console-ramtrail-") for n in names2) and
+              any(n.startswith("dmesg-ramtrail-") for n in names2), names2)
+    sysfs = sec(log, "sysfs", 1).split()
+    res.check(f"{t} boot 2: and erased them from /sys/fs/pstore",
+              not [n for n in sysfs if "ramtrail" in n], sysfs)
+    st = rg.parse_status(sec(log, "status", 1))
+    res.check(f"{t} boot 2: the region holds no trace shown any more (erase freed it)",
+              st.get("trace") == [] and "boot_id" in st, sec(log, "status", 1))
+    # Sections printed from boot 2 on: index 0 is boot 2's, 1 boot 3's.
+    for i, boot in ((0, 2), (1, 3)):
+        b = f"boot {boot}: boot {boot - 1}'s archived trace"
+        count = sec(log, "decode-count", i).split()
+        tail = rg.parse_text(sec(log, "decode-tail", i))
+        res.check(f"{t} {b}: the installed command decodes it",
+                  count[:1] == ["rc=0"] and len(count) == 2 and int(count[1]) > 1000 and
+                  tail, count)
+        crash = [x for x in tail if x[5].startswith("sysrq_handle_crash")]
+        res.check(f"{t} {b}: ends on the crash path",
+                  crash and tail[-1][2] == crash[-1][2], tail[-3:])
+        mod = [x for x in rg.parse_text(sec(log, "ext4", i))
+               if re.match(r"ext4_[\w.]+( \[ext4\])? <-", x[5])]
+        res.check(f"{t} {b}: functions of ext4 (a module loaded from the initramfs, "
+                  "after ramtrail) named", len(mod) == 20, mod[:3])
+        exp = sec(log, "export", i).split()
+        res.check(f"{t} {b}: ramtrail export writes trace.dat",
+                  exp[-2:-1] == ["rc=0"] and int(exp[-1]) > 4096, exp)
+    # boot 3: nothing archived earlier lost, nothing twice
+    md5_2 = dict(reversed(x.split()) for x in sec(log, "md5", 1).splitlines() if x)
+    md5_3 = dict(reversed(x.split()) for x in sec(log, "md5", 2).splitlines() if x)
+    lost = [p for p in md5_2 if md5_3.get(p) != md5_2[p]]
+    res.check(f"{t} boot 3: boot 1's archived files are still there, unchanged",
+              md5_2 and not lost, lost)
+    new = [p for p in md5_3 if p not in md5_2 and "ftrace-ramtrail" in p]
+    res.check(f"{t} boot 3: boot 2's trace archived beside them", new, sorted(md5_3))
+    dup = [v for v in set(md5_3.values()) if list(md5_3.values()).count(v) > 1]
+    res.check(f"{t} boot 3: no file archived twice", not dup, dup)
+    rg.no_oops(res, t, log)
+    h.drop_rams(res.failed > 0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kver", default="6.12")
+    a = ap.parse_args()
+    res = h.Results()
+    work = h.BUILD / "debian"
+    work.mkdir(parents=True, exist_ok=True)
+    got = prepare(res, work)
+    if got:
+        for kver in a.kver.split(","):
+            scenario(res, h.kernel(kver), *got, work)
+    return 1 if res.summary() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
