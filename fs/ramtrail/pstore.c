@@ -243,7 +243,8 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 		ret = ramtrail_read_dmesg(record, d, slot);
 		if (ret >= 0)
 			return ret;
-		pr_warn("dmesg-ramtrail-%u not shown: error %zd\n", slot, ret);
+		pr_warn("dmesg-ramtrail-%llu not shown: error %zd\n",
+			ramtrail_boot_ids(d->boot_id) + slot, ret);
 	}
 	if (!c->walk) {
 		pr_warn("saved traces not shown: out of memory\n");
