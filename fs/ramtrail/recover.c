@@ -727,6 +727,8 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 
 	c->block = b;
 	c->stats.blocks++;
+	c->entry_ts = c->ts;
+	c->entry_base = c->have_base;
 	if (!ramtrail_block_sane(c, c->g, &written)) {
 		c->stats.corrupt_blocks++;
 		c->have_base = false;
@@ -1485,6 +1487,174 @@ void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 	w->units += ramtrail_saved_put(w->unit ? w->unit + w->units : NULL,
 				       task, r, ns);
 	w->records++;
+}
+
+/* Note where the record at @c, the first of its block, may be saved from. */
+static void ramtrail_saved_mark_at(struct ramtrail_saved_marks *marks,
+				   const struct ramtrail_zone_cursor *c,
+				   const struct ramtrail_saved_writer *w,
+				   u64 units, u64 records)
+{
+	struct ramtrail_saved_mark *m = &marks->mark[marks->nr++];
+
+	m->g = c->g;
+	m->ts = c->rec.ts;
+	m->base = c->entry_ts;
+	m->have_base = c->entry_base;
+	m->units = w->units - units;
+	m->records = w->records - records;
+	m->task = w->task[c->cpu];
+}
+
+/**
+ * ramtrail_saved_count_zones() - units the zones' records take in a trace
+ * @reg: region opened with ramtrail_region_open()
+ * @cur: reg->hdr.nr_cpus cursors
+ * @w: writer with @unit NULL and @drop 0, as zeroed: its @units grow
+ * @marks: NULL, or reg->hdr.nr_cpus entries that ramtrail_saved_merge()
+ *	then starts from
+ *
+ * What a record takes depends only on the records of its own CPU before it
+ * (the task they name last), so each zone is decoded on its own: the
+ * count of a merge, without the merge. Every 1/RAMTRAIL_SAVED_MARKS of a
+ * zone, the first record of a block is marked with all that a decode and
+ * a count starting there need to go on as if they had read the blocks
+ * before.
+ */
+void ramtrail_saved_count_zones(const struct ramtrail_region *reg,
+				struct ramtrail_zone_cursor *cur,
+				struct ramtrail_saved_writer *w,
+				struct ramtrail_saved_marks *marks)
+{
+	u32 cpu, every = reg->hdr.nr_blocks / RAMTRAIL_SAVED_MARKS;
+	struct ramtrail_saved_marks *zm = NULL;
+
+	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+		struct ramtrail_zone_cursor *c = &cur[cpu];
+		u64 units = w->units, records = w->records, next = 0;
+
+		if (marks) {
+			zm = &marks[cpu];
+			zm->nr = 0;
+		}
+		ramtrail_zone_open(c, reg, cpu);
+		while (ramtrail_zone_step(c)) {
+			if (zm && c->g >= next && zm->nr < RAMTRAIL_SAVED_MARKS) {
+				ramtrail_saved_mark_at(zm, c, w, units, records);
+				next = c->g + (every ? every : 1);
+			}
+			ramtrail_saved_add(w, &c->rec, 0);
+			if (!(c->stats.records & 0xffff))
+				cond_resched();
+		}
+		if (zm) {
+			zm->units = w->units - units;
+			zm->stats = c->stats;
+		}
+	}
+}
+
+/*
+ * Units of records of time <= @ts at most: per zone, those before its
+ * first mark past @ts, or all it has.
+ */
+static u64 ramtrail_saved_units_to(const struct ramtrail_saved_marks *marks,
+				   u32 nr, u64 ts)
+{
+	u64 sum = 0;
+	u32 cpu, i;
+
+	for (cpu = 0; cpu < nr; cpu++) {
+		const struct ramtrail_saved_marks *zm = &marks[cpu];
+
+		for (i = 0; i < zm->nr && zm->mark[i].ts <= ts; i++)
+			;
+		sum += i < zm->nr ? zm->mark[i].units : zm->units;
+	}
+	return sum;
+}
+
+/*
+ * Open the cursors, each at its newest mark that only records the writer
+ * drops precede, and set the writer as if it had dropped those. The
+ * records of time <= T, for the newest T whose records take fewer than
+ * @w->drop units, are the oldest of the merge and all dropped: the marks
+ * of time <= T start after none but those.
+ */
+static void ramtrail_saved_skip(const struct ramtrail_region *reg,
+				struct ramtrail_zone_cursor *cur,
+				struct ramtrail_saved_writer *w,
+				const struct ramtrail_saved_marks *marks)
+{
+	u32 cpu, i, nr = reg->hdr.nr_cpus;
+	u64 lo = 0, hi = ~0ULL, mid;
+
+	for (cpu = 0; cpu < nr; cpu++)
+		ramtrail_zone_open(&cur[cpu], reg, cpu);
+	if (!marks || ramtrail_saved_units_to(marks, nr, 0) >= w->drop)
+		return;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (ramtrail_saved_units_to(marks, nr, mid) < w->drop)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (cpu = 0; cpu < nr; cpu++) {
+		const struct ramtrail_saved_marks *zm = &marks[cpu];
+		const struct ramtrail_saved_mark *m;
+		struct ramtrail_zone_cursor *c = &cur[cpu];
+
+		for (i = 0; i < zm->nr && zm->mark[i].ts <= lo; i++)
+			;
+		if (!i)
+			continue;
+		m = &zm->mark[i - 1];
+		c->g = m->g;
+		c->ts = m->base;
+		c->have_base = m->have_base;
+		w->task[cpu] = m->task;
+		w->dropped += m->units;
+		w->skipped += m->records;
+		w->unread += m->records;
+	}
+}
+
+/**
+ * ramtrail_saved_merge() - merge the zones into a saved trace
+ * @reg: region opened with ramtrail_region_open()
+ * @cur: reg->hdr.nr_cpus cursors; their stats then tell what the decode
+ *	of the whole zones dropped
+ * @heap: reg->hdr.nr_cpus slots
+ * @w: the writer, its @drop from ramtrail_saved_count_zones()'s count
+ * @marks: NULL, or what that count marked: the zones are then read from
+ *	the newest marks before the records kept, not from their start
+ *
+ * The result is the same with or without @marks. A record's time is
+ * converted only if it is kept.
+ */
+void ramtrail_saved_merge(const struct ramtrail_region *reg,
+			  struct ramtrail_zone_cursor *cur, u32 *heap,
+			  struct ramtrail_saved_writer *w,
+			  const struct ramtrail_saved_marks *marks)
+{
+	const struct ramtrail_record *r;
+	struct ramtrail_merge m;
+	u64 n = 0;
+	u32 cpu;
+
+	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
+	ramtrail_saved_skip(reg, cur, w, marks);
+	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
+	while ((r = ramtrail_merge_next(&m))) {
+		ramtrail_saved_add(w, r, w->dropped < w->drop ? 0 :
+				   ramtrail_ts_to_ns(&reg->hdr, r->ts));
+		if (!(++n & 0xffff))
+			cond_resched();
+	}
+	for (cpu = 0; marks && cpu < reg->hdr.nr_cpus; cpu++)
+		cur[cpu].stats = marks[cpu].stats;
 }
 
 /**

@@ -124,6 +124,8 @@ struct ramtrail_zone_stats {
  * @task_known: @task names the task of the block's next records
  * @task: the task named by the block's last task event
  * @ts: running timestamp
+ * @entry_ts: @ts when block @g was entered
+ * @entry_base: @have_base then
  * @end_pos: the zone ends before this position (a live zone's snapshot)
  * @end_ts: the zone ends before the first record newer than this
  * @stats: counters
@@ -144,6 +146,8 @@ struct ramtrail_zone_cursor {
 	u32 stale;
 	struct ramtrail_ev_task task;
 	u64 ts;
+	u64 entry_ts;
+	bool entry_base;
 	u64 end_pos;
 	u64 end_ts;
 	struct ramtrail_zone_stats stats;
@@ -402,6 +406,7 @@ struct ramtrail_saved_cursor {
  * @units: units written (or counted)
  * @records: records kept
  * @skipped: records left out
+ * @unread: of @skipped, those ramtrail_saved_merge() did not even read
  */
 struct ramtrail_saved_writer {
 	struct ramtrail_saved_record *unit;
@@ -413,10 +418,57 @@ struct ramtrail_saved_writer {
 	u64 units;
 	u64 records;
 	u64 skipped;
+	u64 unread;
 };
 
 void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 			const struct ramtrail_record *r, u64 ns);
+
+/**
+ * struct ramtrail_saved_mark - a block of a zone where a save may start
+ * @g: block number
+ * @ts: counter value of the block's first record
+ * @base: the cursor's @ts as it entered the block
+ * @have_base: its @have_base then
+ * @units: units that the zone's records before it take
+ * @records: records before it that take units
+ * @task: the task that those records' units name last
+ */
+struct ramtrail_saved_mark {
+	u64 g;
+	u64 ts;
+	u64 base;
+	bool have_base;
+	u64 units;
+	u64 records;
+	struct ramtrail_saved_task task;
+};
+
+/* Marks a zone's count keeps: a save decodes at most 1/32 more than it keeps. */
+#define RAMTRAIL_SAVED_MARKS	32
+
+/**
+ * struct ramtrail_saved_marks - what the count found in one zone
+ * @nr: marks in @mark, oldest first
+ * @units: units of all the zone's records
+ * @stats: the decode counters of the whole zone
+ * @mark: evenly spaced blocks of the zone
+ */
+struct ramtrail_saved_marks {
+	u32 nr;
+	u64 units;
+	struct ramtrail_zone_stats stats;
+	struct ramtrail_saved_mark mark[RAMTRAIL_SAVED_MARKS];
+};
+
+void ramtrail_saved_count_zones(const struct ramtrail_region *reg,
+				struct ramtrail_zone_cursor *cur,
+				struct ramtrail_saved_writer *w,
+				struct ramtrail_saved_marks *marks);
+void ramtrail_saved_merge(const struct ramtrail_region *reg,
+			  struct ramtrail_zone_cursor *cur, u32 *heap,
+			  struct ramtrail_saved_writer *w,
+			  const struct ramtrail_saved_marks *marks);
 
 /*
  * The writer's @drop for @n units (as a first, counting pass found) into

@@ -15,22 +15,6 @@
 /* First word of a ramoops zone (fs/pstore/ram_core.c PERSISTENT_RAM_SIG). */
 #define RAMTRAIL_RAMOOPS_SIG	0x43474244
 
-/* Merge the zones into @w's saved units (or count them). */
-static void ramtrail_merge_zones(const struct ramtrail_region *reg,
-				 struct ramtrail_zone_cursor *cur, u32 *heap,
-				 struct ramtrail_saved_writer *w)
-{
-	const struct ramtrail_record *r;
-	struct ramtrail_merge m;
-
-	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
-	ramtrail_merge_init(&m, reg, cur, heap);
-	while ((r = ramtrail_merge_next(&m))) {
-		ramtrail_saved_add(w, r, ramtrail_ts_to_ns(&reg->hdr, r->ts));
-		cond_resched();
-	}
-}
-
 /* What the decode dropped, per CPU in the log and summed into @t. */
 static void ramtrail_merge_report(const struct ramtrail_region *reg,
 				  const struct ramtrail_zone_cursor *cur,
@@ -125,14 +109,16 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 }
 
 /*
- * Merge the zones again into a new saved entry, @n units as counted by the
- * first merge. When not all fit, the oldest are dropped with room to spare
- * for a task event per CPU, which the first record kept of each CPU may
- * need (ramtrail_saved_add()).
+ * Merge the zones into a new saved entry, @n units as counted by
+ * ramtrail_saved_count_zones(), from its @marks (or the zones' start).
+ * When not all fit, the oldest are dropped with room to spare for a task
+ * event per CPU, which the first record kept of each CPU may need
+ * (ramtrail_saved_add()).
  */
 static void ramtrail_save_zones(struct ramtrail_context *cxt,
 				struct ramtrail_zone_cursor *cur, u32 *heap,
-				struct ramtrail_saved_writer *w, u64 n)
+				struct ramtrail_saved_writer *w, u64 n,
+				const struct ramtrail_saved_marks *marks)
 {
 	const struct ramtrail_region *reg = &cxt->reg;
 	const struct ramtrail_region_header *h = &reg->hdr;
@@ -157,7 +143,8 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 		w->units = 0;
 		w->records = 0;
 		w->skipped = 0;
-		ramtrail_merge_zones(reg, cur, heap, w);
+		w->unread = 0;
+		ramtrail_saved_merge(reg, cur, heap, w, marks);
 	}
 	if (w->drop >= n || !w->records) {
 		pr_warn("saved area full: boot %llu's trace (%llu units) is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",
@@ -225,6 +212,7 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 	struct ramtrail_region *reg = &cxt->reg;
 	const struct ramtrail_region_header *h = &reg->hdr;
 	struct ramtrail_saved_writer w = { };
+	struct ramtrail_saved_marks *marks;
 	struct ramtrail_zone_cursor *cur;
 	u32 *heap;
 	int err = ramtrail_region_open(reg, cxt->base, cxt->size);
@@ -265,13 +253,16 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 		kfree(w.task);
 		return -ENOMEM;
 	}
-	ramtrail_merge_zones(reg, cur, heap, &w);
+	/* Without marks (no memory), the save reads the zones from the start. */
+	marks = kvcalloc(h->nr_cpus, sizeof(*marks), GFP_KERNEL);
+	ramtrail_saved_count_zones(reg, cur, &w, marks);
 	if (w.units) {
-		ramtrail_save_zones(cxt, cur, heap, &w, w.units);
+		ramtrail_save_zones(cxt, cur, heap, &w, w.units, marks);
 	} else {
 		pr_debug("boot %llu recorded nothing\n", h->boot_id);
 		cxt->prev.trace = RAMTRAIL_PREV_EMPTY;
 	}
+	kvfree(marks);
 	kfree(cur);
 	kfree(heap);
 	kfree(w.task);

@@ -7,7 +7,8 @@
  * The userspace build traps where the kernel would (a divide error), so a
  * header that would oops the module is a finding here. The decoder must never read out of bounds,
  * loop forever or return records out of order; a saved trace's units must
- * read the same whole and part by part.
+ * read the same whole and part by part; the module's save of the zones
+ * must write the same units from the count's marks as from the start.
  */
 #include <stdlib.h>
 #include "recover.h"
@@ -63,6 +64,42 @@ static void drain_areas(const struct ramtrail_region *reg)
 				   h->modtab_count, 0xffffffffc0001000ULL);
 }
 
+/*
+ * The module's save of the zones, a third of them fitting: read from the
+ * count's marks, it must write what it writes reading from the start.
+ */
+static void save_both_ways(const struct ramtrail_region *reg,
+			   struct ramtrail_zone_cursor *cur, u32 *heap)
+{
+	static struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
+	u32 nr = reg->hdr.nr_cpus, k;
+	struct ramtrail_saved_marks *marks = calloc(nr, sizeof(*marks));
+	struct ramtrail_saved_writer w[2] = {
+		{ .task = task, .nr_cpus = nr }, { .task = task, .nr_cpus = nr }
+	};
+	u64 n, room;
+
+	ramtrail_saved_count_zones(reg, cur, &w[0], marks);
+	n = w[0].units;
+	room = n / 3 + 1;
+	for (k = 0; k < 2; k++) {
+		memset(&w[k], 0, sizeof(w[k]));
+		w[k].task = task;
+		w[k].nr_cpus = nr;
+		w[k].unit = calloc(room, sizeof(*w[k].unit));
+		w[k].room = room;
+		w[k].drop = ramtrail_saved_drop(n, room, nr);
+		ramtrail_saved_merge(reg, cur, heap, &w[k], k ? marks : NULL);
+	}
+	if (w[0].units != w[1].units || w[0].skipped != w[1].skipped ||
+	    w[0].records != w[1].records ||
+	    memcmp(w[0].unit, w[1].unit, w[0].units * sizeof(*w[0].unit)))
+		abort();
+	free(w[0].unit);
+	free(w[1].unit);
+	free(marks);
+}
+
 static void drain(const struct ramtrail_region *reg, int err)
 {
 	struct ramtrail_zone_cursor *cur;
@@ -87,6 +124,7 @@ static void drain(const struct ramtrail_region *reg, int err)
 		last = r->ts;
 		(void)ramtrail_ts_to_ns(&reg->hdr, r->ts);
 	}
+	save_both_ways(reg, cur, heap);
 	free(cur);
 }
 

@@ -98,6 +98,9 @@ static inline u64 div_u64_rem(u64 n, u32 d, u32 *rem)
 #define U64_MAX		UINT64_MAX
 #define U32_MAX		UINT32_MAX
 
+/* A long loop of the shared code lets the kernel run others: no-op here. */
+#define cond_resched()	do { } while (0)
+
 /*
  * Trap where the kernel traps: on x86 mul_u64_u64_div_u64() ends in a divq,
  * which raises a divide error for a zero divisor or a quotient past 64

@@ -127,28 +127,23 @@ size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
 	return n;
 }
 
-/* Merge the zones of @reg into @w. */
-static void test_merge_into(const struct ramtrail_region *reg,
-			    struct ramtrail_saved_writer *w)
-{
-	struct ramtrail_zone_cursor *cur = calloc(reg->hdr.nr_cpus,
-						  sizeof(*cur));
-	const struct ramtrail_record *r;
-	u32 heap[RAMTRAIL_MAX_CPUS];
-	struct ramtrail_merge m;
-
-	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
-	ramtrail_merge_init(&m, reg, cur, heap);
-	while ((r = ramtrail_merge_next(&m)))
-		ramtrail_saved_add(w, r, ramtrail_ts_to_ns(&reg->hdr, r->ts));
-	free(cur);
-}
+u64 test_save_unread;
 
 struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
 					     u64 boot_id, u64 room)
 {
+	return test_save_zones_marked(t, off, boot_id, room, true);
+}
+
+struct ramtrail_saved_trace *test_save_zones_marked(struct test_region *t,
+						    u64 off, u64 boot_id,
+						    u64 room, bool marked)
+{
 	struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_saved_writer w = { .task = task };
+	struct ramtrail_saved_marks *marks = NULL;
+	struct ramtrail_zone_cursor *cur;
+	u32 heap[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_saved_trace *s = (void *)(t->mem +
 						  t->hdr->saved_offset + off);
 	struct ramtrail_region reg;
@@ -157,7 +152,10 @@ struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
 	if (ramtrail_region_open(&reg, t->mem, t->size))
 		return NULL;
 	w.nr_cpus = reg.hdr.nr_cpus;
-	test_merge_into(&reg, &w);	/* count */
+	cur = calloc(reg.hdr.nr_cpus, sizeof(*cur));
+	if (marked)
+		marks = calloc(reg.hdr.nr_cpus, sizeof(*marks));
+	ramtrail_saved_count_zones(&reg, cur, &w, marks);
 	n = w.units;
 	memset(&w, 0, sizeof(w));
 	w.task = task;
@@ -167,7 +165,10 @@ struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
 			       sizeof(*w.unit);
 	w.drop = ramtrail_saved_drop(n, w.room, w.nr_cpus);
 	memset(s, 0, sizeof(*s));
-	test_merge_into(&reg, &w);
+	ramtrail_saved_merge(&reg, cur, heap, &w, marks);
+	test_save_unread = w.unread;
+	free(marks);
+	free(cur);
 	s->boot_id = boot_id;
 	s->nonce = reg.hdr.nonce;
 	s->nr_cpus = reg.hdr.nr_cpus;

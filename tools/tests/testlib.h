@@ -32,6 +32,14 @@ struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
  */
 struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
 					     u64 boot_id, u64 room);
+/*
+ * The same, read from the zones' marks (@marked) or from their start;
+ * test_save_unread: the records it left out without reading them.
+ */
+struct ramtrail_saved_trace *test_save_zones_marked(struct test_region *t,
+						    u64 off, u64 boot_id,
+						    u64 room, bool marked);
+extern u64 test_save_unread;
 /* A dmesg record holding @text in slot 0. */
 struct ramtrail_dmesg_header *test_add_dmesg(struct test_region *t,
 					     const char *text);
