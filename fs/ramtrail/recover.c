@@ -719,6 +719,13 @@ static void ramtrail_set_base(struct ramtrail_zone_cursor *c, u64 full)
 	}
 }
 
+/* The record's task may change: a new @task_gen, never 0. */
+static void ramtrail_task_changed(struct ramtrail_zone_cursor *c)
+{
+	if (!++c->rec.task_gen)
+		c->rec.task_gen = 1;
+}
+
 static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 {
 	const u64 *b = ramtrail_block(c, c->g, &c->lap);
@@ -741,6 +748,7 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 	c->stale = 0;
 	c->task_known = false;	/* [R5]: each block names its tasks */
 	c->rec.task_known = false;
+	ramtrail_task_changed(c);
 	return true;
 }
 
@@ -804,6 +812,7 @@ static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w)
 		c->stats.torn++;	/* no writer makes it: unknown task */
 	}
 	c->rec.task_known = c->task_known;
+	ramtrail_task_changed(c);
 	return true;
 }
 
@@ -1367,6 +1376,8 @@ static u32 ramtrail_saved_func_off(u32 off)
 static bool ramtrail_saved_task_changes(const struct ramtrail_saved_task *cpu,
 					const struct ramtrail_record *r)
 {
+	if (r->task_gen && r->task_gen == cpu->gen)
+		return false;
 	if (r->task_known != cpu->known)
 		return true;
 	return r->task_known && memcmp(&r->task, &cpu->task, sizeof(r->task));
@@ -1436,6 +1447,7 @@ static u32 ramtrail_saved_put(struct ramtrail_saved_record *out,
 								     sizeof(task)),
 						 &task, sizeof(task));
 	}
+	cpu->gen = r->task_gen;
 	if (!out)
 		return n;
 	if (r->type == RAMTRAIL_W_EVENT)
@@ -1615,6 +1627,7 @@ static void ramtrail_saved_skip(const struct ramtrail_region *reg,
 		c->ts = m->base;
 		c->have_base = m->have_base;
 		w->task[cpu] = m->task;
+		w->task[cpu].gen = 0;	/* another cursor's count */
 		w->dropped += m->units;
 		w->skipped += m->records;
 		w->unread += m->records;

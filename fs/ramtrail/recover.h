@@ -61,6 +61,9 @@ struct ramtrail_region {
  * @task_known: @task holds the record's task; else it is unknown
  * @ip: function offset from the text base (function records)
  * @parent: caller offset from the text base (RAMTRAIL_W_FUNC_PARENT)
+ * @task_gen: a zone cursor's count of the changes of @task and @task_known:
+ *	equal in two records of one cursor, they have the same task; 0 for
+ *	records from elsewhere (compare @task)
  * @task: the task that was running on the CPU
  * @data: event payload, zero padded to whole words
  */
@@ -76,6 +79,7 @@ struct ramtrail_record {
 	bool task_known;
 	u32 ip;
 	u32 parent;
+	u32 task_gen;
 	struct ramtrail_ev_task task;
 	u8 data[RAMTRAIL_EVENT_MAX_LEN + 1];
 };
@@ -361,11 +365,14 @@ static inline u32 ramtrail_saved_cpu(const struct ramtrail_saved_record *r)
  * struct ramtrail_saved_task - the task a saved trace names last for a CPU
  * @known: @task is the CPU's task; false before its first task event too
  * @task: the task
+ * @gen: the writer's: @task_gen of the record it was last set from, which
+ *	spares comparing @task with the records that follow; 0 for none
  *
  * Writer and reader keep one per CPU; all zero is the state at the start.
  */
 struct ramtrail_saved_task {
 	bool known;
+	u32 gen;
 	struct ramtrail_ev_task task;
 };
 
