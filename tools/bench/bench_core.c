@@ -5,7 +5,8 @@
  * several repetitions. Asserts nothing: it is a measurement, not a test.
  *
  * With --image, the decoder's rate over a region image and a census of
- * what its zones hold (make bench runs it on the guest's region).
+ * what its zones hold (make bench runs it on the guest's region). With
+ * --decoder, only the decoder and the module's save of synthetic zones.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
