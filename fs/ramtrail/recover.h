@@ -486,6 +486,26 @@ static inline u64 ramtrail_saved_drop(u64 n, u64 room, u32 nr_cpus)
 	return n > room ? n - room + (u64)nr_cpus * RAMTRAIL_SAVED_TASK_UNITS : 0;
 }
 
+/*
+ * Start @w over, its @task and @nr_cpus kept, for @room units at @unit
+ * (NULL: count only), dropping the oldest of the @n units its count found.
+ */
+static inline void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w,
+					       struct ramtrail_saved_record *unit,
+					       u64 room, u64 n)
+{
+	struct ramtrail_saved_task *task = w->task;
+	u32 nr_cpus = w->nr_cpus;
+
+	*w = (struct ramtrail_saved_writer) {
+		.unit = unit,
+		.room = room,
+		.drop = ramtrail_saved_drop(n, room, nr_cpus),
+		.task = task,
+		.nr_cpus = nr_cpus,
+	};
+}
+
 void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
 			 const struct ramtrail_saved_trace *t);
 const struct ramtrail_record *

@@ -131,19 +131,14 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 
 	ramtrail_saved_collect(cxt);
 	at = ramtrail_saved_place(reg, fixed + n * unit, &room);
-	w->room = room > fixed ? (room - fixed) / unit : 0;
-	w->drop = ramtrail_saved_drop(n, w->room, h->nr_cpus);
+	ramtrail_saved_writer_start(w, NULL, room > fixed ? (room - fixed) / unit : 0,
+				    n);
 	t = (void *)(cxt->base + h->saved_offset + at);
 	if (w->drop < n) {
 		memset(t, 0, sizeof(*t));
 		memcpy(ramtrail_saved_modules(t), mods, nmods * sizeof(*mods));
 		t->modtab_count = nmods;
-		w->unit = ramtrail_saved_records(t);
-		w->dropped = 0;
-		w->units = 0;
-		w->records = 0;
-		w->skipped = 0;
-		w->unread = 0;
+		w->unit = ramtrail_saved_records(t);	/* after the table */
 		ramtrail_saved_merge(reg, cur, heap, w, marks);
 	}
 	if (w->drop >= n || !w->records) {

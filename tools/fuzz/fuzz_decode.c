@@ -83,12 +83,8 @@ static void save_both_ways(const struct ramtrail_region *reg,
 	n = w[0].units;
 	room = n / 3 + 1;
 	for (k = 0; k < 2; k++) {
-		memset(&w[k], 0, sizeof(w[k]));
-		w[k].task = task;
-		w[k].nr_cpus = nr;
-		w[k].unit = calloc(room, sizeof(*w[k].unit));
-		w[k].room = room;
-		w[k].drop = ramtrail_saved_drop(n, room, nr);
+		ramtrail_saved_writer_start(&w[k], calloc(room, sizeof(*w[k].unit)),
+					    room, n);
 		ramtrail_saved_merge(reg, cur, heap, &w[k], k ? marks : NULL);
 	}
 	if (w[0].units != w[1].units || w[0].skipped != w[1].skipped ||

@@ -147,7 +147,6 @@ struct ramtrail_saved_trace *test_save_zones_marked(struct test_region *t,
 	struct ramtrail_saved_trace *s = (void *)(t->mem +
 						  t->hdr->saved_offset + off);
 	struct ramtrail_region reg;
-	u64 n;
 
 	if (ramtrail_region_open(&reg, t->mem, t->size))
 		return NULL;
@@ -156,15 +155,11 @@ struct ramtrail_saved_trace *test_save_zones_marked(struct test_region *t,
 	if (marked)
 		marks = calloc(reg.hdr.nr_cpus, sizeof(*marks));
 	ramtrail_saved_count_zones(&reg, cur, &w, marks);
-	n = w.units;
-	memset(&w, 0, sizeof(w));
-	w.task = task;
-	w.nr_cpus = reg.hdr.nr_cpus;
-	w.unit = ramtrail_saved_records(s);
-	w.room = room ? room : (t->hdr->saved_size - off - sizeof(*s)) /
-			       sizeof(*w.unit);
-	w.drop = ramtrail_saved_drop(n, w.room, w.nr_cpus);
 	memset(s, 0, sizeof(*s));
+	ramtrail_saved_writer_start(&w, ramtrail_saved_records(s),
+				    room ? room : (t->hdr->saved_size - off -
+						   sizeof(*s)) / sizeof(*w.unit),
+				    w.units);
 	ramtrail_saved_merge(&reg, cur, heap, &w, marks);
 	test_save_unread = w.unread;
 	free(marks);
