@@ -44,7 +44,7 @@ struct ramtrail_dump {
 	atomic_t busy;
 	struct ramtrail_tail *win;
 	struct ramtrail_zone_cursor *cursor;
-	u32 *heap;
+	struct ramtrail_merge_slot *heap;
 	struct ramtrail_text tx;
 	struct ramtrail_comm comms[RAMTRAIL_DUMP_COMMS];
 	char line[RAMTRAIL_TEXT_LINE_MAX];

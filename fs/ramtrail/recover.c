@@ -641,6 +641,7 @@ static void ramtrail_cursor_reset(struct ramtrail_zone_cursor *c,
 	c->zone = zone;
 	c->nr_blocks = nr_blocks;
 	c->cpu = cpu;
+	c->rec.cpu = cpu;
 	c->end_pos = ~0ULL;
 	c->end_ts = ~0ULL;
 }
@@ -818,13 +819,13 @@ static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w)
 
 /*
  * The common case of ramtrail_zone_next(), a function record @w at the
- * cursor, in a few instructions: the same checks, the same result. False
- * if it is not complete and current (the general path then deals with
- * it). On the end of the zone (@c->end_pos, @c->end_ts) the cursor is
- * moved past its last block.
+ * cursor, in a few instructions: the same checks, the same result.
+ * Return: 1 with the record in @c->rec; 0 if it is not complete and
+ * current (the general path then deals with it); -1 at the end of the
+ * zone (@c->end_pos, @c->end_ts), the cursor moved past its last block.
  */
-static __always_inline bool ramtrail_func_next(struct ramtrail_zone_cursor *c,
-					       const u64 *b, u64 w)
+static __always_inline int ramtrail_func_next(struct ramtrail_zone_cursor *c,
+					      const u64 *b, u64 w)
 {
 	unsigned int type = ramtrail_type(w);
 	unsigned int n = RAMTRAIL_W_HAS_PARENT(type) ? 2 : 1;
@@ -832,15 +833,17 @@ static __always_inline bool ramtrail_func_next(struct ramtrail_zone_cursor *c,
 	u64 ts = ramtrail_tsbits(w), cont = 0;
 
 	if (ramtrail_lap(w) != c->lap || !c->have_base || c->word + n > RT_WORDS)
-		return false;
+		return 0;
 	if (n == 2) {
 		cont = ramtrail_load(b + c->word + 1);
 		if (ramtrail_type(cont) != RAMTRAIL_W_CONT ||
 		    ramtrail_lap(cont) != c->lap || ramtrail_tsbits(cont) != ts)
-			return false;
+			return 0;
 	}
-	c->stats.lost_words += c->stale;
-	c->stale = 0;
+	if (unlikely(c->stale)) {
+		c->stats.lost_words += c->stale;
+		c->stale = 0;
+	}
 	/* The writer keeps records within 2^26 of the base. */
 	c->ts += (ts - c->ts) & RAMTRAIL_TS_MASK;
 	r->ts = c->ts;
@@ -848,9 +851,9 @@ static __always_inline bool ramtrail_func_next(struct ramtrail_zone_cursor *c,
 	if (r->pos >= c->end_pos || r->ts > c->end_ts) {
 		c->in_block = false;
 		c->g = c->g_last + 1;
-		return true;
+		return -1;
 	}
-	r->cpu = c->cpu;
+	/* @r->cpu is the cursor's since it was opened. */
 	r->type = n == 2 ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
 	r->ctx = RAMTRAIL_W_CTX(type);
 	r->ip = ramtrail_payload(w);
@@ -861,7 +864,7 @@ static __always_inline bool ramtrail_func_next(struct ramtrail_zone_cursor *c,
 	c->stats.no_task += !c->task_known;
 	c->word += n;
 	c->stats.records++;
-	return true;
+	return 1;
 }
 
 /* ramtrail_zone_next() past its fast path. */
@@ -945,10 +948,13 @@ static __always_inline bool ramtrail_zone_step(struct ramtrail_zone_cursor *c)
 	if (c->in_block && c->word < RT_WORDS) {
 		const u64 *b = c->block;
 		u64 w = ramtrail_load(b + c->word);
+		int got;
 
-		if (RAMTRAIL_W_IS_FUNC(ramtrail_type(w)) &&
-		    ramtrail_func_next(c, b, w))
-			return c->g <= c->g_last;
+		if (RAMTRAIL_W_IS_FUNC(ramtrail_type(w))) {
+			got = ramtrail_func_next(c, b, w);
+			if (got)
+				return got > 0;
+		}
 	}
 	return ramtrail_zone_next_slow(c);
 }
@@ -1035,35 +1041,44 @@ void ramtrail_tail_find(struct ramtrail_tail *t, struct ramtrail_zone_cursor *c,
 	t->records = got - t->skip;
 }
 
-/* Merge order: (ts, cpu, pos). */
-static bool ramtrail_before(const struct ramtrail_merge *m, u32 a, u32 b)
+/*
+ * Merge order: (ts, cpu, pos). The heap keeps each cursor's ts beside it,
+ * so only a tie reads the records.
+ */
+static bool ramtrail_before(const struct ramtrail_merge *m,
+			    const struct ramtrail_merge_slot *a,
+			    const struct ramtrail_merge_slot *b)
 {
-	const struct ramtrail_record *x = &m->cursor[a].rec;
-	const struct ramtrail_record *y = &m->cursor[b].rec;
+	const struct ramtrail_record *x, *y;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts;
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	x = &a->cursor->rec;
+	y = &b->cursor->rec;
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu;
 	return x->pos < y->pos;
 }
 
-static void ramtrail_sift_down(struct ramtrail_merge *m, u32 i)
+/* Put @x in the heap's hole at @i, moving older children up. */
+static __always_inline void
+ramtrail_sift_down(struct ramtrail_merge *m, u32 i, struct ramtrail_merge_slot x)
 {
-	for (;;) {
-		u32 l = 2 * i + 1, r = l + 1, min = i, t;
+	struct ramtrail_merge_slot *h = m->heap;
+	u32 c;
 
-		if (l < m->nr && ramtrail_before(m, m->heap[l], m->heap[min]))
-			min = l;
-		if (r < m->nr && ramtrail_before(m, m->heap[r], m->heap[min]))
-			min = r;
-		if (min == i)
-			return;
-		t = m->heap[i];
-		m->heap[i] = m->heap[min];
-		m->heap[min] = t;
-		i = min;
+	while ((c = 2 * i + 1) < m->nr) {
+		if (c + 1 < m->nr && ramtrail_before(m, &h[c + 1], &h[c]))
+			c++;
+		if (!ramtrail_before(m, &h[c], &x))
+			break;
+		/* Field by field: a 16-byte copy would defeat store forwarding. */
+		h[i].ts = h[c].ts;
+		h[i].cursor = h[c].cursor;
+		i = c;
 	}
+	h[i].ts = x.ts;
+	h[i].cursor = x.cursor;
 }
 
 /* The top's children's oldest counter value: see struct ramtrail_merge. */
@@ -1073,8 +1088,8 @@ static void ramtrail_merge_limit(struct ramtrail_merge *m)
 	u32 i;
 
 	for (i = 1; i <= 2 && i < m->nr; i++)
-		if (m->cursor[m->heap[i]].rec.ts < limit)
-			limit = m->cursor[m->heap[i]].rec.ts;
+		if (m->heap[i].ts < limit)
+			limit = m->heap[i].ts;
 	m->limit = limit;
 }
 
@@ -1087,7 +1102,8 @@ static void ramtrail_merge_limit(struct ramtrail_merge *m)
  */
 void ramtrail_merge_init(struct ramtrail_merge *m,
 			 const struct ramtrail_region *reg,
-			 struct ramtrail_zone_cursor *cursor, u32 *heap)
+			 struct ramtrail_zone_cursor *cursor,
+			 struct ramtrail_merge_slot *heap)
 {
 	u32 cpu;
 
@@ -1105,21 +1121,24 @@ void ramtrail_merge_init(struct ramtrail_merge *m,
  * @nr: cursors
  */
 void ramtrail_merge_start(struct ramtrail_merge *m,
-			  struct ramtrail_zone_cursor *cursor, u32 *heap,
-			  u32 nr)
+			  struct ramtrail_zone_cursor *cursor,
+			  struct ramtrail_merge_slot *heap, u32 nr)
 {
 	u32 i;
 
-	m->cursor = cursor;
 	m->heap = heap;
 	m->nr = 0;
 	m->advance = false;
 	for (i = 0; i < nr; i++)
 		if (ramtrail_zone_next(&cursor[i]))
-			heap[m->nr++] = i;
+			heap[m->nr++] = (struct ramtrail_merge_slot) {
+				.ts = cursor[i].rec.ts,
+				.cursor = &cursor[i],
+			};
 	for (i = m->nr / 2; i-- > 0;)
-		ramtrail_sift_down(m, i);
+		ramtrail_sift_down(m, i, heap[i]);
 	ramtrail_merge_limit(m);
+	m->top = m->nr ? heap[0].cursor : NULL;
 }
 
 /**
@@ -1130,19 +1149,31 @@ void ramtrail_merge_start(struct ramtrail_merge *m,
  */
 const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 {
-	if (m->advance && m->nr) {
-		struct ramtrail_zone_cursor *top = &m->cursor[m->heap[0]];
+	struct ramtrail_zone_cursor *c = m->top;
+	struct ramtrail_merge_slot top;
 
-		if (!ramtrail_zone_step(top))
-			m->heap[0] = m->heap[--m->nr];
-		else if (top->rec.ts < m->limit)
-			goto out;	/* older than all others: stays on top */
-		ramtrail_sift_down(m, 0);
-		ramtrail_merge_limit(m);
+	if (!c)
+		return NULL;
+	if (!m->advance) {
+		m->advance = true;
+		return &c->rec;
 	}
-out:
-	m->advance = true;
-	return m->nr ? &m->cursor[m->heap[0]].rec : NULL;
+	if (ramtrail_zone_step(c)) {
+		if (c->rec.ts < m->limit)
+			return &c->rec;	/* older than all others: stays on top */
+		top.ts = c->rec.ts;
+		top.cursor = c;
+	} else if (--m->nr) {
+		top = m->heap[m->nr];
+	} else {
+		m->top = NULL;
+		return NULL;
+	}
+	/* The top's slot is read from @top and @m->top, never from the heap. */
+	ramtrail_sift_down(m, 0, top);
+	ramtrail_merge_limit(m);
+	m->top = m->heap[0].cursor;
+	return &m->top->rec;
 }
 
 /*
@@ -1648,7 +1679,8 @@ static void ramtrail_saved_skip(const struct ramtrail_region *reg,
  * converted only if it is kept.
  */
 void ramtrail_saved_merge(const struct ramtrail_region *reg,
-			  struct ramtrail_zone_cursor *cur, u32 *heap,
+			  struct ramtrail_zone_cursor *cur,
+			  struct ramtrail_merge_slot *heap,
 			  struct ramtrail_saved_writer *w,
 			  const struct ramtrail_saved_marks *marks)
 {

@@ -159,17 +159,27 @@ struct ramtrail_zone_cursor {
 };
 
 /**
+ * struct ramtrail_merge_slot - a cursor in the merge's heap
+ * @ts: the counter value of the cursor's record: the heap's key
+ * @cursor: the cursor
+ */
+struct ramtrail_merge_slot {
+	u64 ts;
+	struct ramtrail_zone_cursor *cursor;
+};
+
+/**
  * struct ramtrail_merge - k-way merge of all zones by (ts, cpu, pos)
- * @cursor: one per zone, owned by the caller
+ * @top: the cursor whose record is the oldest; NULL at the end
  * @heap: nr_cpus slots, owned by the caller
  * @nr: cursors still in the heap
- * @advance: the top cursor must move on before the next pop
+ * @advance: @top must move on before the next record is returned
  * @limit: the oldest counter value of the top's children: a top record
  *	older than it stays on top without a sift
  */
 struct ramtrail_merge {
-	struct ramtrail_zone_cursor *cursor;
-	u32 *heap;
+	struct ramtrail_zone_cursor *top;
+	struct ramtrail_merge_slot *heap;
 	u32 nr;
 	bool advance;
 	u64 limit;
@@ -219,11 +229,12 @@ void ramtrail_tail_find(struct ramtrail_tail *t, struct ramtrail_zone_cursor *c,
 void ramtrail_tail_open(const struct ramtrail_tail *t,
 			struct ramtrail_zone_cursor *c, bool whole);
 void ramtrail_merge_start(struct ramtrail_merge *m,
-			  struct ramtrail_zone_cursor *cursor, u32 *heap,
-			  u32 nr);
+			  struct ramtrail_zone_cursor *cursor,
+			  struct ramtrail_merge_slot *heap, u32 nr);
 void ramtrail_merge_init(struct ramtrail_merge *m,
 			 const struct ramtrail_region *reg,
-			 struct ramtrail_zone_cursor *cursor, u32 *heap);
+			 struct ramtrail_zone_cursor *cursor,
+			 struct ramtrail_merge_slot *heap);
 const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m);
 u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts);
 void ramtrail_saved_scan(struct ramtrail_region *reg);
@@ -473,7 +484,8 @@ void ramtrail_saved_count_zones(const struct ramtrail_region *reg,
 				struct ramtrail_saved_writer *w,
 				struct ramtrail_saved_marks *marks);
 void ramtrail_saved_merge(const struct ramtrail_region *reg,
-			  struct ramtrail_zone_cursor *cur, u32 *heap,
+			  struct ramtrail_zone_cursor *cur,
+			  struct ramtrail_merge_slot *heap,
 			  struct ramtrail_saved_writer *w,
 			  const struct ramtrail_saved_marks *marks);
 

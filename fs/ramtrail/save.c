@@ -116,7 +116,8 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
  * (ramtrail_saved_add()).
  */
 static void ramtrail_save_zones(struct ramtrail_context *cxt,
-				struct ramtrail_zone_cursor *cur, u32 *heap,
+				struct ramtrail_zone_cursor *cur,
+				struct ramtrail_merge_slot *heap,
 				struct ramtrail_saved_writer *w, u64 n,
 				const struct ramtrail_saved_marks *marks)
 {
@@ -209,7 +210,7 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 	struct ramtrail_saved_writer w = { };
 	struct ramtrail_saved_marks *marks;
 	struct ramtrail_zone_cursor *cur;
-	u32 *heap;
+	struct ramtrail_merge_slot *heap;
 	int err = ramtrail_region_open(reg, cxt->base, cxt->size);
 
 	ramtrail_prev_note(cxt, err);

@@ -176,7 +176,7 @@ static size_t merge_all(const u8 *mem, u64 size)
 {
 	struct ramtrail_zone_cursor *cur;
 	struct ramtrail_region reg;
-	u32 heap[RAMTRAIL_MAX_CPUS];
+	struct ramtrail_merge_slot heap[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_merge m;
 	size_t n = 0;
 
@@ -202,7 +202,7 @@ static void zone_contents(const u8 *mem, u64 size)
 	struct ramtrail_zone_cursor *cur;
 	struct ramtrail_zone_stats sum;
 	struct ramtrail_region reg;
-	u32 heap[RAMTRAIL_MAX_CPUS];
+	struct ramtrail_merge_slot heap[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_merge m;
 	double bytes;
 

@@ -69,7 +69,8 @@ static void drain_areas(const struct ramtrail_region *reg)
  * count's marks, it must write what it writes reading from the start.
  */
 static void save_both_ways(const struct ramtrail_region *reg,
-			   struct ramtrail_zone_cursor *cur, u32 *heap)
+			   struct ramtrail_zone_cursor *cur,
+			   struct ramtrail_merge_slot *heap)
 {
 	static struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
 	u32 nr = reg->hdr.nr_cpus, k;
@@ -100,7 +101,7 @@ static void drain(const struct ramtrail_region *reg, int err)
 {
 	struct ramtrail_zone_cursor *cur;
 	const struct ramtrail_record *r;
-	u32 heap[RAMTRAIL_MAX_CPUS];
+	struct ramtrail_merge_slot heap[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_merge m;
 	u64 last = 0;
 

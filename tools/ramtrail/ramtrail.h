@@ -133,7 +133,7 @@ struct rt_trace {
 	u64 invalid;
 	struct ramtrail_saved_cursor *saved_cur;
 	struct ramtrail_zone_cursor *cur;
-	u32 *heap;
+	struct ramtrail_merge_slot *heap;
 	struct ramtrail_merge merge;
 };
 

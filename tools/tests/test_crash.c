@@ -370,7 +370,8 @@ static void check_crash(u8 *image)
 	struct ramtrail_region reg;
 	struct ramtrail_merge m;
 	u64 head[NCPU], last_pos[NCPU], last_ts[NCPU], prev_ts = 0;
-	u32 heap[NCPU], cpu;
+	struct ramtrail_merge_slot heap[NCPU];
+	u32 cpu;
 	bool inflight = false;
 
 	memset(table, 0, sizeof(table));

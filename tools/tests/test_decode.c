@@ -229,7 +229,8 @@ static void test_merge_starts_from_cursors_the_caller_opened(void)
 	const struct ramtrail_record *r;
 	struct ramtrail_tail w[2];
 	struct ramtrail_merge m;
-	u32 heap[2], i, n = 0;
+	struct ramtrail_merge_slot heap[2];
+	u32 i, n = 0;
 
 	for (i = 0; i < 2000; i++)
 		ramtrail_ring_func(&t->ring[i & 1], i, 0);

@@ -107,7 +107,7 @@ size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
 	const struct ramtrail_record *r;
 	struct ramtrail_region reg;
 	struct ramtrail_merge m;
-	u32 heap[RAMTRAIL_MAX_CPUS];
+	struct ramtrail_merge_slot heap[RAMTRAIL_MAX_CPUS];
 	size_t n = 0;
 
 	if (sum)
@@ -143,7 +143,7 @@ struct ramtrail_saved_trace *test_save_zones_marked(struct test_region *t,
 	struct ramtrail_saved_writer w = { .task = task };
 	struct ramtrail_saved_marks *marks = NULL;
 	struct ramtrail_zone_cursor *cur;
-	u32 heap[RAMTRAIL_MAX_CPUS];
+	struct ramtrail_merge_slot heap[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_saved_trace *s = (void *)(t->mem +
 						  t->hdr->saved_offset + off);
 	struct ramtrail_region reg;
