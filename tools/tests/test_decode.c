@@ -975,6 +975,70 @@ static void fill_random(struct test_region *t, u32 nr_cpus, u32 n,
 	clock_step = 10;
 }
 
+struct merge_key {
+	u64 ts;
+	u64 pos;
+	u32 cpu;
+};
+
+static int merge_key_cmp(const void *a, const void *b)
+{
+	const struct merge_key *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * The merge returns every record of every zone, in (time, CPU, position)
+ * order: the same as sorting what each zone decodes alone. Random zones
+ * of 1 to 17 CPUs, with ties across CPUs (clock steps of 0), clocks that
+ * step back, empty zones and damaged words, so that cursors end at
+ * different times and the heap loses slots in any order.
+ */
+static void test_merge_is_every_zone_sorted_by_time_cpu_position(void)
+{
+	static struct merge_key want[MAXREC];
+	u32 seed, bad = 0, ties = 0, runs = 200;
+
+	for (seed = 1; seed <= runs; seed++) {
+		u32 cpus = seed % 10 ? 1 + seed % 9 : 16 + seed % 20 / 10;
+		u32 blocks = 2 + seed % 12, cpu;
+		struct test_region *t = test_region_new(cpus, blocks, 0);
+		struct ramtrail_zone_cursor c;
+		struct ramtrail_region reg;
+		size_t n, k = 0, i;
+
+		rnd_state = seed * 0x9e3779b97f4a7c15ULL;
+		clock_now = 1000;
+		fill_random(t, seed % 7 ? cpus : cpus / 2 + 1,
+			    rnd(blocks * cpus * 600), seed % 3 ? 0 : rnd(6));
+		CHECK(!ramtrail_region_open(&reg, t->mem, t->size), "open");
+		for (cpu = 0; cpu < cpus; cpu++) {
+			ramtrail_zone_open(&c, &reg, cpu);
+			while (ramtrail_zone_next(&c) && k < MAXREC)
+				want[k++] = (struct merge_key) {
+					c.rec.ts, c.rec.pos, c.rec.cpu };
+		}
+		qsort(want, k, sizeof(*want), merge_key_cmp);
+		n = test_decode(t, out, MAXREC, &st);
+		bad += n != k;
+		for (i = 0; i < n && i < k; i++) {
+			bad += out[i].ts != want[i].ts || out[i].cpu != want[i].cpu ||
+			       out[i].pos != want[i].pos;
+			ties += i && out[i].ts == out[i - 1].ts &&
+				out[i].cpu != out[i - 1].cpu;
+		}
+		test_region_free(t);
+	}
+	CHECK(!bad, "%u records out of order or missing", bad);
+	/* The clock steps of 0 must have made ties across CPUs. */
+	CHECK(ties > 1000, "only %u ties across CPUs", ties);
+}
+
 /*
  * A save that starts from the count's marks writes what a save that
  * reads the zones from their start writes, unit for unit, with the same
@@ -1307,6 +1371,7 @@ int main(void)
 	RUN(test_fresh_region_has_no_records);
 	RUN(test_single_cpu_records_come_back_in_order);
 	RUN(test_many_cpus_merge_by_time);
+	RUN(test_merge_is_every_zone_sorted_by_time_cpu_position);
 	RUN(test_wraparound_keeps_the_newest_window);
 	RUN(test_tail_is_the_newest_records_read_from_few_blocks);
 	RUN(test_tail_leaves_out_what_follows_its_end);
