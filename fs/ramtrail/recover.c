@@ -1170,8 +1170,24 @@ const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 		return NULL;
 	}
 	/* The top's slot is read from @top and @m->top, never from the heap. */
-	ramtrail_sift_down(m, 0, top);
-	ramtrail_merge_limit(m);
+	if (m->nr == 2) {
+		/* Two zones, as on many machines: a swap, or nothing. */
+		struct ramtrail_merge_slot *o = &m->heap[1];
+
+		if (ramtrail_before(m, o, &top)) {
+			m->heap[0].ts = o->ts;
+			m->heap[0].cursor = o->cursor;
+			o->ts = top.ts;
+			o->cursor = top.cursor;
+		} else {
+			m->heap[0].ts = top.ts;
+			m->heap[0].cursor = top.cursor;
+		}
+		m->limit = o->ts;
+	} else {
+		ramtrail_sift_down(m, 0, top);
+		ramtrail_merge_limit(m);
+	}
 	m->top = m->heap[0].cursor;
 	return &m->top->rec;
 }
