@@ -12,7 +12,7 @@
 #                     random panics, oopses, soft lockups, power cuts and
 #                     erases on one RAM file per STRESS_KVERS=6.1,6.12 and
 #                     STRESS_SMPS=2,4; STRESS_SEED=S replays a campaign
-#   make bench        every benchmark against the anchors (QEMU, ~4 min)
+#   make bench        every benchmark against the anchors (QEMU, 4-9 min)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make tools        build the userspace side only (build/tools/ramtrail)
 #   make deb          build/deb/ramtrail-dkms_<version>_all.deb and
