@@ -1169,7 +1169,10 @@ const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 		m->top = NULL;
 		return NULL;
 	}
-	/* The top's slot is read from @top and @m->top, never from the heap. */
+	/*
+	 * @top goes back in the heap. heap[0] is the hole: it is stale (the
+	 * fast path above leaves it) and never read.
+	 */
 	if (m->nr == 2) {
 		/* Two zones, as on many machines: a swap, or nothing. */
 		struct ramtrail_merge_slot *o = &m->heap[1];
