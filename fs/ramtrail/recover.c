@@ -1060,6 +1060,17 @@ static bool ramtrail_before(const struct ramtrail_merge *m,
 	return x->pos < y->pos;
 }
 
+/*
+ * Field by field: a slot read back as one 16-byte load after two 8-byte
+ * stores would defeat store forwarding.
+ */
+static __always_inline void ramtrail_slot_set(struct ramtrail_merge_slot *dst,
+					      const struct ramtrail_merge_slot *src)
+{
+	dst->ts = src->ts;
+	dst->cursor = src->cursor;
+}
+
 /* Put @x in the heap's hole at @i, moving older children up. */
 static __always_inline void
 ramtrail_sift_down(struct ramtrail_merge *m, u32 i, struct ramtrail_merge_slot x)
@@ -1072,13 +1083,10 @@ ramtrail_sift_down(struct ramtrail_merge *m, u32 i, struct ramtrail_merge_slot x
 			c++;
 		if (!ramtrail_before(m, &h[c], &x))
 			break;
-		/* Field by field: a 16-byte copy would defeat store forwarding. */
-		h[i].ts = h[c].ts;
-		h[i].cursor = h[c].cursor;
+		ramtrail_slot_set(&h[i], &h[c]);
 		i = c;
 	}
-	h[i].ts = x.ts;
-	h[i].cursor = x.cursor;
+	ramtrail_slot_set(&h[i], &x);
 }
 
 /* The top's children's oldest counter value: see struct ramtrail_merge. */
@@ -1178,13 +1186,10 @@ const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 		struct ramtrail_merge_slot *o = &m->heap[1];
 
 		if (ramtrail_before(m, o, &top)) {
-			m->heap[0].ts = o->ts;
-			m->heap[0].cursor = o->cursor;
-			o->ts = top.ts;
-			o->cursor = top.cursor;
+			ramtrail_slot_set(&m->heap[0], o);
+			ramtrail_slot_set(o, &top);
 		} else {
-			m->heap[0].ts = top.ts;
-			m->heap[0].cursor = top.cursor;
+			ramtrail_slot_set(&m->heap[0], &top);
 		}
 		m->limit = o->ts;
 	} else {
