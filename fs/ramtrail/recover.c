@@ -762,7 +762,6 @@ static void ramtrail_fill(struct ramtrail_zone_cursor *c, const u64 *w,
 
 	r->ts = c->ts;
 	r->pos = (c->g << RAMTRAIL_BLOCK_SHIFT) + (u64)c->word * 8;
-	r->cpu = c->cpu;
 	r->ip = 0;
 	r->parent = 0;
 	r->id = 0;
