@@ -125,13 +125,17 @@ static ssize_t ramtrail_read_ftrace(struct ramtrail_pstore_walk *w,
 {
 	struct pstore_ftrace_record *out = NULL;
 	const struct ramtrail_record *r;
-	u64 n = 0;
+	u64 n = 0, room;
+
+	/* Each chunk holds RAMTRAIL_SAVED_CHUNK_ENTRIES at most. */
+	room = (end - min(end, w->ftrace.next)) * RAMTRAIL_SAVED_CHUNK_ENTRIES;
+	room = min(room, w->t->nr_records);
 
 	if (!erased)
-		out = kmalloc_array(end - min(end, w->ftrace.next),
-				    sizeof(*out), GFP_KERNEL | __GFP_NOWARN);
+		out = kmalloc_array(room, sizeof(*out),
+				    GFP_KERNEL | __GFP_NOWARN);
 	while ((r = ramtrail_saved_read(&w->ftrace, end))) {
-		if (!out || r->type == RAMTRAIL_W_EVENT)
+		if (!out || r->type == RAMTRAIL_W_EVENT || n >= room)
 			continue;
 		out[n].ip = ramtrail_relocate(&w->rl, r->ip);
 		out[n].parent_ip = ramtrail_relocate(&w->rl, r->parent);

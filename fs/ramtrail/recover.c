@@ -1269,7 +1269,7 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_saved_trace *t;
-	u64 room, need;
+	u64 room, full;
 
 	if (!reg->base || off % 8 || off > h->saved_size ||
 	    h->saved_size - off < sizeof(*t))
@@ -1279,14 +1279,18 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
 	    t->checksum != ramtrail_saved_checksum(t))
 		return NULL;
 	room = h->saved_size - off;
-	need = sizeof(*t) + (u64)t->modtab_count *
-	       sizeof(struct ramtrail_module_entry);
-	if (t->modtab_count > RAMTRAIL_MAX_MODULES ||
-	    t->size % 8 || t->size > room || need > t->size ||
-	    t->nr_records != (t->size - need) /
-			     sizeof(struct ramtrail_saved_record) ||
-	    (t->size - need) % sizeof(struct ramtrail_saved_record) ||
-	    t->nr_cpus > RAMTRAIL_MAX_CPUS || t->nr_cpus < 1)
+	if (t->modtab_count > RAMTRAIL_MAX_MODULES || t->size % 8 ||
+	    t->size > room || t->nr_cpus > RAMTRAIL_MAX_CPUS || t->nr_cpus < 1 ||
+	    t->chunk_size < RAMTRAIL_SAVED_CHUNK_MIN ||
+	    t->chunk_size > RAMTRAIL_SAVED_CHUNK_MAX || t->chunk_size % 8 ||
+	    !t->nr_slots || t->nr_chunks < t->nr_slots)
+		return NULL;
+	/* Whole slots; the last one cut after its chunk if none wrapped. */
+	full = ramtrail_saved_fixed(t->modtab_count) +
+	       (u64)t->nr_slots * t->chunk_size;
+	if (t->nr_chunks > t->nr_slots ? t->size != full :
+	    (t->size > full || t->size < full - t->chunk_size +
+					  sizeof(struct ramtrail_saved_chunk)))
 		return NULL;
 	return t;
 }
@@ -1418,15 +1422,24 @@ u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
 	return best;
 }
 
-/* A function unit's offsets carry the context in their bit 31. */
-#define RT_SAVED_OFF(x)		((x) & RAMTRAIL_TEXT_OFFSET_MAX)
-/* An offset a zone writer produces: 0 (none) or one below bit 31. */
+/* A function offset a zone writer produces: 0 (none) or one below 2^31. */
 static u32 ramtrail_saved_func_off(u32 off)
 {
 	return off <= RAMTRAIL_TEXT_OFFSET_MAX ? off : 0;
 }
 
-/* Does @r change what the saved trace says of its CPU's task? */
+/*
+ * Does a saved trace keep @r? Not a function outside the text, which has
+ * no name, nor a task event: the writer makes its own.
+ */
+static bool ramtrail_saved_keeps(const struct ramtrail_record *r)
+{
+	if (r->type == RAMTRAIL_W_EVENT)
+		return r->id != RAMTRAIL_EV_TASK;
+	return ramtrail_saved_func_off(r->ip) != 0;
+}
+
+/* Does @r change what the open chunk says of its CPU's task? */
 static bool ramtrail_saved_task_changes(const struct ramtrail_saved_task *cpu,
 					const struct ramtrail_record *r)
 {
@@ -1437,255 +1450,296 @@ static bool ramtrail_saved_task_changes(const struct ramtrail_saved_task *cpu,
 	return r->task_known && memcmp(&r->task, &cpu->task, sizeof(r->task));
 }
 
-/*
- * Units @r takes after those that say @cpu of its CPU, a task event
- * included; 0 for a record a saved trace does not keep: a function outside
- * the text, which has no name, or a task event (the writer makes its own).
+/* The checksum's start: the trace, then @len bytes of entries at @p. */
+static u32 ramtrail_saved_chunk_seed(u64 boot_id, u64 nonce, const void *p,
+				     u32 len)
+{
+	const u64 id[2] = { boot_id, nonce };
+
+	return ramtrail_crc32_update(ramtrail_crc32_update(~0U, id, sizeof(id)),
+				     p, len);
+}
+
+/* The checksum's end, from @crc of the trace and the entries: the header. */
+static u32 ramtrail_saved_chunk_crc(u32 crc, const struct ramtrail_saved_chunk *k)
+{
+	return ~ramtrail_crc32_update(crc, (const u8 *)k + sizeof(k->checksum),
+				      sizeof(*k) - sizeof(k->checksum));
+}
+
+/**
+ * ramtrail_saved_chunk_checksum() - CRC32 of a chunk of a saved trace
+ * @k: the chunk, its @len bytes of entries after it
+ * @boot_id: boot_id of the trace it belongs to
+ * @nonce: nonce of the trace it belongs to
+ *
+ * Return: the checksum to store in or compare with @k->checksum.
  */
-static u32 ramtrail_saved_units(const struct ramtrail_saved_task *cpu,
-				const struct ramtrail_record *r)
+u32 ramtrail_saved_chunk_checksum(const struct ramtrail_saved_chunk *k,
+				  u64 boot_id, u64 nonce)
 {
-	u32 n = r->type != RAMTRAIL_W_EVENT ?
-		ramtrail_saved_func_off(r->ip) != 0 :
-		r->id != RAMTRAIL_EV_TASK ?
-		1 + DIV_ROUND_UP(r->len, sizeof(struct ramtrail_saved_record)) : 0;
-
-	if (n && ramtrail_saved_task_changes(cpu, r))
-		n += RAMTRAIL_SAVED_TASK_UNITS;
-	return n;
+	return ramtrail_saved_chunk_crc(ramtrail_saved_chunk_seed(boot_id, nonce,
+								  k + 1, k->len),
+					k);
 }
 
-/* One unit: time and CPU, then ip and parent (or an event's head). */
-static void ramtrail_saved_unit(struct ramtrail_saved_record *u, u64 ns,
-				u32 cpu, u32 ip, u32 parent)
+_Static_assert(RAMTRAIL_SAVED_ENTRY_MAX <= RAMTRAIL_SAVED_CHUNK_MIN -
+	       sizeof(struct ramtrail_saved_chunk),
+	       "an empty chunk holds any record");
+
+static u8 *ramtrail_put_varint(u8 *p, u64 v)
 {
-	u->ts_cpu = ramtrail_saved_pack(ns, cpu);
-	u->ip = ip;
-	u->parent = parent;
+	while (v >= 0x80) {
+		*p++ = (u8)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
 }
 
-/* An event's head unit and its data units, zero padded. */
-static u32 ramtrail_saved_event(struct ramtrail_saved_record *out, u64 ns,
-				u32 cpu, u32 head, const void *data, u32 len)
+/**
+ * ramtrail_saved_writer_start() - start a saved trace's chunks
+ * @w: the writer, its @task, @hash and @nr_cpus set by the caller
+ * @slots: the first chunk slot
+ * @chunk_size: bytes of a slot, within RAMTRAIL_SAVED_CHUNK_MIN..MAX
+ * @nr_slots: slots at @slots
+ * @boot_id: boot_id of the trace
+ * @nonce: nonce of the trace
+ */
+void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
+				 u32 chunk_size, u32 nr_slots, u64 boot_id,
+				 u64 nonce)
 {
-	u32 n = DIV_ROUND_UP(len, sizeof(*out));
+	w->slots = slots;
+	w->chunk_size = chunk_size;
+	w->nr_slots = nr_slots;
+	w->boot_id = boot_id;
+	w->nonce = nonce;
+	w->chunk = NULL;
+	w->len = 0;
+	w->nr_chunks = 0;
+	w->records = 0;
+	w->chunk_records = 0;
+	w->lost = 0;
+}
 
-	ramtrail_saved_unit(out, ns, cpu, 0, head);
-	memset(out + 1, 0, n * sizeof(*out));
-	memcpy(out + 1, data, len);
-	return 1 + n;
+/* Seal the open chunk, if any. */
+static void ramtrail_saved_close(struct ramtrail_saved_writer *w)
+{
+	struct ramtrail_saved_chunk *k = w->chunk;
+
+	if (!k)
+		return;
+	k->len = w->len;
+	k->records = w->chunk_records;
+	k->checksum = ramtrail_saved_chunk_crc(w->crc, k);
+	w->chunk = NULL;
+}
+
+/* Open the next chunk, its time counting from @ns, in the oldest slot. */
+static void ramtrail_saved_next_chunk(struct ramtrail_saved_writer *w, u64 ns)
+{
+	u64 n = w->nr_chunks++;
+	struct ramtrail_saved_chunk *k;
+
+	ramtrail_saved_close(w);
+	k = (void *)(w->slots + (n % w->nr_slots) * w->chunk_size);
+	if (n >= w->nr_slots)
+		w->lost += k->records;	/* sealed by this writer */
+	memset(k, 0, sizeof(*k));
+	k->seq = n;
+	k->ns = ns;
+	w->chunk = k;
+	w->crc = ramtrail_saved_chunk_seed(w->boot_id, w->nonce, NULL, 0);
+	w->len = 0;
+	w->entries = 0;
+	w->chunk_records = 0;
+	w->nr_names = 0;
+	w->ns = ns;
+	w->cpu = U32_MAX;
+	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
 }
 
 /*
- * Append @r at @out (NULL: only update @cpu), preceded by a task event
- * (pid RAMTRAIL_PID_UNKNOWN when unknown) if its task is not the one the
- * units before name last for its CPU. Returns the units appended.
+ * The index of @off in the open chunk's table; *@new tells that it was not
+ * there and is added. The table never holds more than half of @w->hash.
  */
-static u32 ramtrail_saved_put(struct ramtrail_saved_record *out,
-			      struct ramtrail_saved_task *cpu,
-			      const struct ramtrail_record *r, u64 ns)
+static u32 ramtrail_saved_name(struct ramtrail_saved_writer *w, u32 off,
+			       bool *new)
 {
+	u32 h = (off * 0x9e3779b1U) >> (32 - RAMTRAIL_SAVED_HASH_BITS);
+	struct ramtrail_saved_name *e;
+
+	for (;; h = (h + 1) % RAMTRAIL_SAVED_HASH) {
+		e = &w->hash[h];
+		if (e->chunk != w->nr_chunks) {
+			e->chunk = w->nr_chunks;
+			e->off = off;
+			e->index = w->nr_names++;
+			*new = true;
+			return e->index;
+		}
+		if (e->off == off) {
+			*new = false;
+			return e->index;
+		}
+	}
+}
+
+/* Put function offset @off at @p, as an index or a new offset. */
+static u8 *ramtrail_saved_put_ref(struct ramtrail_saved_writer *w, u8 *p,
+				  u32 off, u8 *tag, unsigned int shift)
+{
+	bool new;
+	u32 i = ramtrail_saved_name(w, off, &new);
+
+	if (!new) {
+		*tag |= RAMTRAIL_SR_INDEX << shift;
+		return ramtrail_put_varint(p, i);
+	}
+	*tag |= RAMTRAIL_SR_NEW << shift;
+	memcpy(p, &off, sizeof(off));
+	return p + sizeof(off);
+}
+
+/* An entry's tag at @p, its CPU if it changes, and its time. */
+static u8 *ramtrail_saved_put_head(struct ramtrail_saved_writer *w, u8 *p,
+				   u32 cpu, u64 ns)
+{
+	u8 *q = p + 1;
+
+	*p = 0;
+	if (cpu != w->cpu) {
+		*p = RAMTRAIL_ST_CPU;
+		q = ramtrail_put_varint(q, cpu);
+		w->cpu = cpu;
+	}
+	q = ramtrail_put_varint(q, ns - w->ns);
+	w->ns = ns;
+	w->entries++;
+	return q;
+}
+
+static u8 *ramtrail_saved_put_event(struct ramtrail_saved_writer *w, u8 *p,
+				    u32 cpu, u64 ns, u32 id, u32 len,
+				    u32 flags, const void *data)
+{
+	u8 *q = ramtrail_saved_put_head(w, p, cpu, ns);
+
+	q = ramtrail_put_varint(q, id);
+	*q++ = len;
+	*q++ = flags;
+	memcpy(q, data, len);
+	return q + len;
+}
+
+/*
+ * Write @r at @out, preceded by a task event (pid RAMTRAIL_PID_UNKNOWN
+ * when unknown) if its task is not the one the chunk names last for its
+ * CPU. Returns the bytes written: at most RAMTRAIL_SAVED_ENTRY_MAX.
+ */
+static u32 ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
+				 const struct ramtrail_record *r, u64 ns)
+{
+	struct ramtrail_saved_task *cpu = &w->task[r->cpu];
 	struct ramtrail_ev_task task = { .pid = RAMTRAIL_PID_UNKNOWN };
-	u32 n = ramtrail_saved_units(cpu, r), k = 0, ctx = r->ctx;
+	u8 *p = out, *tag;
 
-	if (!n)
-		return 0;
 	if (ramtrail_saved_task_changes(cpu, r)) {
 		cpu->known = r->task_known;
 		cpu->task = r->task;
 		if (r->task_known)
 			task = r->task;
-		if (out)
-			k = ramtrail_saved_event(out, ns, r->cpu,
-						 RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_TASK,
-								     sizeof(task)),
-						 &task, sizeof(task));
+		p = ramtrail_saved_put_event(w, p, r->cpu, ns, RAMTRAIL_EV_TASK,
+					     sizeof(task), 0, &task);
 	}
 	cpu->gen = r->task_gen;
-	if (!out)
-		return n;
-	if (r->type == RAMTRAIL_W_EVENT)
-		ramtrail_saved_event(out + k, ns, r->cpu,
-				     RAMTRAIL_EVENT_HEAD_FLAGS(r->id, r->len,
-							       r->flags),
-				     r->data, r->len);
-	else
-		ramtrail_saved_unit(out + k, ns, r->cpu,
-				    r->ip | (ctx & 2 ? RAMTRAIL_SAVED_CTX_BIT : 0),
-				    ramtrail_saved_func_off(r->parent) |
-				    (ctx & 1 ? RAMTRAIL_SAVED_CTX_BIT : 0));
-	return n;
+	if (r->type == RAMTRAIL_W_EVENT) {
+		p = ramtrail_saved_put_event(w, p, r->cpu, ns, r->id, r->len,
+					     r->flags, r->data);
+	} else {
+		tag = p;
+		p = ramtrail_saved_put_head(w, p, r->cpu, ns);
+		*tag |= r->ctx & RAMTRAIL_ST_CTX_MASK;
+		p = ramtrail_saved_put_ref(w, p, r->ip, tag,
+					   RAMTRAIL_ST_IP_SHIFT);
+		if (ramtrail_saved_func_off(r->parent))
+			p = ramtrail_saved_put_ref(w, p, r->parent, tag,
+						   RAMTRAIL_ST_PARENT_SHIFT);
+	}
+	return p - out;
 }
 
 /**
  * ramtrail_saved_add() - append a record of the zone merge to a saved trace
- * @w: the writer
+ * @w: the writer, started
  * @r: the record, whose CPU is below @w->nr_cpus
- * @ns: its time in CLOCK_MONOTONIC nanoseconds
+ * @ns: its time in CLOCK_MONOTONIC nanoseconds, not before the last one's
  *
- * A record whose task is not the one the trace names last for its CPU is
+ * A record whose task is not the one the chunk names last for its CPU is
  * preceded by a RAMTRAIL_EV_TASK event, so that a reader knows the task of
- * every record. The oldest records are left out until @w->drop units are;
- * the first record kept of each CPU then names its task again, as if it
- * began the trace: a writer that drops records keeps room for one task
- * event per CPU (RAMTRAIL_SAVED_TASK_UNITS each). A record that does not
- * fit in @w->room is left out too.
+ * every record. When the open chunk is full, the next one starts, in the
+ * oldest slot once all are taken: the oldest records are the ones lost.
  */
 void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 			const struct ramtrail_record *r, u64 ns)
 {
-	struct ramtrail_saved_task *task = &w->task[r->cpu];
-	u32 n = ramtrail_saved_units(task, r);
+	u32 cap = w->chunk_size - sizeof(struct ramtrail_saved_chunk), n;
 
-	if (!n)
+	if (!w->nr_slots || !ramtrail_saved_keeps(r))
 		return;
-	if (w->dropped < w->drop) {
-		w->dropped += ramtrail_saved_put(NULL, task, r, ns);
-		w->skipped++;
-		if (w->dropped >= w->drop)
-			memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
-		return;
+	if (w->chunk && ns < w->ns)
+		ns = w->ns;	/* the merge's order: not seen */
+	if (!w->chunk || w->entries + 2 > RAMTRAIL_SAVED_CHUNK_ENTRIES ||
+	    w->nr_names + 2 > RAMTRAIL_SAVED_CHUNK_NAMES)
+		ramtrail_saved_next_chunk(w, ns);
+	/*
+	 * Entries are made in @w->scratch, which is cached, and checksummed
+	 * there: the region may be mapped write-combined, slow to read.
+	 */
+	n = ramtrail_saved_encode(w, w->scratch, r, ns);
+	if (n > cap - w->len) {
+		ramtrail_saved_next_chunk(w, ns);
+		n = ramtrail_saved_encode(w, w->scratch, r, ns);
 	}
-	if (w->unit && w->units + n > w->room) {
-		w->skipped++;
-		return;
-	}
-	w->units += ramtrail_saved_put(w->unit ? w->unit + w->units : NULL,
-				       task, r, ns);
+	memcpy((u8 *)(w->chunk + 1) + w->len, w->scratch, n);
+	w->crc = ramtrail_crc32_update(w->crc, w->scratch, n);
+	w->len += n;
 	w->records++;
-}
-
-/* Note where the record at @c, the first of its block, may be saved from. */
-static void ramtrail_saved_mark_at(struct ramtrail_saved_marks *marks,
-				   const struct ramtrail_zone_cursor *c,
-				   const struct ramtrail_saved_writer *w,
-				   u64 units, u64 records)
-{
-	struct ramtrail_saved_mark *m = &marks->mark[marks->nr++];
-
-	m->g = c->g;
-	m->ts = c->rec.ts;
-	m->base = c->entry_ts;
-	m->have_base = c->entry_base;
-	m->units = w->units - units;
-	m->records = w->records - records;
-	m->task = w->task[c->cpu];
+	w->chunk_records++;
 }
 
 /**
- * ramtrail_saved_count_zones() - units the zones' records take in a trace
- * @reg: region opened with ramtrail_region_open()
- * @cur: reg->hdr.nr_cpus cursors
- * @w: writer with @unit NULL and @drop 0, as zeroed: its @units grow
- * @marks: NULL, or reg->hdr.nr_cpus entries that ramtrail_saved_merge()
- *	then starts from
+ * ramtrail_saved_finish() - seal the last chunk of a saved trace
+ * @w: the writer
+ */
+void ramtrail_saved_finish(struct ramtrail_saved_writer *w)
+{
+	ramtrail_saved_close(w);
+}
+
+/**
+ * ramtrail_saved_set_chunks() - a saved trace's fields that its chunks set
+ * @t: the trace, its @modtab_count set
+ * @w: the writer that filled it, finished, with at least one chunk
  *
- * What a record takes depends only on the records of its own CPU before it
- * (the task they name last), so each zone is decoded on its own: the
- * count of a merge, without the merge. Every 1/RAMTRAIL_SAVED_MARKS of a
- * zone, the first record of a block is marked with all that a decode and
- * a count starting there need to go on as if they had read the blocks
- * before.
+ * A trace that never wrapped ends after its last chunk's entries.
  */
-void ramtrail_saved_count_zones(const struct ramtrail_region *reg,
-				struct ramtrail_zone_cursor *cur,
-				struct ramtrail_saved_writer *w,
-				struct ramtrail_saved_marks *marks)
+void ramtrail_saved_set_chunks(struct ramtrail_saved_trace *t,
+			       const struct ramtrail_saved_writer *w)
 {
-	u32 cpu, every = reg->hdr.nr_blocks / RAMTRAIL_SAVED_MARKS;
-	struct ramtrail_saved_marks *zm = NULL;
-
-	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
-		struct ramtrail_zone_cursor *c = &cur[cpu];
-		u64 units = w->units, records = w->records, next = 0;
-
-		if (marks) {
-			zm = &marks[cpu];
-			zm->nr = 0;
-		}
-		ramtrail_zone_open(c, reg, cpu);
-		while (ramtrail_zone_step(c)) {
-			if (zm && c->g >= next && zm->nr < RAMTRAIL_SAVED_MARKS) {
-				ramtrail_saved_mark_at(zm, c, w, units, records);
-				next = c->g + (every ? every : 1);
-			}
-			ramtrail_saved_add(w, &c->rec, 0);
-			if (!(c->stats.records & 0xffff))
-				cond_resched();
-		}
-		if (zm) {
-			zm->units = w->units - units;
-			zm->stats = c->stats;
-		}
-	}
-}
-
-/*
- * Units of records of time <= @ts at most: per zone, those before its
- * first mark past @ts, or all it has.
- */
-static u64 ramtrail_saved_units_to(const struct ramtrail_saved_marks *marks,
-				   u32 nr, u64 ts)
-{
-	u64 sum = 0;
-	u32 cpu, i;
-
-	for (cpu = 0; cpu < nr; cpu++) {
-		const struct ramtrail_saved_marks *zm = &marks[cpu];
-
-		for (i = 0; i < zm->nr && zm->mark[i].ts <= ts; i++)
-			;
-		sum += i < zm->nr ? zm->mark[i].units : zm->units;
-	}
-	return sum;
-}
-
-/*
- * Open the cursors, each at its newest mark that only records the writer
- * drops precede, and set the writer as if it had dropped those. The
- * records of time <= T, for the newest T whose records take fewer than
- * @w->drop units, are the oldest of the merge and all dropped: the marks
- * of time <= T start after none but those.
- */
-static void ramtrail_saved_skip(const struct ramtrail_region *reg,
-				struct ramtrail_zone_cursor *cur,
-				struct ramtrail_saved_writer *w,
-				const struct ramtrail_saved_marks *marks)
-{
-	u32 cpu, i, nr = reg->hdr.nr_cpus;
-	u64 lo = 0, hi = ~0ULL, mid;
-
-	for (cpu = 0; cpu < nr; cpu++)
-		ramtrail_zone_open(&cur[cpu], reg, cpu);
-	if (!marks || ramtrail_saved_units_to(marks, nr, 0) >= w->drop)
-		return;
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (ramtrail_saved_units_to(marks, nr, mid) < w->drop)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	for (cpu = 0; cpu < nr; cpu++) {
-		const struct ramtrail_saved_marks *zm = &marks[cpu];
-		const struct ramtrail_saved_mark *m;
-		struct ramtrail_zone_cursor *c = &cur[cpu];
-
-		for (i = 0; i < zm->nr && zm->mark[i].ts <= lo; i++)
-			;
-		if (!i)
-			continue;
-		m = &zm->mark[i - 1];
-		c->g = m->g;
-		c->ts = m->base;
-		c->have_base = m->have_base;
-		w->task[cpu] = m->task;
-		w->task[cpu].gen = 0;	/* another cursor's count */
-		w->dropped += m->units;
-		w->skipped += m->records;
-		w->unread += m->records;
-	}
+	t->size = ramtrail_saved_fixed(t->modtab_count);
+	if (w->nr_chunks > w->nr_slots)
+		t->size += (u64)w->nr_slots * w->chunk_size;
+	else
+		t->size += (w->nr_chunks - 1) * w->chunk_size +
+			   round_up(sizeof(struct ramtrail_saved_chunk) +
+				    w->len, 8);
+	t->chunk_size = w->chunk_size;
+	t->nr_chunks = w->nr_chunks;
+	t->nr_slots = min_t(u64, w->nr_chunks, w->nr_slots);
+	t->nr_records = w->records - w->lost;
+	t->skipped = w->lost;
 }
 
 /**
@@ -1694,125 +1748,221 @@ static void ramtrail_saved_skip(const struct ramtrail_region *reg,
  * @cur: reg->hdr.nr_cpus cursors; their stats then tell what the decode
  *	of the whole zones dropped
  * @heap: reg->hdr.nr_cpus slots
- * @w: the writer, its @drop from ramtrail_saved_count_zones()'s count
- * @marks: NULL, or what that count marked: the zones are then read from
- *	the newest marks before the records kept, not from their start
- *
- * The result is the same with or without @marks. A record's time is
- * converted only if it is kept.
+ * @w: the writer, started; finished on return
  */
 void ramtrail_saved_merge(const struct ramtrail_region *reg,
 			  struct ramtrail_zone_cursor *cur,
 			  struct ramtrail_merge_slot *heap,
-			  struct ramtrail_saved_writer *w,
-			  const struct ramtrail_saved_marks *marks)
+			  struct ramtrail_saved_writer *w)
 {
 	const struct ramtrail_record *r;
 	struct ramtrail_merge m;
 	u64 n = 0;
 	u32 cpu;
 
-	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
-	ramtrail_saved_skip(reg, cur, w, marks);
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
+		ramtrail_zone_open(&cur[cpu], reg, cpu);
 	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
 	while ((r = ramtrail_merge_next(&m))) {
-		ramtrail_saved_add(w, r, w->dropped < w->drop ? 0 :
-				   ramtrail_ts_to_ns(&reg->hdr, r->ts));
+		ramtrail_saved_add(w, r, ramtrail_ts_to_ns(&reg->hdr, r->ts));
 		if (!(++n & 0xffff))
 			cond_resched();
 	}
-	for (cpu = 0; marks && cpu < reg->hdr.nr_cpus; cpu++)
-		cur[cpu].stats = marks[cpu].stats;
+	ramtrail_saved_finish(w);
 }
 
 /**
- * ramtrail_saved_open() - start reading a saved trace's units
+ * ramtrail_saved_open() - start reading a saved trace's chunks
  * @c: the cursor
  * @t: a saved trace that ramtrail_saved_next() returned
  */
 void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
 			 const struct ramtrail_saved_trace *t)
 {
-	memset(c, 0, sizeof(*c));
-	c->unit = ramtrail_saved_records(t);
-	c->nr = t->nr_records;
+	/* The tables are set as each chunk opens. */
+	memset(c, 0, offsetof(struct ramtrail_saved_cursor, names));
+	c->t = t;
+	c->nr = t->nr_slots;
 	c->nr_cpus = t->nr_cpus;
 }
 
-/* The entry at @u (a copy of its head unit) as a record, or false. */
-static bool ramtrail_saved_entry(struct ramtrail_saved_cursor *c,
-				 const struct ramtrail_saved_record *u,
-				 u32 *units)
+/* Open chunk @c->next; false (and counted) if it is not a valid one. */
+static bool ramtrail_saved_chunk_open(struct ramtrail_saved_cursor *c)
+{
+	const struct ramtrail_saved_trace *t = c->t;
+	u64 n = t->nr_chunks - t->nr_slots + c->next++;
+	u64 off = n % t->nr_slots * t->chunk_size;
+	u64 room = t->size - ramtrail_saved_fixed(t->modtab_count) - off;
+	const struct ramtrail_saved_chunk *k =
+		(const void *)(ramtrail_saved_slots(t) + off);
+
+	c->p = NULL;
+	c->end = NULL;
+	if (room > t->chunk_size)
+		room = t->chunk_size;
+	if (room < sizeof(*k) || k->len > room - sizeof(*k) || k->seq != n ||
+	    k->records > RAMTRAIL_SAVED_CHUNK_ENTRIES || k->reserved ||
+	    k->checksum != ramtrail_saved_chunk_checksum(k, t->boot_id,
+							 t->nonce)) {
+		c->bad++;
+		return false;
+	}
+	c->start = (const u8 *)(k + 1);
+	c->p = c->start;
+	c->end = c->start + k->len;
+	c->ns = k->ns;
+	c->cpu = U32_MAX;
+	c->entries = 0;
+	c->nr_names = 0;
+	memset(c->task, 0, c->nr_cpus * sizeof(*c->task));
+	return true;
+}
+
+static bool ramtrail_get_varint(const u8 **pp, const u8 *end, u64 *v)
+{
+	const u8 *p = *pp;
+	unsigned int shift;
+	u64 x = 0;
+
+	for (shift = 0; shift < 64 && p < end; shift += 7) {
+		x |= (u64)(*p & 0x7f) << shift;
+		if (!(*p++ & 0x80)) {
+			*v = x;
+			*pp = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A function offset of an entry, by @ref; false if no writer makes it. */
+static bool ramtrail_saved_get_ref(struct ramtrail_saved_cursor *c,
+				   const u8 **p, unsigned int ref, u32 *off)
+{
+	u64 i;
+
+	if (ref == RAMTRAIL_SR_NEW) {
+		if (c->end - *p < (long)sizeof(*off) ||
+		    c->nr_names >= RAMTRAIL_SAVED_CHUNK_NAMES)
+			return false;
+		memcpy(off, *p, sizeof(*off));
+		*p += sizeof(*off);
+		c->names[c->nr_names++] = *off;
+		return *off && *off <= RAMTRAIL_TEXT_OFFSET_MAX;
+	}
+	if (ref != RAMTRAIL_SR_INDEX || !ramtrail_get_varint(p, c->end, &i) ||
+	    i >= c->nr_names)
+		return false;
+	*off = c->names[i];
+	return true;
+}
+
+/* The event after an entry's time at @p, into @c->rec. */
+static bool ramtrail_saved_get_event(struct ramtrail_saved_cursor *c,
+				     const u8 **pp, u32 cpu)
 {
 	struct ramtrail_record *r = &c->rec;
-	u32 cpu = ramtrail_saved_cpu(u), len, flags;
+	const u8 *p = *pp;
+	u32 len, flags;
+	u64 id;
 
-	if (cpu >= c->nr_cpus)
+	if (!ramtrail_get_varint(&p, c->end, &id) || id > 0xffff ||
+	    c->end - p < 2)
 		return false;
-	memset(r, 0, offsetof(struct ramtrail_record, data));
-	r->ts = ramtrail_saved_ns(u);
-	r->pos = c->next;
-	r->cpu = cpu;
-	r->task_known = c->cpu[cpu].known;
-	r->task = c->cpu[cpu].task;
-	*units = 1;
-	if (u->ip) {
-		r->ip = RT_SAVED_OFF(u->ip);
-		r->parent = RT_SAVED_OFF(u->parent);
-		r->ctx = (u->ip & RAMTRAIL_SAVED_CTX_BIT ? 2 : 0) |
-			 (u->parent & RAMTRAIL_SAVED_CTX_BIT ? 1 : 0);
-		r->type = r->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
-		return r->ip != 0;	/* no writer makes a context alone */
-	}
-	len = RAMTRAIL_EVENT_LEN(u->parent);
-	flags = RAMTRAIL_EVENT_FLAGS(u->parent);
-	*units += DIV_ROUND_UP(len, sizeof(*u));
-	if (flags & ~RAMTRAIL_EF_MASK || *units > c->nr - c->next)
+	len = p[0];
+	flags = p[1];
+	p += 2;
+	if (flags & ~RAMTRAIL_EF_MASK || c->end - p < len)
 		return false;
 	r->type = RAMTRAIL_W_EVENT;
-	r->id = RAMTRAIL_EVENT_ID(u->parent);
+	r->id = id;
 	r->len = len;
 	r->flags = flags;
 	r->ctx = flags & RAMTRAIL_CTX_MASK;
-	memcpy(r->data, c->unit + c->next + 1, len);
+	memcpy(r->data, p, len);
 	memset(r->data + len, 0, sizeof(r->data) - len);
-	if (r->id != RAMTRAIL_EV_TASK)
+	*pp = p + len;
+	if (id != RAMTRAIL_EV_TASK)
 		return true;
 	if (len != sizeof(struct ramtrail_ev_task))
 		return false;
-	memcpy(&c->cpu[cpu].task, r->data, len);
-	c->cpu[cpu].known = c->cpu[cpu].task.pid != RAMTRAIL_PID_UNKNOWN;
+	memcpy(&c->task[cpu].task, r->data, len);
+	c->task[cpu].known = c->task[cpu].task.pid != RAMTRAIL_PID_UNKNOWN;
+	return true;
+}
+
+/* The entry at @c->p, into @c->rec; false for one no writer makes. */
+static bool ramtrail_saved_entry(struct ramtrail_saved_cursor *c)
+{
+	struct ramtrail_record *r = &c->rec;
+	const u8 *p = c->p;
+	unsigned int ip_ref, parent_ref;
+	u64 cpu = c->cpu, dt;
+	u8 tag = *p++;
+
+	ip_ref = tag >> RAMTRAIL_ST_IP_SHIFT & RAMTRAIL_ST_REF_MASK;
+	parent_ref = tag >> RAMTRAIL_ST_PARENT_SHIFT & RAMTRAIL_ST_REF_MASK;
+	if (tag & RAMTRAIL_ST_RESERVED ||
+	    ++c->entries > RAMTRAIL_SAVED_CHUNK_ENTRIES ||
+	    (tag & RAMTRAIL_ST_CPU && !ramtrail_get_varint(&p, c->end, &cpu)) ||
+	    cpu >= c->nr_cpus || !ramtrail_get_varint(&p, c->end, &dt) ||
+	    dt > U64_MAX - c->ns)
+		return false;
+	memset(r, 0, offsetof(struct ramtrail_record, data));
+	r->ts = c->ns + dt;
+	r->pos = c->p - ramtrail_saved_slots(c->t);
+	r->cpu = cpu;
+	r->task_known = c->task[cpu].known;
+	r->task = c->task[cpu].task;
+	if (ip_ref == RAMTRAIL_SR_NONE) {
+		if (tag & (RAMTRAIL_ST_CTX_MASK |
+			   RAMTRAIL_ST_REF_MASK << RAMTRAIL_ST_PARENT_SHIFT) ||
+		    !ramtrail_saved_get_event(c, &p, cpu))
+			return false;
+	} else {
+		if (!ramtrail_saved_get_ref(c, &p, ip_ref, &r->ip) ||
+		    (parent_ref != RAMTRAIL_SR_NONE &&
+		     !ramtrail_saved_get_ref(c, &p, parent_ref, &r->parent)))
+			return false;
+		r->ctx = tag & RAMTRAIL_ST_CTX_MASK;
+		r->type = r->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
+	}
+	c->p = p;
+	c->cpu = cpu;
+	c->ns = r->ts;
 	return true;
 }
 
 /**
  * ramtrail_saved_read() - the next record of a saved trace
  * @c: cursor from ramtrail_saved_open()
- * @end: unit index where reading stops: an entry that starts there or
- *	later is left for a later call (@c->nr for the whole trace)
+ * @end: chunk number where reading stops: a chunk numbered @end or later
+ *	is left for a later call (@c->nr for the whole trace)
  *
- * Task events are consumed: each record carries its CPU's task. A unit
- * no writer produces (a CPU out of range, flags out of range, data past
- * the end, a task event of another size) is skipped and counted; nothing
- * in the units is trusted.
+ * Task events are consumed: each record carries its CPU's task. A chunk
+ * whose checksum or number does not match is skipped and counted; so is
+ * the rest of a chunk from an entry no writer makes (a CPU out of range,
+ * an index past the table, data past the end, a task event of another
+ * size). Nothing in the chunks is trusted.
  *
  * Return: the record, valid until the next call, or NULL when the next
- * entry starts at or after @end.
+ * chunk is numbered @end or later.
  */
 const struct ramtrail_record *
 ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end)
 {
-	struct ramtrail_saved_record u;
-	u32 units;
-
-	while (c->next < end && c->next < c->nr) {
-		memcpy(&u, c->unit + c->next, sizeof(u));
-		if (!ramtrail_saved_entry(c, &u, &units)) {
-			c->bad++;
-			c->next++;
+	for (;;) {
+		if (c->p == c->end) {
+			if (c->next >= end || c->next >= c->nr)
+				return NULL;
+			ramtrail_saved_chunk_open(c);
 			continue;
 		}
-		c->next += units;
+		if (!ramtrail_saved_entry(c)) {
+			c->bad++;
+			c->p = c->end;
+			continue;
+		}
 		if (c->rec.type == RAMTRAIL_W_EVENT &&
 		    c->rec.id == RAMTRAIL_EV_TASK) {
 			c->tasks++;
@@ -1821,5 +1971,4 @@ ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end)
 		c->records++;
 		return &c->rec;
 	}
-	return NULL;
 }

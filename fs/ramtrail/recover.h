@@ -22,10 +22,11 @@ enum ramtrail_error {
 };
 
 /*
- * Saved units per part (pstore file); an ftrace file holds at most as many
- * function records, 24 bytes each there: under 6.1's 4 MiB kmalloc.
+ * Records of a part (pstore file) at most; its ftrace file holds 24 bytes
+ * each: under 6.1's 4 MiB kmalloc.
  */
-#define RAMTRAIL_SAVED_PART_RECORDS	131072
+#define RAMTRAIL_SAVED_PART_RECORDS \
+	(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES)
 
 /**
  * struct ramtrail_region - a region whose header passed validation
@@ -263,11 +264,17 @@ ramtrail_saved_modules(const struct ramtrail_saved_trace *t)
 	return (struct ramtrail_module_entry *)(t + 1);
 }
 
-static inline struct ramtrail_saved_record *
-ramtrail_saved_records(const struct ramtrail_saved_trace *t)
+/* The first chunk slot of @t. */
+static inline u8 *ramtrail_saved_slots(const struct ramtrail_saved_trace *t)
 {
-	return (struct ramtrail_saved_record *)(ramtrail_saved_modules(t) +
-						t->modtab_count);
+	return (u8 *)(ramtrail_saved_modules(t) + t->modtab_count);
+}
+
+/* Bytes of a saved trace before its chunk slots. */
+static inline u64 ramtrail_saved_fixed(u32 modtab_count)
+{
+	return sizeof(struct ramtrail_saved_trace) +
+	       (u64)modtab_count * sizeof(struct ramtrail_module_entry);
 }
 
 /* Offset of a saved trace in its region's saved area. */
@@ -280,7 +287,7 @@ static inline u64 ramtrail_saved_offset(const struct ramtrail_region *reg,
 /* Files (parts) a saved trace is shown as through pstore. */
 static inline u64 ramtrail_saved_parts(const struct ramtrail_saved_trace *t)
 {
-	return DIV_ROUND_UP(t->nr_records, RAMTRAIL_SAVED_PART_RECORDS);
+	return DIV_ROUND_UP(t->nr_slots, RAMTRAIL_SAVED_PART_CHUNKS);
 }
 
 /*
@@ -351,35 +358,15 @@ static inline u64 ramtrail_saved_erase_part(const struct ramtrail_saved_trace *t
 	return part < 64 ? READ_ONCE(t->erased) | 1ULL << part : ~0ULL;
 }
 
-/* struct ramtrail_saved_record.ts_cpu: nanoseconds << 8 | CPU. */
-static inline u64 ramtrail_saved_pack(u64 ns, u32 cpu)
-{
-	return ns << 8 | cpu;
-}
-
-static inline u64 ramtrail_saved_ns(const struct ramtrail_saved_record *r)
-{
-	return r->ts_cpu >> 8;
-}
-
-static inline u32 ramtrail_saved_cpu(const struct ramtrail_saved_record *r)
-{
-	return r->ts_cpu & 0xff;
-}
-
-/* Units of a saved task event: its head, then struct ramtrail_ev_task. */
-#define RAMTRAIL_SAVED_TASK_UNITS \
-	(1 + DIV_ROUND_UP(sizeof(struct ramtrail_ev_task), \
-			  sizeof(struct ramtrail_saved_record)))
-
 /**
- * struct ramtrail_saved_task - the task a saved trace names last for a CPU
+ * struct ramtrail_saved_task - the task a saved chunk names last for a CPU
  * @known: @task is the CPU's task; false before its first task event too
  * @task: the task
  * @gen: the writer's: @task_gen of the record it was last set from, which
  *	spares comparing @task with the records that follow; 0 for none
  *
- * Writer and reader keep one per CPU; all zero is the state at the start.
+ * Writer and reader keep one per CPU; all zero is the state at a chunk's
+ * start.
  */
 struct ramtrail_saved_task {
 	bool known;
@@ -388,151 +375,164 @@ struct ramtrail_saved_task {
 };
 
 /**
- * struct ramtrail_saved_cursor - a read position in a saved trace's units
- * @unit: the first unit
- * @nr: units
- * @next: index of the next unit to read: always the start of an entry
- * @nr_cpus: CPUs of the trace; a unit naming another is malformed
+ * struct ramtrail_saved_cursor - a read position in a saved trace's chunks
+ * @t: the trace
+ * @nr: chunks kept, numbered 0 (the oldest) to @nr - 1
+ * @next: number of the next chunk to open
+ * @p: next entry of the open chunk
+ * @end: end of the open chunk's entries; @p == @end: none open
+ * @start: the open chunk's first entry
+ * @ns: time of the entry read last in the open chunk
+ * @cpu: CPU of the entry read last in the open chunk; U32_MAX for none
+ * @entries: entries read in the open chunk
+ * @nr_names: offsets in @names
+ * @nr_cpus: CPUs of the trace; an entry naming another is malformed
  * @records: records returned
  * @tasks: task events read (not returned as records)
- * @bad: malformed units skipped
- * @cpu: the task each CPU runs, from the task events read
+ * @bad: chunks dropped: a checksum or number that does not match, or an
+ *	entry no writer makes (the rest of its chunk is dropped then)
+ * @names: the open chunk's table of function offsets
+ * @task: the task each CPU runs, from the open chunk's task events
  * @rec: the record returned by the last ramtrail_saved_read(); its @ts is
- *	in nanoseconds and its @pos the index of its first unit
+ *	in nanoseconds and its @pos the byte of its entry from the first slot
  */
 struct ramtrail_saved_cursor {
-	const struct ramtrail_saved_record *unit;
+	const struct ramtrail_saved_trace *t;
 	u64 nr;
 	u64 next;
+	const u8 *p;
+	const u8 *end;
+	const u8 *start;
+	u64 ns;
+	u32 cpu;
+	u32 entries;
+	u32 nr_names;
 	u32 nr_cpus;
 	u64 records;
 	u64 tasks;
 	u64 bad;
-	struct ramtrail_saved_task cpu[RAMTRAIL_MAX_CPUS];
+	u32 names[RAMTRAIL_SAVED_CHUNK_NAMES];
+	struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_record rec;
+};
+
+/* Entries of the writer's offset table: twice the names a chunk holds. */
+#define RAMTRAIL_SAVED_HASH_BITS	13
+#define RAMTRAIL_SAVED_HASH		BIT(RAMTRAIL_SAVED_HASH_BITS)
+/*
+ * Bytes of a record's entries at most: a task event (tag, time, id, len,
+ * flags, struct ramtrail_ev_task), then the record (tag, CPU, time, and an
+ * event of RAMTRAIL_EVENT_MAX_LEN bytes or two offsets). A chunk of
+ * RAMTRAIL_SAVED_CHUNK_MIN bytes holds one.
+ */
+#define RAMTRAIL_SAVED_ENTRY_MAX \
+	(2 * (1 + 3 + 10 + 3 + 2) + sizeof(struct ramtrail_ev_task) + \
+	 RAMTRAIL_EVENT_MAX_LEN)
+
+/**
+ * struct ramtrail_saved_name - an offset in the writer's table
+ * @off: the offset
+ * @index: its index in the chunk's table
+ * @chunk: 1 + the number of the chunk the entry belongs to; another
+ *	chunk's entry is free
+ */
+struct ramtrail_saved_name {
+	u32 off;
+	u32 index;
+	u64 chunk;
 };
 
 /**
  * struct ramtrail_saved_writer - merged records going into a saved trace
- * @unit: first unit; NULL to count the units only
- * @room: units at @unit
- * @drop: units of the oldest records to leave out
- * @task: per CPU, the caller's memory, zeroed: the task the units kept
- *	so far name last
+ * @slots: the first chunk slot
+ * @chunk_size: bytes of a slot
+ * @nr_slots: slots at @slots
+ * @boot_id: the trace's, for the chunks' checksums
+ * @nonce: the trace's, for the chunks' checksums
+ * @task: per CPU, the caller's memory: the task the open chunk names last
+ * @hash: RAMTRAIL_SAVED_HASH entries, the caller's memory, zeroed
  * @nr_cpus: entries of @task
- * @dropped: units left out so far
- * @units: units written (or counted)
- * @records: records kept
- * @skipped: records left out
- * @unread: of @skipped, those ramtrail_saved_merge() did not even read
+ * @chunk: the open chunk, NULL for none
+ * @crc: its checksum so far
+ * @len: bytes of entries in it
+ * @entries: entries in it
+ * @nr_names: offsets in its table
+ * @ns: time of its last entry
+ * @cpu: CPU of its last entry; U32_MAX for none
+ * @nr_chunks: chunks written or open
+ * @records: records written
+ * @chunk_records: records in the open chunk
+ * @lost: records of the chunks overwritten
+ * @scratch: the entries of the record being added
  */
 struct ramtrail_saved_writer {
-	struct ramtrail_saved_record *unit;
-	u64 room;
-	u64 drop;
+	u8 *slots;
+	u32 chunk_size;
+	u32 nr_slots;
+	u64 boot_id;
+	u64 nonce;
 	struct ramtrail_saved_task *task;
+	struct ramtrail_saved_name *hash;
 	u32 nr_cpus;
-	u64 dropped;
-	u64 units;
+	struct ramtrail_saved_chunk *chunk;
+	u32 crc;
+	u32 len;
+	u32 entries;
+	u32 nr_names;
+	u64 ns;
+	u32 cpu;
+	u64 nr_chunks;
 	u64 records;
-	u64 skipped;
-	u64 unread;
+	u32 chunk_records;
+	u64 lost;
+	u8 scratch[RAMTRAIL_SAVED_ENTRY_MAX];
 };
 
+/*
+ * The chunk size for @room bytes after a saved trace's module entries (0:
+ * too few), and the slots: one chunk's worth of records, or all, fills
+ * the room.
+ */
+static inline u32 ramtrail_saved_chunk_for(u64 room)
+{
+	if (room < RAMTRAIL_SAVED_CHUNK_MIN)
+		return 0;
+	return room < RAMTRAIL_SAVED_CHUNK_MAX ? round_down(room, 8) :
+	       RAMTRAIL_SAVED_CHUNK_MAX;
+}
+
+static inline u32 ramtrail_saved_slots_for(u64 room, u32 chunk_size)
+{
+	return min_t(u64, room / chunk_size, U32_MAX);
+}
+
+void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
+				 u32 chunk_size, u32 nr_slots, u64 boot_id,
+				 u64 nonce);
 void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 			const struct ramtrail_record *r, u64 ns);
-
-/**
- * struct ramtrail_saved_mark - a block of a zone where a save may start
- * @g: block number
- * @ts: counter value of the block's first record
- * @base: the cursor's @ts as it entered the block
- * @have_base: its @have_base then
- * @units: units that the zone's records before it take
- * @records: records before it that take units
- * @task: the task that those records' units name last
- */
-struct ramtrail_saved_mark {
-	u64 g;
-	u64 ts;
-	u64 base;
-	bool have_base;
-	u64 units;
-	u64 records;
-	struct ramtrail_saved_task task;
-};
-
-/* Marks a zone's count keeps: a save decodes at most 1/32 more than it keeps. */
-#define RAMTRAIL_SAVED_MARKS	32
-
-/**
- * struct ramtrail_saved_marks - what the count found in one zone
- * @nr: marks in @mark, oldest first
- * @units: units of all the zone's records
- * @stats: the decode counters of the whole zone
- * @mark: evenly spaced blocks of the zone
- */
-struct ramtrail_saved_marks {
-	u32 nr;
-	u64 units;
-	struct ramtrail_zone_stats stats;
-	struct ramtrail_saved_mark mark[RAMTRAIL_SAVED_MARKS];
-};
-
-void ramtrail_saved_count_zones(const struct ramtrail_region *reg,
-				struct ramtrail_zone_cursor *cur,
-				struct ramtrail_saved_writer *w,
-				struct ramtrail_saved_marks *marks);
+void ramtrail_saved_finish(struct ramtrail_saved_writer *w);
+u32 ramtrail_saved_chunk_checksum(const struct ramtrail_saved_chunk *k,
+				  u64 boot_id, u64 nonce);
 void ramtrail_saved_merge(const struct ramtrail_region *reg,
 			  struct ramtrail_zone_cursor *cur,
 			  struct ramtrail_merge_slot *heap,
-			  struct ramtrail_saved_writer *w,
-			  const struct ramtrail_saved_marks *marks);
-
-/*
- * The writer's @drop for @n units (as a first, counting pass found) into
- * @room: the oldest that do not fit, and room for a task event per CPU.
- */
-static inline u64 ramtrail_saved_drop(u64 n, u64 room, u32 nr_cpus)
-{
-	return n > room ? n - room + (u64)nr_cpus * RAMTRAIL_SAVED_TASK_UNITS : 0;
-}
-
-/*
- * Start @w over, its @task and @nr_cpus kept, for @room units at @unit
- * (NULL: count only), dropping the oldest of the @n units its count found.
- */
-static inline void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w,
-					       struct ramtrail_saved_record *unit,
-					       u64 room, u64 n)
-{
-	struct ramtrail_saved_task *task = w->task;
-	u32 nr_cpus = w->nr_cpus;
-
-	*w = (struct ramtrail_saved_writer) {
-		.unit = unit,
-		.room = room,
-		.drop = ramtrail_saved_drop(n, room, nr_cpus),
-		.task = task,
-		.nr_cpus = nr_cpus,
-	};
-}
+			  struct ramtrail_saved_writer *w);
+void ramtrail_saved_set_chunks(struct ramtrail_saved_trace *t,
+			       const struct ramtrail_saved_writer *w);
 
 void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
 			 const struct ramtrail_saved_trace *t);
 const struct ramtrail_record *
 ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end);
 
-/*
- * Part @part of @t holds the entries whose first unit is in
- * [part * RAMTRAIL_SAVED_PART_RECORDS, this end).
- */
+/* Part @part of @t holds chunks [part * RAMTRAIL_SAVED_PART_CHUNKS, this). */
 static inline u64 ramtrail_saved_part_end(const struct ramtrail_saved_trace *t,
 					  u64 part)
 {
-	u64 end = (part + 1) * RAMTRAIL_SAVED_PART_RECORDS;
+	u64 end = (part + 1) * RAMTRAIL_SAVED_PART_CHUNKS;
 
-	return end < t->nr_records ? end : t->nr_records;
+	return end < t->nr_slots ? end : t->nr_slots;
 }
 
 /* Bytes of all zones of a region. */

@@ -85,13 +85,11 @@ static bool ramtrail_saved_already(const struct ramtrail_region *reg)
 
 /* Fill @t's header from the region it was recovered from, and seal it. */
 static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
-				const struct ramtrail_region *reg, u32 nmods)
+				const struct ramtrail_region *reg)
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
 
-	t->size = sizeof(*t) + nmods * sizeof(struct ramtrail_module_entry) +
-		  t->nr_records * sizeof(struct ramtrail_saved_record);
 	t->boot_id = h->boot_id;
 	t->nonce = h->nonce;
 	t->text_base = h->text_base;
@@ -109,58 +107,58 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 }
 
 /*
- * Merge the zones into a new saved entry, @n units as counted by
- * ramtrail_saved_count_zones(), from its @marks (or the zones' start).
- * When not all fit, the oldest are dropped with room to spare for a task
- * event per CPU, which the first record kept of each CPU may need
- * (ramtrail_saved_add()).
+ * Merge the zones into a new saved entry in the first free span that
+ * holds half their size (a generous guess at what their records take
+ * there), else the largest. Its chunks are a ring over the span: when
+ * not all fit, the oldest are the ones lost.
  */
 static void ramtrail_save_zones(struct ramtrail_context *cxt,
 				struct ramtrail_zone_cursor *cur,
 				struct ramtrail_merge_slot *heap,
-				struct ramtrail_saved_writer *w, u64 n,
-				const struct ramtrail_saved_marks *marks)
+				struct ramtrail_saved_writer *w)
 {
 	const struct ramtrail_region *reg = &cxt->reg;
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_module_entry *mods = ramtrail_region_modules(reg);
 	u32 nmods = ramtrail_region_nr_modules(reg);
-	u64 fixed = sizeof(struct ramtrail_saved_trace) + nmods * sizeof(*mods);
-	u64 unit = sizeof(struct ramtrail_saved_record);
+	u64 fixed = ramtrail_saved_fixed(nmods);
 	u64 at, room = 0;
 	struct ramtrail_saved_trace *t;
+	u32 chunk = 0;
 
 	ramtrail_saved_collect(cxt);
-	at = ramtrail_saved_place(reg, fixed + n * unit, &room);
-	ramtrail_saved_writer_start(w, NULL, room > fixed ? (room - fixed) / unit : 0,
-				    n);
+	at = ramtrail_saved_place(reg, fixed + ramtrail_zones_size(h) / 2,
+				  &room);
+	if (room > fixed)
+		chunk = ramtrail_saved_chunk_for(room - fixed);
 	t = (void *)(cxt->base + h->saved_offset + at);
-	if (w->drop < n) {
+	if (chunk) {
 		memset(t, 0, sizeof(*t));
 		memcpy(ramtrail_saved_modules(t), mods, nmods * sizeof(*mods));
 		t->modtab_count = nmods;
-		w->unit = ramtrail_saved_records(t);	/* after the table */
-		ramtrail_saved_merge(reg, cur, heap, w, marks);
+		ramtrail_saved_writer_start(w, ramtrail_saved_slots(t), chunk,
+					    ramtrail_saved_slots_for(room - fixed,
+								     chunk),
+					    h->boot_id, h->nonce);
+		ramtrail_saved_merge(reg, cur, heap, w);
 	}
-	if (w->drop >= n || !w->records) {
-		pr_warn("saved area full: boot %llu's trace (%llu units) is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",
-			h->boot_id, n);
+	if (!w->nr_chunks) {
+		pr_warn("saved area full: boot %llu's trace is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",
+			h->boot_id);
 		cxt->prev.trace = RAMTRAIL_PREV_LOST;
 		return;
 	}
-	t->nr_records = w->units;
-	t->skipped = w->skipped;
+	ramtrail_saved_set_chunks(t, w);
 	ramtrail_merge_report(reg, cur, t);
-	ramtrail_flush(cxt, ramtrail_saved_modules(t), nmods * sizeof(*mods) +
-		       t->nr_records * unit);
-	ramtrail_saved_seal(t, reg, nmods);	/* after the records */
+	ramtrail_flush(cxt, ramtrail_saved_modules(t), t->size - sizeof(*t));
+	ramtrail_saved_seal(t, reg);	/* after the chunks */
 	ramtrail_flush(cxt, t, sizeof(*t));
 	cxt->prev.trace = RAMTRAIL_PREV_SAVED;
-	cxt->prev.records = w->records;
+	cxt->prev.records = t->nr_records;
 	cxt->prev.skipped = t->skipped;
 	cxt->prev.dropped = t->dropped;
-	pr_info("saved boot %llu: %llu records of %u CPUs in %llu units (%s%s, %llu refused while recording, %llu oldest did not fit)%s\n",
-		t->boot_id, w->records, t->nr_cpus, t->nr_records,
+	pr_info("saved boot %llu: %llu records of %u CPUs in %llu KiB (%s%s, %llu refused while recording, %llu oldest did not fit)%s\n",
+		t->boot_id, t->nr_records, t->nr_cpus, t->size >> 10,
 		h->state == RAMTRAIL_STATE_FROZEN ? "frozen by " :
 		h->state == RAMTRAIL_STATE_STOPPED ? "stopped" :
 		"still recording: power cut or reset",
@@ -169,6 +167,22 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 		t->dropped, t->skipped,
 		t->flags & RAMTRAIL_F_CLOCK_RELIABLE ? "" :
 		"; clock not synchronised across CPUs: their merged order is approximate");
+}
+
+/* Does any zone hold a record a saved trace keeps? */
+static bool ramtrail_zones_recorded(const struct ramtrail_region *reg,
+				    struct ramtrail_zone_cursor *cur)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+		ramtrail_zone_open(&cur[cpu], reg, cpu);
+		while (ramtrail_zone_next(&cur[cpu]))
+			if (cur[cpu].rec.type != RAMTRAIL_W_EVENT ||
+			    cur[cpu].rec.id != RAMTRAIL_EV_TASK)
+				return true;
+	}
+	return false;
 }
 
 /* Note what the header said, for the status file. */
@@ -207,8 +221,7 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 {
 	struct ramtrail_region *reg = &cxt->reg;
 	const struct ramtrail_region_header *h = &reg->hdr;
-	struct ramtrail_saved_writer w = { };
-	struct ramtrail_saved_marks *marks;
+	struct ramtrail_saved_writer *w;
 	struct ramtrail_zone_cursor *cur;
 	struct ramtrail_merge_slot *heap;
 	int err = ramtrail_region_open(reg, cxt->base, cxt->size);
@@ -239,29 +252,32 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 		return 0;
 	}
 	/* The header is the one ramtrail_region_open() just checked. */
-	w.nr_cpus = h->nr_cpus;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	cur = kcalloc(h->nr_cpus, sizeof(*cur), GFP_KERNEL);
 	heap = kcalloc(h->nr_cpus, sizeof(*heap), GFP_KERNEL);
-	w.task = kcalloc(h->nr_cpus, sizeof(*w.task), GFP_KERNEL);
-	if (!cur || !heap || !w.task) {
-		kfree(cur);
-		kfree(heap);
-		kfree(w.task);
-		return -ENOMEM;
+	if (w) {
+		w->nr_cpus = h->nr_cpus;
+		w->task = kcalloc(h->nr_cpus, sizeof(*w->task), GFP_KERNEL);
+		w->hash = kvcalloc(RAMTRAIL_SAVED_HASH, sizeof(*w->hash),
+				   GFP_KERNEL);
 	}
-	/* Without marks (no memory), the save reads the zones from the start. */
-	marks = kvcalloc(h->nr_cpus, sizeof(*marks), GFP_KERNEL);
-	ramtrail_saved_count_zones(reg, cur, &w, marks);
-	if (w.units) {
-		ramtrail_save_zones(cxt, cur, heap, &w, w.units, marks);
+	if (!w || !cur || !heap || !w->task || !w->hash) {
+		err = -ENOMEM;
+	} else if (ramtrail_zones_recorded(reg, cur)) {
+		ramtrail_save_zones(cxt, cur, heap, w);
 	} else {
 		pr_debug("boot %llu recorded nothing\n", h->boot_id);
 		cxt->prev.trace = RAMTRAIL_PREV_EMPTY;
 	}
-	kvfree(marks);
+	if (w) {
+		kfree(w->task);
+		kvfree(w->hash);
+	}
+	kfree(w);
 	kfree(cur);
 	kfree(heap);
-	kfree(w.task);
+	if (err)
+		return err;
 	ramtrail_set_state(cxt, RAMTRAIL_STATE_SAVED);
 	return 0;
 }

@@ -6,16 +6,19 @@
  * traces and dmesg records behind a valid header; and as one bare zone.
  * The userspace build traps where the kernel would (a divide error), so a
  * header that would oops the module is a finding here. The decoder must never read out of bounds,
- * loop forever or return records out of order; a saved trace's units must
- * read the same whole and part by part; the module's save of the zones
- * must write the same units from the count's marks as from the start.
+ * loop forever or return records out of order; a saved trace must read
+ * the same whole and part by part; the module's save of the zones must
+ * read back as the records it says it kept, in order. The saved traces'
+ * checksums and their chunks' are repaired too, so that mutations reach
+ * the entries.
  */
 #include <stdlib.h>
 #include "recover.h"
 
 /*
- * A saved trace's units, read whole and part by part as pstore does: the
- * parts together return the same records, each within the trace's CPUs.
+ * A saved trace's chunks, read whole and part by part as pstore does: the
+ * parts together return the same records, each within the trace's CPUs
+ * and its bytes.
  */
 static void drain_saved(const struct ramtrail_saved_trace *t)
 {
@@ -25,7 +28,8 @@ static void drain_saved(const struct ramtrail_saved_trace *t)
 
 	ramtrail_saved_open(&whole, t);
 	while ((r = ramtrail_saved_read(&whole, whole.nr))) {
-		if (r->cpu >= t->nr_cpus || whole.next > t->nr_records)
+		if (r->cpu >= t->nr_cpus || whole.next > t->nr_slots ||
+		    r->pos >= t->size)
 			abort();
 		n++;
 	}
@@ -46,8 +50,7 @@ static void drain_areas(const struct ramtrail_region *reg)
 	u32 i;
 
 	while ((t = ramtrail_saved_next(reg, &off))) {
-		if (t->nr_records * sizeof(struct ramtrail_saved_record) >
-		    h->saved_size)
+		if (t->size > h->saved_size)
 			abort();
 		(void)ramtrail_saved_all_erased(t);
 		drain_saved(t);
@@ -65,36 +68,78 @@ static void drain_areas(const struct ramtrail_region *reg)
 }
 
 /*
- * The module's save of the zones, a third of them fitting: read from the
- * count's marks, it must write what it writes reading from the start.
+ * The module's save of the zones into a third of their size, in small
+ * chunks so that the ring wraps: it must read back as the records it says
+ * it kept, in time order, with nothing damaged.
  */
-static void save_both_ways(const struct ramtrail_region *reg,
-			   struct ramtrail_zone_cursor *cur,
-			   struct ramtrail_merge_slot *heap)
+static void save_and_read(const struct ramtrail_region *reg,
+			  struct ramtrail_zone_cursor *cur,
+			  struct ramtrail_merge_slot *heap)
 {
 	static struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
-	u32 nr = reg->hdr.nr_cpus, k;
-	struct ramtrail_saved_marks *marks = calloc(nr, sizeof(*marks));
-	struct ramtrail_saved_writer w[2] = {
-		{ .task = task, .nr_cpus = nr }, { .task = task, .nr_cpus = nr }
-	};
-	u64 n, room;
+	static struct ramtrail_saved_name hash[RAMTRAIL_SAVED_HASH];
+	static struct ramtrail_saved_writer w;
+	static struct ramtrail_saved_cursor c;
+	u64 room = ramtrail_zones_size(&reg->hdr) / 3 + 4096, last = 0;
+	struct ramtrail_saved_trace *t = calloc(1, room);
+	u32 chunk = RAMTRAIL_SAVED_CHUNK_MIN + 8 * (reg->hdr.nonce % 64);
 
-	ramtrail_saved_count_zones(reg, cur, &w[0], marks);
-	n = w[0].units;
-	room = n / 3 + 1;
-	for (k = 0; k < 2; k++) {
-		ramtrail_saved_writer_start(&w[k], calloc(room, sizeof(*w[k].unit)),
-					    room, n);
-		ramtrail_saved_merge(reg, cur, heap, &w[k], k ? marks : NULL);
+	memset(hash, 0, sizeof(hash));
+	w = (struct ramtrail_saved_writer) {
+		.task = task, .hash = hash, .nr_cpus = reg->hdr.nr_cpus,
+	};
+	ramtrail_saved_writer_start(&w, ramtrail_saved_slots(t), chunk,
+				    ramtrail_saved_slots_for(room - sizeof(*t),
+							     chunk),
+				    reg->hdr.boot_id, reg->hdr.nonce);
+	ramtrail_saved_merge(reg, cur, heap, &w);
+	if (w.nr_chunks) {
+		ramtrail_saved_set_chunks(t, &w);
+		t->boot_id = reg->hdr.boot_id;
+		t->nonce = reg->hdr.nonce;
+		t->nr_cpus = reg->hdr.nr_cpus;
+		ramtrail_saved_open(&c, t);
+		while (ramtrail_saved_read(&c, c.nr)) {
+			if (c.rec.ts < last)
+				abort();
+			last = c.rec.ts;
+		}
+		if (c.records != t->nr_records || c.bad || t->size > room)
+			abort();
 	}
-	if (w[0].units != w[1].units || w[0].skipped != w[1].skipped ||
-	    w[0].records != w[1].records ||
-	    memcmp(w[0].unit, w[1].unit, w[0].units * sizeof(*w[0].unit)))
-		abort();
-	free(w[0].unit);
-	free(w[1].unit);
-	free(marks);
+	free(t);
+}
+
+/* Seal every saved trace of @reg's area and its chunks again. */
+static void repair_saved(struct ramtrail_region *reg)
+{
+	u8 *area = (u8 *)reg->base + reg->hdr.saved_offset;
+	struct ramtrail_saved_trace *t;
+	const struct ramtrail_saved_trace *v;
+	struct ramtrail_saved_chunk *k;
+	u64 off, i, pos;
+
+	for (off = 0; off + sizeof(*t) <= reg->hdr.saved_size; off += 8) {
+		t = (void *)(area + off);
+		if (t->magic != RAMTRAIL_SAVED_MAGIC)
+			continue;
+		t->checksum = ramtrail_saved_checksum(t);
+	}
+	ramtrail_saved_scan(reg);
+	for (pos = 0; (v = ramtrail_saved_next(reg, &pos));) {
+		t = (void *)v;
+		for (i = 0; i < t->nr_slots; i++) {
+			u64 at = i * t->chunk_size;
+			u64 end = t->size - ramtrail_saved_fixed(t->modtab_count);
+
+			k = (void *)(ramtrail_saved_slots(t) + at);
+			if (at + sizeof(*k) > end ||
+			    k->len > end - at - sizeof(*k))
+				continue;
+			k->checksum = ramtrail_saved_chunk_checksum(k, t->boot_id,
+								    t->nonce);
+		}
+	}
 }
 
 static void drain(const struct ramtrail_region *reg, int err)
@@ -121,7 +166,7 @@ static void drain(const struct ramtrail_region *reg, int err)
 		last = r->ts;
 		(void)ramtrail_ts_to_ns(&reg->hdr, r->ts);
 	}
-	save_both_ways(reg, cur, heap);
+	save_and_read(reg, cur, heap);
 	free(cur);
 }
 
@@ -144,6 +189,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		h->layout_checksum = ramtrail_layout_checksum(h);
 		h->checksum = ramtrail_header_checksum(h);
 		h->freeze.checksum = ramtrail_freeze_checksum(&h->freeze);
+		if (ramtrail_region_open(&reg, buf, size), reg.base)
+			repair_saved(&reg);
 		drain(&reg, ramtrail_region_open(&reg, buf, size));
 	}
 	if (size >= RAMTRAIL_MIN_BLOCKS * RAMTRAIL_BLOCK_SIZE) {

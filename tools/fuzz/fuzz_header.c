@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for what the module reads first at load: the region
  * header (with checksums repaired, so every field value is reachable), the
- * freeze record, the layout, the saved traces and their units, the dmesg
+ * freeze record, the layout, the saved traces and their chunks, the dmesg
  * records, and the time conversion with the header's clock. Inputs are small (one
  * header page and a few areas), so it runs fast enough for long campaigns
  * (make fuzz-long). The userspace build traps where the kernel would.

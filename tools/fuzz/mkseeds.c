@@ -143,7 +143,8 @@ int main(int argc, char **argv)
 
 	/* A saved trace as the module writes it, the oldest left out. */
 	t = with_tasks(600);
-	test_save_zones(t, 0, 1, 300);
+	test_save_zones(t, 0, 1, sizeof(struct ramtrail_saved_trace) +
+			3 * RAMTRAIL_SAVED_CHUNK_MIN, RAMTRAIL_SAVED_CHUNK_MIN);
 	save("saved-events", t->mem, t->size);
 	test_region_free(t);
 	return 0;

@@ -694,6 +694,12 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 			  .json_only = true, .n = w.first },
 			{ .key = "files", .type = RT_F_U64, .json_only = true,
 			  .n = w.next - w.first },
+			{ .key = "offset", .type = RT_F_U64, .json_only = true,
+			  .n = ramtrail_saved_offset(&t->reg, s) },
+			{ .key = "bytes", .type = RT_F_U64, .json_only = true,
+			  .n = s->size },
+			{ .key = "chunks", .type = RT_F_U64, .json_only = true,
+			  .n = s->nr_slots },
 		};
 
 		rt_name_field(release, sizeof(release), s->release,

@@ -748,10 +748,11 @@ static void test_saved_traces_found_anywhere_listed_by_boot(void)
 	struct ramtrail_saved_trace *s;
 	char got[256];
 
-	test_add_saved(t, 0, 12, 3);
-	memset(area + 312, 0xa5, 1000);
+	s = test_add_saved(t, 0, 12, 3);
+	memset(area + s->size, 0xa5, 1000);
 	test_add_saved(t, 4096, 9, 100);
-	test_add_saved(t, 4096 + 264 + 64, 5, 2);	/* inside boot 9's */
+	/* Inside boot 9's chunks. */
+	test_add_saved(t, 4096 + sizeof(*s) + 64, 5, 2);
 	s = test_add_saved(t, 20000, 3, 5);
 	saved_list(t, got, sizeof(got));
 	CHECK(!strcmp(got, "3@20000 9@4096 12@0"), "listed: %s", got);
@@ -770,22 +771,23 @@ static void test_saved_space_of_erased_traces_is_reused(void)
 	struct test_region *t = test_region_new_saved(1, 4, 0, 16384);
 	struct ramtrail_saved_trace *a, *b, *c;
 	struct ramtrail_region reg;
-	u64 at, len, size = t->hdr->saved_size;
+	u64 at, len, size = t->hdr->saved_size, end;
 	u32 i;
 
-	a = test_add_saved(t, 0, 1, 3);				/* 312 bytes */
-	b = test_add_saved(t, a->size, 2, 200);			/* 3464 */
-	c = test_add_saved(t, a->size + b->size, 3, 10);	/* 424 */
+	a = test_add_saved(t, 0, 1, 3);
+	b = test_add_saved(t, a->size, 2, 400);
+	c = test_add_saved(t, a->size + b->size, 3, 10);
+	end = a->size + b->size + c->size;
 	ramtrail_region_open(&reg, t->mem, t->size);
-	at = ramtrail_saved_place(&reg, 3000, &len);
-	CHECK(at == 4200 && len == size - 4200, "kept b: at %llu len %llu",
+	at = ramtrail_saved_place(&reg, b->size - 8, &len);
+	CHECK(at == end && len == size - end, "kept b: at %llu len %llu",
 	      (unsigned long long)at, (unsigned long long)len);
 	b->erased = ~0ULL;
-	at = ramtrail_saved_place(&reg, 3000, &len);
-	CHECK(at == 312 && len == 3464, "b erased: at %llu len %llu",
+	at = ramtrail_saved_place(&reg, b->size - 8, &len);
+	CHECK(at == a->size && len == b->size, "b erased: at %llu len %llu",
 	      (unsigned long long)at, (unsigned long long)len);
 	at = ramtrail_saved_place(&reg, size, &len);
-	CHECK(at == 4200 && len == size - 4200, "too big: at %llu len %llu",
+	CHECK(at == end && len == size - end, "too big: at %llu len %llu",
 	      (unsigned long long)at, (unsigned long long)len);
 	a->erased = ~0ULL;
 	c->erased = ~0ULL;
@@ -795,8 +797,8 @@ static void test_saved_space_of_erased_traces_is_reused(void)
 	test_region_free(t);
 
 	t = test_region_new_saved(1, 4, 0, 128 * 1024);
-	for (i = 0; i < RAMTRAIL_MAX_SAVED; i++)
-		test_add_saved(t, i * 280, i + 1, 1);
+	for (i = 0, at = 0; i < RAMTRAIL_MAX_SAVED; i++)
+		at += test_add_saved(t, at, i + 1, 1)->size;
 	ramtrail_region_open(&reg, t->mem, t->size);
 	ramtrail_saved_place(&reg, 280, &len);
 	CHECK(reg.nr_saved == RAMTRAIL_MAX_SAVED && !len,
@@ -805,7 +807,7 @@ static void test_saved_space_of_erased_traces_is_reused(void)
 	test_region_free(t);
 }
 
-/* The saved trace format: units, task events, parts. */
+/* The saved trace format: chunks, entries, task events, parts. */
 
 static struct ramtrail_saved_cursor saved_cur;
 static struct ramtrail_record saved_out[MAXREC];
@@ -821,17 +823,6 @@ static size_t read_saved(const struct ramtrail_saved_trace *s)
 		if (n < MAXREC)
 			saved_out[n++] = *r;
 	return n;
-}
-
-/* A saved trace of @nr units, all zero, outside any region. */
-static struct ramtrail_saved_trace *units_trace(u64 nr, u32 nr_cpus)
-{
-	struct ramtrail_saved_trace *s = calloc(1, sizeof(*s) + nr *
-						sizeof(struct ramtrail_saved_record));
-
-	s->nr_records = nr;
-	s->nr_cpus = nr_cpus;
-	return s;
 }
 
 /* The same record, the time in ns on the saved side. */
@@ -882,7 +873,7 @@ static void test_saved_trace_keeps_events_tasks_and_contexts(void)
 
 	fill_with_tasks(t, 3000);
 	n = test_decode(t, out, MAXREC, &st);
-	s = test_save_zones(t, 0, 1, 0);
+	s = test_save_zones(t, 0, 1, 0, 0);
 	m = read_saved(s);
 	CHECK(n == 3000 && m == n && !s->skipped, "zones %zu saved %zu", n, m);
 	for (i = 0; i < m && i < n; i++)
@@ -896,32 +887,48 @@ static void test_saved_trace_keeps_events_tasks_and_contexts(void)
 }
 
 /*
- * The count that sizes a saved trace, zone by zone without a merge, is the
- * units the merge then writes: what a record takes depends on its CPU only.
+ * A damaged chunk loses its own records only: the chunks before and after
+ * it are read whole, their records with their tasks, and it is counted.
+ * So is a chunk whose number is not the one its slot must hold.
  */
-static void test_saved_count_by_zone_is_what_the_merge_writes(void)
+static void test_saved_damaged_chunk_loses_only_itself(void)
 {
 	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
-	struct ramtrail_saved_task task[2];
-	struct ramtrail_saved_writer w = { .task = task, .nr_cpus = 2 };
-	struct ramtrail_zone_cursor cur[2];
+	static struct ramtrail_record whole[MAXREC];
+	struct ramtrail_saved_chunk *k[3];
 	struct ramtrail_saved_trace *s;
-	struct ramtrail_region reg;
-	u32 i;
+	size_t n, m, i, j;
+	u64 lo[3];
+	u32 lost;
 
-	/* Each CPU its own tasks, interleaved: CPU 1 stays on task 20. */
-	for (i = 0; i < 2000; i++) {
-		ramtrail_user_env.task = i % 2 ? 20 : 10 + i / 14 % 2;
-		ramtrail_ring_func(&t->ring[i % 2], 0x1000 + i, 0x2000);
+	fill_with_tasks(t, 3000);
+	s = test_save_zones(t, 0, 1, 0, 1024);
+	CHECK(s && s->nr_slots > 4 && s->nr_chunks == s->nr_slots,
+	      "chunks of the trace");
+	n = read_saved(s);
+	memcpy(whole, saved_out, n * sizeof(*whole));
+	for (i = 0; i < 3; i++) {
+		lo[i] = (i + 1) * s->chunk_size;
+		k[i] = (void *)(ramtrail_saved_slots(s) + lo[i]);
 	}
-	ramtrail_user_env.task = 1;
-	CHECK(!ramtrail_region_open(&reg, t->mem, t->size), "region");
-	ramtrail_saved_count_zones(&reg, cur, &w, NULL);
-	s = test_save_zones(t, 0, 1, 0);
-	CHECK(w.units == s->nr_records && !s->skipped && w.records == 2000,
-	      "counted %llu units of %llu records, the merge wrote %llu",
-	      (unsigned long long)w.units, (unsigned long long)w.records,
-	      (unsigned long long)s->nr_records);
+	lost = k[0]->records + k[2]->records;
+	((u8 *)(k[0] + 1))[k[0]->len / 2] ^= 0x10;
+	k[2]->seq++;
+	m = read_saved(s);
+	CHECK(m == n - lost && saved_cur.bad == 2, "%zu of %zu records, %u lost, bad %llu",
+	      m, n, lost, (unsigned long long)saved_cur.bad);
+	/* The others' records are the same, tasks and all. */
+	for (i = 0, j = 0; j < n; j++) {
+		u64 pos = whole[j].pos;
+
+		if ((pos >= lo[0] && pos < lo[0] + s->chunk_size) ||
+		    (pos >= lo[2] && pos < lo[2] + s->chunk_size))
+			continue;
+		if (i >= m || memcmp(&whole[j], &saved_out[i++],
+				     offsetof(struct ramtrail_record, data)))
+			break;
+	}
+	CHECK(j == n && i == m, "record %zu differs", i);
 	test_region_free(t);
 }
 
@@ -1040,68 +1047,146 @@ static void test_merge_is_every_zone_sorted_by_time_cpu_position(void)
 }
 
 /*
- * A save that starts from the count's marks writes what a save that
- * reads the zones from their start writes, unit for unit, with the same
- * counts, whatever the zones hold and however little room there is; and
- * it does leave most dropped records unread.
+ * What a saved trace keeps of @n decoded records, compacted: not a
+ * function past the text (damage can make one), nor a caller there.
  */
-static void test_saved_from_marks_is_the_save_from_the_start(void)
+static size_t kept(struct ramtrail_record *r, size_t n)
 {
-	u32 seed, same = 0, runs = 300, skipping = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].type != RAMTRAIL_W_EVENT &&
+		    r[i].parent > RAMTRAIL_TEXT_OFFSET_MAX) {
+			r[i].parent = 0;
+			r[i].type = RAMTRAIL_W_FUNC;
+		}
+		if (r[i].type == RAMTRAIL_W_EVENT ||
+		    (r[i].ip && r[i].ip <= RAMTRAIL_TEXT_OFFSET_MAX))
+			r[k++] = r[i];
+	}
+	return k;
+}
+
+/*
+ * Random zones saved into random room and chunk sizes: what is kept is
+ * the newest records of the merge, each the same as decoded (time in ns,
+ * task included), counted in the trace's header; the chunks the ring
+ * overwrote are the records said skipped.
+ */
+static void test_saved_is_the_newest_of_the_merge(void)
+{
+	u32 seed, good = 0, runs = 300, wrapped = 0;
 
 	for (seed = 1; seed <= runs; seed++) {
 		u32 cpus = 1 + seed % 3, blocks = 2 + seed % 40;
 		u64 zone = (u64)cpus * blocks * RAMTRAIL_BLOCK_SIZE;
-		u64 half = 4 * zone + RAMTRAIL_BLOCK_SIZE, room;
 		struct test_region *t = test_region_new_saved(cpus, blocks, 0,
-							      2 * half);
-		struct ramtrail_saved_trace *a, *b;
+							      4 * zone);
+		u32 chunk = RAMTRAIL_SAVED_CHUNK_MIN + 8 * rnd(200);
+		struct ramtrail_saved_trace *s;
+		size_t n, m, i;
+		u64 room;
 
 		rnd_state = seed * 0x9e3779b97f4a7c15ULL;
 		clock_now = 1000;
 		fill_random(t, cpus, rnd(blocks * cpus * 700), seed % 4 ? 0 :
 			    rnd(6));
-		room = 1 + rnd(seed % 5 ? zone / 16 : 16 * cpus);
-		a = test_save_zones_marked(t, 0, 1, room, false);
-		b = test_save_zones_marked(t, half, 1, room, true);
-		skipping += test_save_unread > a->skipped / 2;
-		same += a->nr_records == b->nr_records &&
-			a->skipped == b->skipped &&
-			!memcmp(ramtrail_saved_records(a),
-				ramtrail_saved_records(b),
-				a->nr_records * sizeof(struct ramtrail_saved_record));
+		room = sizeof(*s) + chunk * (1 + rnd(seed % 5 ? 40 : 3));
+		n = kept(out, test_decode(t, out, MAXREC, &st));
+		s = test_save_zones(t, 0, 1, room, chunk);
+		m = s ? read_saved(s) : 0;
+		wrapped += s && s->nr_chunks > s->nr_slots;
+		for (i = 0; i < m && m <= n; i++)
+			if (!same_record(t, &out[n - m + i], &saved_out[i]))
+				break;
+		good += (!n && !s) || (s && i == m && m == s->nr_records &&
+				       s->skipped == n - m && !saved_cur.bad &&
+				       s->size <= room &&
+				       (s->nr_chunks == s->nr_slots || m < n));
 		test_region_free(t);
 	}
-	CHECK(same == runs, "%u of %u saves differ", runs - same, runs);
-	CHECK(skipping > runs / 3, "%u of %u saves read half of what they dropped",
-	      runs - skipping, runs);
+	CHECK(good == runs, "%u of %u saves differ from the merge",
+	      runs - good, runs);
+	CHECK(wrapped > runs / 4, "only %u of %u saves wrapped", wrapped,
+	      runs);
+}
+
+/* An entry's bytes, as format.rst gives them. */
+static void test_saved_entries_are_the_documented_bytes(void)
+{
+	struct test_region *t = test_region_new_saved(3, 8, 0, 64 * 1024);
+	struct ramtrail_record r = { .type = RAMTRAIL_W_FUNC, .ip = 0x1234 };
+	struct ramtrail_saved_trace *s = (void *)(t->mem +
+						  t->hdr->saved_offset);
+	struct ramtrail_saved_writer *w = test_writer_start(t, s, 0, 0);
+	static const u8 want[] = {
+		/* CPU 0, at 1000 ns (the chunk's time): new 0x1234 */
+		0x14, 0x00, 0x00, 0x34, 0x12, 0x00, 0x00,
+		/* 200 ns later, hardirq: 0x1234 is index 0, new caller */
+		0x4a, 0xc8, 0x01, 0x00, 0x78, 0x56, 0x00, 0x00,
+		/* CPU 2, 0 ns later, task 7 "sh" named first */
+		0x04, 0x02, 0x00, 0x00, 24, 0,
+		7, 0, 0, 0, 7, 0, 0, 0, 's', 'h', 0, 0, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,
+		/* ... then its event 0x101, 3 bytes, irqs off in softirq */
+		0x00, 0x00, 0x81, 0x02, 3, 0x05, 'a', 'b', 'c',
+		/* CPU 0 again, 5 ns later: index 1 called by index 0 */
+		0x2c, 0x00, 0x05, 0x01, 0x00,
+	};
+	const struct ramtrail_saved_chunk *k;
+
+	ramtrail_saved_add(w, &r, 1000);
+	r.type = RAMTRAIL_W_FUNC_PARENT;
+	r.ctx = RAMTRAIL_CTX_HARDIRQ;
+	r.parent = 0x5678;
+	ramtrail_saved_add(w, &r, 1200);
+	r = (struct ramtrail_record) {
+		.type = RAMTRAIL_W_EVENT, .cpu = 2, .id = RAMTRAIL_EV_USER + 1,
+		.len = 3, .flags = RAMTRAIL_EF_IRQS_OFF | RAMTRAIL_CTX_SOFTIRQ,
+		.task_known = true, .task = { .pid = 7, .tgid = 7,
+					      .comm = "sh" },
+	};
+	memcpy(r.data, "abc", 3);
+	ramtrail_saved_add(w, &r, 1200);
+	r = (struct ramtrail_record) { .type = RAMTRAIL_W_FUNC_PARENT,
+				       .ip = 0x5678, .parent = 0x1234 };
+	ramtrail_saved_add(w, &r, 1205);
+	test_writer_seal(s, w, 3);
+	k = (const void *)ramtrail_saved_slots(s);
+	CHECK(k->len == sizeof(want) && !memcmp(k + 1, want, sizeof(want)),
+	      "%u bytes, not the documented %zu", k->len, sizeof(want));
+	CHECK(k->ns == 1000 && k->records == 4 && k->seq == 0 &&
+	      s->nr_records == 4 && read_saved(s) == 4 && saved_cur.tasks == 1,
+	      "chunk header");
+	test_region_free(t);
 }
 
 /*
- * A function record is one unit (16 bytes) with or without its caller,
- * an event one unit and its data; a task switch costs one task event.
+ * What density comes from: a function seen before in the chunk costs an
+ * index, its time a delta, its CPU nothing unless it changes. A run of
+ * records over a few functions takes 4 bytes each, caller included.
  */
-static void test_saved_units_per_record(void)
+static void test_saved_function_records_take_4_bytes(void)
 {
-	struct test_region *t = test_region_new_saved(1, 8, 0, 64 * 1024);
-	u32 data[5] = { 0 };
+	struct test_region *t = test_region_new_saved(1, 96, 0, 512 * 1024);
 	struct ramtrail_saved_trace *s;
 	u32 i;
 
-	for (i = 0; i < 100; i++)
-		ramtrail_ring_func(&t->ring[0], 0x100 + i, i % 2 ? 0x200 : 0);
-	ramtrail_ring_event(&t->ring[0], RAMTRAIL_EV_SCHED_SWITCH, data,
-			    sizeof(struct ramtrail_ev_switch));
-	for (i = 0; i < 10; i++) {
-		ramtrail_user_env.task = 100 + i;
-		ramtrail_ring_func(&t->ring[0], 0x100, 0x200);
-	}
-	ramtrail_user_env.task = 1;
-	s = test_save_zones(t, 0, 1, 0);
-	CHECK(RAMTRAIL_SAVED_TASK_UNITS == 3, "task event %zu units",
-	      (size_t)RAMTRAIL_SAVED_TASK_UNITS);
-	CHECK(s->nr_records == 3 + 100 + 3 + 10 * (3 + 1), "%llu units",
-	      (unsigned long long)s->nr_records);
+	for (i = 0; i < 20000; i++)
+		ramtrail_ring_func(&t->ring[0], 0x100 + i % 40,
+				   0x200 + i % 20);
+	s = test_save_zones(t, 0, 1, 0, 0);
+	CHECK(s && s->nr_records == 20000 && s->nr_chunks == 2,
+	      "%llu records in %llu chunks",
+	      (unsigned long long)(s ? s->nr_records : 0),
+	      (unsigned long long)(s ? s->nr_chunks : 0));
+	/*
+	 * Per chunk: its header, its CPU and task named (a task event of 30
+	 * bytes), 60 new offsets of 3 more bytes, and its slack.
+	 */
+	CHECK(s && s->size <= sizeof(*s) + 20000 * 4 +
+	      2 * (32 + 1 + 30 + 60 * 3) + 8,
+	      "%llu bytes", (unsigned long long)(s ? s->size : 0));
 	test_region_free(t);
 }
 
@@ -1110,9 +1195,7 @@ static void test_saved_trace_keeps_unknown_tasks(void)
 {
 	struct test_region *t = test_region_new_saved(1, 8, 0, 64 * 1024);
 	u64 *zone = test_zone(t, 0);
-	const struct ramtrail_saved_record *u;
 	struct ramtrail_saved_trace *s;
-	struct ramtrail_ev_task task;
 	size_t n, m, i, unknown = 0;
 
 	for (i = 0; i < 1200; i++)
@@ -1120,42 +1203,42 @@ static void test_saved_trace_keeps_unknown_tasks(void)
 	for (i = 0; i < RAMTRAIL_BLOCK_WORDS_HDR + RAMTRAIL_TASK_WORDS + 1; i++)
 		zone[RAMTRAIL_BLOCK_WORDS + i] = 0;
 	n = test_decode(t, out, MAXREC, &st);
-	s = test_save_zones(t, 0, 1, 0);
+	s = test_save_zones(t, 0, 1, 0, 0);
 	m = read_saved(s);
 	CHECK(m == n && st.no_task > 0, "zones %zu saved %zu", n, m);
-	for (i = 0; i < m && i < n; i++)
+	for (i = 0; i < m && i < n; i++) {
 		if (!same_record(t, &out[i], &saved_out[i]))
 			break;
-	CHECK(i == n, "record %zu differs", i);
-	u = ramtrail_saved_records(s);
-	for (i = 0; i + 2 < s->nr_records; i++) {
-		if (u[i].ip || RAMTRAIL_EVENT_ID(u[i].parent) != RAMTRAIL_EV_TASK)
-			continue;
-		memcpy(&task, &u[i + 1], sizeof(task));
-		unknown += task.pid == RAMTRAIL_PID_UNKNOWN;
+		unknown += !saved_out[i].task_known;
 	}
-	CHECK(unknown == 1, "%zu task events say unknown", unknown);
+	CHECK(i == n, "record %zu differs", i);
+	CHECK(unknown == st.no_task && saved_cur.tasks == 3,
+	      "%zu of %llu unknown, %llu task events", unknown,
+	      (unsigned long long)st.no_task,
+	      (unsigned long long)saved_cur.tasks);
 	test_region_free(t);
 }
 
 /*
  * Not all fit: the newest are kept, and the first kept record of each CPU
- * still knows its task.
+ * still knows its task (each chunk names them again).
  */
 static void test_saved_trace_that_does_not_fit_keeps_the_newest(void)
 {
 	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
 	struct ramtrail_saved_trace *s;
+	u64 room = sizeof(*s) + 4 * 1024;
 	size_t n, m, i;
-	u64 room = 1000;
 
 	fill_with_tasks(t, 3000);
 	n = test_decode(t, out, MAXREC, &st);
-	s = test_save_zones(t, 0, 1, room);
+	s = test_save_zones(t, 0, 1, room, 1024);
 	m = read_saved(s);
-	CHECK(s->nr_records <= room && s->nr_records > room - 20 &&
-	      s->skipped == n - m, "%llu units, %zu of %zu records",
-	      (unsigned long long)s->nr_records, m, n);
+	CHECK(s->size == room && s->nr_slots == 4 && s->nr_chunks > 8 &&
+	      m > 100 && s->skipped == n - m && s->nr_records == m,
+	      "%llu of %llu chunks, %zu of %zu records",
+	      (unsigned long long)s->nr_slots,
+	      (unsigned long long)s->nr_chunks, m, n);
 	for (i = 0; i < m && m <= n; i++)
 		if (!same_record(t, &out[n - m + i], &saved_out[i]) ||
 		    !saved_out[i].task_known)
@@ -1165,116 +1248,176 @@ static void test_saved_trace_that_does_not_fit_keeps_the_newest(void)
 }
 
 /*
- * A part ends at a unit count: an event whose data crosses it belongs to
- * the part of its head, and the next part's reader starts after it, with
- * the tasks named before.
+ * A part is RAMTRAIL_SAVED_PART_CHUNKS chunks: read part by part, as
+ * pstore does, a trace gives what it gives whole, each record with its
+ * task, and a part's reader never enters the next part's chunks.
  */
-static void test_saved_part_starts_at_an_entry_boundary(void)
+static void test_saved_parts_are_runs_of_chunks(void)
 {
-	const u64 p = RAMTRAIL_SAVED_PART_RECORDS;
-	struct ramtrail_saved_task task[2] = { 0 };
-	struct ramtrail_saved_writer w = { .task = task, .nr_cpus = 2 };
-	struct ramtrail_record r = { .type = RAMTRAIL_W_FUNC, .ip = 0x100,
-				     .task_known = true, .task.pid = 7 };
-	struct ramtrail_saved_trace *s = units_trace(p + 100, 2);
+	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
+	static struct ramtrail_record whole[MAXREC];
+	struct ramtrail_saved_trace *s;
 	const struct ramtrail_record *x;
-	size_t before = 0, after = 0, whole;
-	u64 last = 0, first = 0;
+	size_t n, k = 0, same = 0;
+	u64 p;
 
-	w.unit = ramtrail_saved_records(s);
-	w.room = p + 100;
-	while (w.units < p - 2)
-		ramtrail_saved_add(&w, &r, w.units);
-	r.type = RAMTRAIL_W_EVENT;
-	r.len = 64;		/* 4 data units: 2 past the part's end */
-	r.id = RAMTRAIL_EV_USER;
-	ramtrail_saved_add(&w, &r, w.units);
-	r.type = RAMTRAIL_W_FUNC;
-	while (w.units < p + 100)
-		ramtrail_saved_add(&w, &r, w.units);
-	whole = read_saved(s);
-	ramtrail_saved_open(&saved_cur, s);
-	while ((x = ramtrail_saved_read(&saved_cur, p))) {
-		before++;
-		last = x->pos;
-	}
-	CHECK(last == p - 2 && saved_cur.next == p + 3, "last %llu next %llu",
-	      (unsigned long long)last, (unsigned long long)saved_cur.next);
-	while ((x = ramtrail_saved_read(&saved_cur, s->nr_records))) {
-		if (!after++)
-			first = x->pos;
-		CHECK(x->task_known && x->task.pid == 7, "unit %llu task",
-		      (unsigned long long)x->pos);
-	}
-	CHECK(first == p + 3 && before + after == whole && !saved_cur.bad,
-	      "first %llu, %zu + %zu of %zu", (unsigned long long)first,
-	      before, after, whole);
-	CHECK(ramtrail_saved_part_end(s, 0) == p &&
-	      ramtrail_saved_part_end(s, 1) == p + 100 &&
-	      ramtrail_saved_parts(s) == 2, "part ends");
-	free(s);
-}
-
-static void unit(struct ramtrail_saved_record *u, u32 cpu, u32 ip, u32 parent)
-{
-	u->ts_cpu = ramtrail_saved_pack(1000, cpu);
-	u->ip = ip;
-	u->parent = parent;
-}
-
-/* Units no writer makes are skipped and counted, never trusted. */
-static void test_saved_hostile_units_are_skipped_and_counted(void)
-{
-	struct ramtrail_saved_trace *s = units_trace(13, 2);
-	struct ramtrail_saved_record *u = ramtrail_saved_records(s);
-	struct ramtrail_ev_task task = { .pid = 42, .comm = "sh" };
-	const struct ramtrail_record *r;
-	size_t n, i, k;
-
-	unit(&u[0], 0, 0, RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_TASK, 24));
-	memcpy(&u[1], &task, sizeof(task));
-	unit(&u[3], 5, 0x100, 0);			/* CPU 5 of 2 */
-	unit(&u[4], 0, RAMTRAIL_SAVED_CTX_BIT, 0);	/* a context alone */
-	unit(&u[5], 0, 0, RAMTRAIL_EVENT_HEAD_FLAGS(RAMTRAIL_EV_USER, 0, 16));
-	unit(&u[6], 1, 0, RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_TASK, 20));
-	unit(&u[7], 1, 0x100 | RAMTRAIL_SAVED_CTX_BIT,
-	     0x200 | RAMTRAIL_SAVED_CTX_BIT);
-	unit(&u[8], 0, 0x300, 0);
-	unit(&u[9], 0, 0, RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_USER, 70));
+	fill_with_tasks(t, 3000);
+	s = test_save_zones(t, 0, 1, 0, RAMTRAIL_SAVED_CHUNK_MIN);
 	n = read_saved(s);
-	CHECK(n == 2 && saved_cur.tasks == 1, "%zu records, %llu tasks", n,
-	      (unsigned long long)saved_cur.tasks);
-	CHECK(saved_cur.bad == 13 - 3 - 2, "bad %llu",
-	      (unsigned long long)saved_cur.bad);
-	CHECK(n == 2 && saved_out[0].cpu == 1 && saved_out[0].ctx == 3 &&
-	      saved_out[0].ip == 0x100 && saved_out[0].parent == 0x200 &&
-	      !saved_out[0].task_known, "hardirq|softirq record on CPU 1");
-	CHECK(n == 2 && saved_out[1].ip == 0x300 && saved_out[1].task_known &&
-	      saved_out[1].task.pid == 42, "CPU 0's record has its task");
-	free(s);
-
-	/* Random units: whatever is returned is within bounds. */
-	srandom(11);
-	for (k = 0; k < 64; k++) {
-		s = units_trace(4096, 1 + k % 3);
-		u = ramtrail_saved_records(s);
-		for (i = 0; i < 4096 * sizeof(*u) / 4; i++)
-			((u32 *)u)[i] = random() % 4 ? random() :
-					random() % 0x1000 << 16;
-		ramtrail_saved_open(&saved_cur, s);
-		n = 0;
-		while ((r = ramtrail_saved_read(&saved_cur, 4096))) {
-			CHECK(r->cpu < s->nr_cpus && r->pos < 4096 &&
-			      saved_cur.next <= 4096 &&
-			      (r->type == RAMTRAIL_W_EVENT || r->ip),
-			      "round %zu unit %llu", k,
-			      (unsigned long long)r->pos);
-			n++;
+	memcpy(whole, saved_out, n * sizeof(*whole));
+	CHECK(s->nr_slots > 2 * RAMTRAIL_SAVED_PART_CHUNKS &&
+	      ramtrail_saved_parts(s) ==
+	      DIV_ROUND_UP(s->nr_slots, RAMTRAIL_SAVED_PART_CHUNKS) &&
+	      ramtrail_saved_part_end(s, 0) == RAMTRAIL_SAVED_PART_CHUNKS &&
+	      ramtrail_saved_part_end(s, ramtrail_saved_parts(s) - 1) ==
+	      s->nr_slots, "%llu chunks in %llu parts",
+	      (unsigned long long)s->nr_slots,
+	      (unsigned long long)ramtrail_saved_parts(s));
+	ramtrail_saved_open(&saved_cur, s);
+	for (p = 0; p < ramtrail_saved_parts(s); p++) {
+		while ((x = ramtrail_saved_read(&saved_cur,
+						ramtrail_saved_part_end(s, p)))) {
+			same += k < n && !memcmp(x, &whole[k],
+						 offsetof(struct ramtrail_record,
+							  data)) &&
+				x->pos < ramtrail_saved_part_end(s, p) *
+					 s->chunk_size;
+			k++;
 		}
-		CHECK(n + saved_cur.tasks + saved_cur.bad <= 4096,
-		      "round %zu: %zu records", k, n);
-		free(s);
+		CHECK(saved_cur.next == ramtrail_saved_part_end(s, p),
+		      "part %llu read up to chunk %llu", (unsigned long long)p,
+		      (unsigned long long)saved_cur.next);
 	}
+	CHECK(k == n && same == n && n == 3000 && !saved_cur.bad,
+	      "%zu of %zu records the same, %zu read", same, n, k);
+	test_region_free(t);
+}
+
+/* A chunk of @len entry bytes @e in slot 0 of a fresh trace of 2 CPUs. */
+static struct ramtrail_saved_trace *hostile_trace(struct test_region *t,
+						  const void *e, u32 len)
+{
+	struct ramtrail_saved_trace *s = (void *)(t->mem +
+						  t->hdr->saved_offset);
+	struct ramtrail_saved_chunk *k;
+
+	memset(s, 0, sizeof(*s));
+	s->nr_cpus = 2;
+	s->chunk_size = RAMTRAIL_SAVED_CHUNK_MAX;
+	s->nr_slots = 1;
+	s->nr_chunks = 1;
+	s->size = sizeof(*s) + round_up(sizeof(*k) + len, 8);
+	k = (void *)ramtrail_saved_slots(s);
+	memset(k, 0, sizeof(*k));
+	k->len = len;
+	k->ns = 1000;
+	memcpy(k + 1, e, len);
+	k->checksum = ramtrail_saved_chunk_checksum(k, 0, 0);
+	s->magic = RAMTRAIL_SAVED_MAGIC;
+	s->checksum = ramtrail_saved_checksum(s);
+	return s;
+}
+
+/*
+ * Entries no writer makes, in a chunk whose checksum holds, drop the rest
+ * of their chunk and are counted; what came before them is kept. Random
+ * bytes give records within bounds only.
+ */
+static void test_saved_hostile_entries_are_refused_and_counted(void)
+{
+	struct test_region *t = test_region_new_saved(1, 4, 0, 256 * 1024);
+	static const u8 good[] = {
+		0x04, 0x01, 0x00, 0x00, 24, 0, 42, 0, 0, 0, 42, 0, 0, 0, 's',
+		'h', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* CPU 1: 42 */
+		0x13, 0x05, 0x00, 0x01, 0x00, 0x00,	/* 0x100, NMI */
+	};
+	static const u8 bad[][8] = {
+		{ 0x14, 0x02, 0x00, 0x01, 0x00, 0x00 },	/* CPU 2 of 2 */
+		{ 0x08, 0x00, 0x01 },			/* index 1 of 1 */
+		{ 0x80, 0x00 },				/* reserved bit */
+		{ 0x00, 0x00, 0x81, 0x02, 0, 0x10 },	/* flags bit 4 */
+		{ 0x00, 0x00, 0x00, 4, 0, 1, 2, 3 },	/* task of 4 bytes */
+		{ 0x00, 0x00, 0x81, 0x02, 9, 0, 1 },	/* data past the end */
+		{ 0x01, 0x00, 0x81, 0x02, 0, 0 },	/* event with a ctx */
+		{ 0x10, 0x00, 0x00, 0x00, 0x00, 0x00 },	/* new offset 0 */
+		{ 0x18, 0x00 },				/* ip ref 3 */
+		{ 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	};
+	static const u8 bad_len[] = { 6, 3, 2, 6, 8, 7, 6, 6, 2, 8 };
+	u8 e[sizeof(good) + 8];
+	struct ramtrail_saved_trace *s;
+	const struct ramtrail_record *r;
+	size_t i, n, k, within = 0;
+
+	s = hostile_trace(t, good, sizeof(good));
+	n = read_saved(s);
+	CHECK(n == 1 && !saved_cur.bad && saved_cur.tasks == 1 &&
+	      saved_out[0].cpu == 1 && saved_out[0].ctx == RAMTRAIL_CTX_NMI &&
+	      saved_out[0].ip == 0x100 && saved_out[0].ts == 1005 &&
+	      saved_out[0].task_known && saved_out[0].task.pid == 42,
+	      "the good chunk: %zu records, bad %llu", n,
+	      (unsigned long long)saved_cur.bad);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memcpy(e, good, sizeof(good));
+		memcpy(e + sizeof(good), bad[i], bad_len[i]);
+		s = hostile_trace(t, e, sizeof(good) + bad_len[i]);
+		n = read_saved(s);
+		CHECK(n == 1 && saved_cur.bad == 1, "hostile entry %zu: %zu records, bad %llu",
+		      i, n, (unsigned long long)saved_cur.bad);
+	}
+	/* The checksum names the trace: another boot's chunk is refused. */
+	s = hostile_trace(t, good, sizeof(good));
+	s->boot_id = 2;
+	s->checksum = ramtrail_saved_checksum(s);
+	CHECK(!read_saved(s) && saved_cur.bad == 1, "another trace's chunk");
+
+	/*
+	 * A writer's chunk with a few bytes changed, its checksum made to
+	 * hold: whatever is returned is within bounds.
+	 */
+	srandom(11);
+	for (k = 0; k < 256; k++) {
+		static u8 junk[4096];
+		struct ramtrail_saved_writer *w;
+		struct ramtrail_record x = { .type = RAMTRAIL_W_FUNC };
+		struct ramtrail_saved_chunk *c;
+
+		s = (void *)(t->mem + t->hdr->saved_offset);
+		w = test_writer_start(t, s, 0, sizeof(junk));
+		for (i = 0; i < 600; i++) {
+			x.cpu = random() % 2;
+			x.ip = 0x100 + random() % 200;
+			x.parent = random() % 2 ? 0x100 + random() % 200 : 0;
+			x.type = random() % 5 ? RAMTRAIL_W_FUNC :
+				 RAMTRAIL_W_EVENT;
+			x.id = RAMTRAIL_EV_USER;
+			x.len = random() % 20;
+			x.task_known = random() % 2;
+			x.task.pid = random() % 4;
+			ramtrail_saved_add(w, &x, i * 50);
+		}
+		ramtrail_saved_finish(w);
+		c = (void *)ramtrail_saved_slots(s);
+		memcpy(junk, c + 1, c->len);
+		for (i = 0; i < 1 + k % 4; i++)
+			junk[random() % c->len] ^= 1 << random() % 8;
+		s = hostile_trace(t, junk, c->len);
+		ramtrail_saved_open(&saved_cur, s);
+		while ((r = ramtrail_saved_read(&saved_cur, 1))) {
+			CHECK(r->cpu < s->nr_cpus && r->pos < sizeof(junk) &&
+			      (r->type == RAMTRAIL_W_EVENT ?
+			       r->len <= RAMTRAIL_EVENT_MAX_LEN &&
+			       !(r->flags & ~RAMTRAIL_EF_MASK) :
+			       r->ip && r->ip <= RAMTRAIL_TEXT_OFFSET_MAX),
+			      "round %zu record at %llu", k,
+			      (unsigned long long)r->pos);
+			within++;
+		}
+		CHECK(saved_cur.next == 1 && saved_cur.bad <= 1, "round %zu", k);
+	}
+	CHECK(within > 256 * 50, "changed chunks gave only %zu records",
+	      within);
+	test_region_free(t);
 }
 
 /* Bounded fields: a checksummed header with absurd values is refused. */
@@ -1402,13 +1545,14 @@ int main(void)
 	RUN(test_saved_traces_found_anywhere_listed_by_boot);
 	RUN(test_saved_space_of_erased_traces_is_reused);
 	RUN(test_saved_trace_keeps_events_tasks_and_contexts);
-	RUN(test_saved_count_by_zone_is_what_the_merge_writes);
-	RUN(test_saved_from_marks_is_the_save_from_the_start);
-	RUN(test_saved_units_per_record);
+	RUN(test_saved_damaged_chunk_loses_only_itself);
+	RUN(test_saved_is_the_newest_of_the_merge);
+	RUN(test_saved_entries_are_the_documented_bytes);
+	RUN(test_saved_function_records_take_4_bytes);
 	RUN(test_saved_trace_keeps_unknown_tasks);
 	RUN(test_saved_trace_that_does_not_fit_keeps_the_newest);
-	RUN(test_saved_part_starts_at_an_entry_boundary);
-	RUN(test_saved_hostile_units_are_skipped_and_counted);
+	RUN(test_saved_parts_are_runs_of_chunks);
+	RUN(test_saved_hostile_entries_are_refused_and_counted);
 	RUN(test_absurd_clock_is_refused_and_time_saturates);
 	RUN(test_module_table_never_guesses);
 	return check_summary();

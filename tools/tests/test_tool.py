@@ -23,6 +23,9 @@ TOOL = BIN / "ramtrail"
 # ftrace's "trace" line: "%16s-%-7d [CPU] flags %5lu.%06lu: text"
 LINE = re.compile(r"^(.{16})-(\d+|\?) *\[(\d+)\] (.{5}) +(\d+\.\d{6}): (.*)$")
 RAM_OFFSET = 0x300000
+# The format version the tools read and write, from the one definition.
+VERSION = int(re.search(r"#define RAMTRAIL_VERSION\s+(\d+)",
+                        (TOP / "include/uapi/linux/ramtrail.h").read_text())[1])
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check import Results  # noqa: E402
 RESULTS = Results(ok_limit=0)
@@ -112,17 +115,27 @@ def stats_as_text(j):
 def saved_entry(boot, nr_records, erased=0, release="6.1.0-test", state=3, reason=1,
                 cpu=1, skipped=0):
     """A struct ramtrail_saved_trace (include/uapi/linux/ramtrail.h) and its
-    records, as the module writes it into the saved area."""
-    layout = "<QQQQQQIIIIIIQQQQQQ64s64s"
-    size = 16 + struct.calcsize(layout) + 16 * nr_records
-    fields = struct.pack(layout, size, boot, 0x1234, nr_records,
+    one chunk of function records, ip 0x40 at 1000 + i ns on CPU i % 2, as
+    the module writes them into the saved area."""
+    nonce = 0x1234
+    ents = bytearray()
+    for i in range(nr_records):
+        if i == 0:
+            ents += bytes([0x04 | 0x10, 0, 0]) + struct.pack("<I", 0x40)
+        else:   # CPU changes, 1 ns later, offset 0x40 is index 0
+            ents += bytes([0x04 | 0x08, i % 2, 1, 0])
+    head = struct.pack("<IQQII", len(ents), 0, 1000, nr_records, 0)
+    crc = zlib.crc32(struct.pack("<QQ", boot, nonce) + ents + head)
+    chunk = struct.pack("<I", crc) + head + ents
+    chunk += bytes(-len(chunk) % 8)
+    layout = "<QQQQQQIIIIIIQQQQQQIIQ64s64s"
+    size = 16 + struct.calcsize(layout) + len(chunk)
+    fields = struct.pack(layout, size, boot, nonce, nr_records,
                          0xffffffff81000000, 0xffffffff81001000, 2, state, reason,
-                         cpu, 0, 0, 7, 0, 0, 0, 0, skipped, release.encode(),
-                         b"#1 SMP")
-    crc = zlib.crc32(struct.pack("<IIQ", 0x44564153, 0, 0) + fields)
-    recs = b"".join(struct.pack("<QII", ((1000 + i) << 8) | (i % 2), 0x40, 0)
-                    for i in range(nr_records))
-    return struct.pack("<IIQ", 0x44564153, crc, erased) + fields + recs
+                         cpu, 0, 0, 7, 0, 0, 0, 0, skipped,
+                         max(512, len(chunk)), 1, 1, release.encode(), b"#1 SMP")
+    crc = zlib.crc32(struct.pack("<IIQ", 0x34564153, 0, 0) + fields)
+    return struct.pack("<IIQ", 0x34564153, crc, erased) + fields + chunk
 
 
 def main():
@@ -294,7 +307,7 @@ def main():
           per_cpu == [sum(1 for e in expect if e.startswith(f"{c} ")) for c in range(3)],
           f"{per_cpu} {p.stderr}")
     check("stats: format version, state, clock, region position reported",
-          kv.get("version") == "3" and kv.get("state") == "recording" and
+          kv.get("version") == str(VERSION) and kv.get("state") == "recording" and
           kv.get("clock_reliable") == "0" and kv.get("region_offset") == hex(RAM_OFFSET),
           kv)
     first, last = expect[0].split()[1], expect[-1].split()[1]
@@ -389,7 +402,7 @@ def main():
               rc == 0 and j is not None and stats_as_text(j) == p.stdout,
               f"rc={rc} {err} {[x for x in zip((stats_as_text(j) if j else '').splitlines(), p.stdout.splitlines()) if x[0] != x[1]][:3]}")
     check("stats --format json: header, zones and their per-CPU records",
-          j and j["source"] == "region" and j["version"] == 3 and j["boot_id"] == 1 and
+          j and j["source"] == "region" and j["version"] == VERSION and j["boot_id"] == 1 and
           j["state"] == "recording" and j["freeze_reason"] == "none" and
           j["nr_cpus"] == 3 and j["clock_reliable"] is False and j["saved"] == [] and
           j["modules"][0]["name"] == "rt_fake" and

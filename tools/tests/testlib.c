@@ -56,27 +56,63 @@ void test_region_seal(struct test_region *t)
 	t->hdr->checksum = ramtrail_header_checksum(t->hdr);
 }
 
+static struct ramtrail_saved_task test_task[RAMTRAIL_MAX_CPUS];
+static struct ramtrail_saved_name test_hash[RAMTRAIL_SAVED_HASH];
+
+struct ramtrail_saved_writer *test_writer_start(struct test_region *t,
+						struct ramtrail_saved_trace *s,
+						u64 room, u32 chunk_size)
+{
+	static struct ramtrail_saved_writer w;
+	u64 rest = (u8 *)t->mem + t->hdr->saved_offset + t->hdr->saved_size -
+		   (u8 *)s;
+
+	if (!room || room > rest)
+		room = rest;
+	memset(s, 0, sizeof(*s));
+	memset(test_hash, 0, sizeof(test_hash));
+	room -= ramtrail_saved_fixed(0);
+	if (!chunk_size)
+		chunk_size = ramtrail_saved_chunk_for(room);
+	w = (struct ramtrail_saved_writer) {
+		.task = test_task, .hash = test_hash,
+		.nr_cpus = RAMTRAIL_MAX_CPUS,
+	};
+	ramtrail_saved_writer_start(&w, ramtrail_saved_slots(s), chunk_size,
+				    ramtrail_saved_slots_for(room, chunk_size),
+				    t->hdr->boot_id, t->hdr->nonce);
+	return &w;
+}
+
+void test_writer_seal(struct ramtrail_saved_trace *s,
+		      struct ramtrail_saved_writer *w, u32 nr_cpus)
+{
+	ramtrail_saved_finish(w);
+	ramtrail_saved_set_chunks(s, w);
+	s->boot_id = w->boot_id;
+	s->nonce = w->nonce;
+	s->nr_cpus = nr_cpus;
+	s->text_base = TEST_TEXT_BASE;
+	s->magic = RAMTRAIL_SAVED_MAGIC;
+	s->checksum = ramtrail_saved_checksum(s);
+}
+
 struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
 					    u64 boot_id, u32 nr_records)
 {
 	struct ramtrail_saved_trace *s = (void *)(t->mem +
 						  t->hdr->saved_offset + off);
-	struct ramtrail_saved_record *r;
+	struct ramtrail_record r = { .type = RAMTRAIL_W_FUNC };
+	struct ramtrail_saved_writer *w;
 	u32 i;
 
-	memset(s, 0, sizeof(*s));
-	s->boot_id = boot_id;
-	s->nr_cpus = 1;
-	s->nr_records = nr_records;
-	s->size = sizeof(*s) + nr_records * sizeof(*r);
-	s->text_base = TEST_TEXT_BASE;
-	r = ramtrail_saved_records(s);
+	w = test_writer_start(t, s, 0, RAMTRAIL_SAVED_CHUNK_MIN);
+	w->boot_id = boot_id;
 	for (i = 0; i < nr_records; i++) {
-		r[i].ts_cpu = (u64)(i + 1) << 8;
-		r[i].ip = 0x1000 + i;
+		r.ip = 0x1000 + i;
+		ramtrail_saved_add(w, &r, i + 1);
 	}
-	s->magic = RAMTRAIL_SAVED_MAGIC;
-	s->checksum = ramtrail_saved_checksum(s);
+	test_writer_seal(s, w, 1);
 	return s;
 }
 
@@ -127,51 +163,29 @@ size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
 	return n;
 }
 
-u64 test_save_unread;
-
 struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
-					     u64 boot_id, u64 room)
+					     u64 boot_id, u64 room,
+					     u32 chunk_size)
 {
-	return test_save_zones_marked(t, off, boot_id, room, true);
-}
-
-struct ramtrail_saved_trace *test_save_zones_marked(struct test_region *t,
-						    u64 off, u64 boot_id,
-						    u64 room, bool marked)
-{
-	struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
-	struct ramtrail_saved_writer w = { .task = task };
-	struct ramtrail_saved_marks *marks = NULL;
 	struct ramtrail_zone_cursor *cur;
 	struct ramtrail_merge_slot heap[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_saved_trace *s = (void *)(t->mem +
 						  t->hdr->saved_offset + off);
+	struct ramtrail_saved_writer *w;
 	struct ramtrail_region reg;
 
 	if (ramtrail_region_open(&reg, t->mem, t->size))
 		return NULL;
-	w.nr_cpus = reg.hdr.nr_cpus;
 	cur = calloc(reg.hdr.nr_cpus, sizeof(*cur));
-	if (marked)
-		marks = calloc(reg.hdr.nr_cpus, sizeof(*marks));
-	ramtrail_saved_count_zones(&reg, cur, &w, marks);
-	memset(s, 0, sizeof(*s));
-	ramtrail_saved_writer_start(&w, ramtrail_saved_records(s),
-				    room ? room : (t->hdr->saved_size - off -
-						   sizeof(*s)) / sizeof(*w.unit),
-				    w.units);
-	ramtrail_saved_merge(&reg, cur, heap, &w, marks);
-	test_save_unread = w.unread;
-	free(marks);
+	w = test_writer_start(t, s, room, chunk_size);
+	w->boot_id = boot_id;
+	w->nr_cpus = reg.hdr.nr_cpus;
+	ramtrail_saved_merge(&reg, cur, heap, w);
 	free(cur);
-	s->boot_id = boot_id;
-	s->nonce = reg.hdr.nonce;
-	s->nr_cpus = reg.hdr.nr_cpus;
-	s->nr_records = w.units;
-	s->skipped = w.skipped;
-	s->size = sizeof(*s) + w.units * sizeof(*w.unit);
+	if (!w->nr_chunks)
+		return NULL;
+	test_writer_seal(s, w, reg.hdr.nr_cpus);
 	s->text_base = reg.hdr.text_base;
-	s->magic = RAMTRAIL_SAVED_MAGIC;
 	s->checksum = ramtrail_saved_checksum(s);
 	return s;
 }

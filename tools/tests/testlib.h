@@ -23,23 +23,32 @@ struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
 void test_region_free(struct test_region *t);
 void test_region_seal(struct test_region *t);
 u64 *test_zone(struct test_region *t, u32 cpu);
-/* A saved trace of @nr_records records at @off in the saved area. */
+/*
+ * A writer of a saved trace at @s in @t's saved area, of @room bytes (0:
+ * up to the area's end), its chunks of @chunk_size bytes (0: as the
+ * module chooses); its chunks' checksums name @t's boot and nonce until
+ * the caller changes its @boot_id or @nonce. Then its trace, sealed.
+ */
+struct ramtrail_saved_writer *test_writer_start(struct test_region *t,
+						struct ramtrail_saved_trace *s,
+						u64 room, u32 chunk_size);
+void test_writer_seal(struct ramtrail_saved_trace *s,
+		      struct ramtrail_saved_writer *w, u32 nr_cpus);
+/*
+ * A saved trace of @nr_records function records (CPU 0, ip 0x1000 + i at
+ * i + 1 ns) at @off in the saved area, in chunks of the smallest size.
+ */
 struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
 					    u64 boot_id, u32 nr_records);
 /*
  * @t's zones merged into a saved trace at @off of its saved area, as the
- * module saves them: the newest records that fit in @room units (0: all).
+ * module saves them: the newest records that fit in @room bytes (0: up to
+ * the area's end), in chunks of @chunk_size bytes (0: the module's
+ * choice); NULL if it holds nothing.
  */
 struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
-					     u64 boot_id, u64 room);
-/*
- * The same, read from the zones' marks (@marked) or from their start;
- * test_save_unread: the records it left out without reading them.
- */
-struct ramtrail_saved_trace *test_save_zones_marked(struct test_region *t,
-						    u64 off, u64 boot_id,
-						    u64 room, bool marked);
-extern u64 test_save_unread;
+					     u64 boot_id, u64 room,
+					     u32 chunk_size);
 /* A dmesg record holding @text in slot 0. */
 struct ramtrail_dmesg_header *test_add_dmesg(struct test_region *t,
 					     const char *text);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ramtrail on-RAM format, version 2.
+ * ramtrail on-RAM format, version 4 (RAMTRAIL_VERSION).
  *
  * This header is the only definition of the persistent region layout. The
  * kernel module writes it, the module's recovery code and the userspace
@@ -82,7 +82,7 @@
 #include <linux/types.h>
 
 #define RAMTRAIL_MAGIC			0x4c494152544d4152ULL /* "RAMTRAIL" */
-#define RAMTRAIL_VERSION		3
+#define RAMTRAIL_VERSION		4
 #define RAMTRAIL_HEADER_SIZE		4096
 #define RAMTRAIL_MAX_CPUS		192
 
@@ -142,8 +142,8 @@ enum ramtrail_ctx {
 
 /*
  * Function offsets from the text base are below 2^31 (on x86-64 the
- * kernel and its modules lie within 2 GiB of __START_KERNEL_map): the saved
- * format uses bit 31. A function outside is recorded as offset 0.
+ * kernel and its modules lie within 2 GiB of __START_KERNEL_map). A
+ * function outside is recorded as offset 0.
  */
 #define RAMTRAIL_TEXT_OFFSET_MAX	0x7fffffffU
 
@@ -431,26 +431,64 @@ struct ramtrail_dmesg_header {
 /*
  * The saved area holds merged traces of earlier boots, each a struct
  * ramtrail_saved_trace at an 8-byte aligned offset, then modtab_count
- * module entries, then nr_records struct ramtrail_saved_record in time
- * order. Entries do not overlap; the space between them is free (the
- * space of erased traces is reused). A reader finds them by scanning the
- * area for a valid entry (magic, checksum, bounds) every 8 bytes, skipping
- * the inside of each one found, and lists them by boot_id. A writer keeps
- * at most RAMTRAIL_MAX_SAVED entries.
+ * module entries, then nr_slots chunk slots of chunk_size bytes. Entries
+ * do not overlap; the space between them is free (the space of erased
+ * traces is reused). A reader finds them by scanning the area for a valid
+ * entry (magic, checksum, bounds) every 8 bytes, skipping the inside of
+ * each one found, and lists them by boot_id. A writer keeps at most
+ * RAMTRAIL_MAX_SAVED entries.
  *
- * The records of a saved trace are 16-byte units. A unit whose @ip is not
- * 0 is a function record: @ip and @parent hold offsets in bits 30:0 and
- * the context in their bits 31 (ip: bit 1, parent: bit 0 of enum
- * ramtrail_ctx). A unit whose @ip is 0 is an event: @parent holds the
- * event's head payload (id, len, flags as in a zone) and the next
- * DIV_ROUND_UP(len, 16) units its data, zero padded. A RAMTRAIL_EV_TASK
- * event says which task the CPU's later records belong to (pid
- * RAMTRAIL_PID_UNKNOWN: an unknown one); a CPU's records before its first
- * task event belong to an unknown task.
+ * The slots are a ring: chunk n (counted from 0 in time order) is in slot
+ * n % nr_slots, and the newest nr_slots of the nr_chunks written are kept.
+ * A trace that never wrapped (nr_chunks == nr_slots) ends right after its
+ * last chunk's data. Each chunk is a struct ramtrail_saved_chunk and
+ * @len bytes of entries, checked by its own CRC, and starts afresh: a
+ * damaged chunk loses only its own records.
+ *
+ * An entry is a tag byte (RAMTRAIL_ST_*), then, if the tag says so, the
+ * CPU as a varint, then the time as a varint of nanoseconds after the
+ * entry before it in the chunk (the chunk's @ns for the first), then:
+ *   a function: its offset from the text base, then its caller's (if
+ *     any), each either an index into the chunk's table of offsets (a
+ *     varint) or a new offset (4 bytes), which is added to the table;
+ *   an event: its id as a varint, its length and flags as a byte each,
+ *     then the length in bytes of data.
+ * Varints are LEB128: 7 bits a byte, low bits first, bit 7 set on all but
+ * the last byte. The first entry of a chunk names its CPU.
+ *
+ * A RAMTRAIL_EV_TASK event says which task its CPU's later entries in the
+ * chunk belong to (pid RAMTRAIL_PID_UNKNOWN: an unknown one); a CPU's
+ * entries before its first task event in a chunk belong to an unknown
+ * task.
  */
-#define RAMTRAIL_SAVED_CTX_BIT		0x80000000U
-#define RAMTRAIL_SAVED_MAGIC		0x44564153 /* "SAVD" */
+#define RAMTRAIL_SAVED_MAGIC		0x34564153 /* "SAV4" */
 #define RAMTRAIL_MAX_SAVED		256
+
+/* Tag byte of a saved entry. */
+#define RAMTRAIL_ST_CTX_MASK		0x03	/* a function's enum ramtrail_ctx */
+#define RAMTRAIL_ST_CPU			0x04	/* the CPU follows (varint) */
+#define RAMTRAIL_ST_IP_SHIFT		3	/* enum ramtrail_saved_ref */
+#define RAMTRAIL_ST_PARENT_SHIFT	5	/* enum ramtrail_saved_ref */
+#define RAMTRAIL_ST_REF_MASK		3U
+#define RAMTRAIL_ST_RESERVED		0x80	/* zero */
+
+/*
+ * How an entry gives a function offset. An entry whose ip is
+ * RAMTRAIL_SR_NONE is an event; its context and parent bits are zero.
+ */
+enum ramtrail_saved_ref {
+	RAMTRAIL_SR_NONE	= 0,
+	RAMTRAIL_SR_INDEX	= 1,	/* varint index into the chunk's table */
+	RAMTRAIL_SR_NEW		= 2,	/* 4 bytes, appended to the table */
+};
+
+/* Bounds of what a writer produces; a reader refuses anything else. */
+#define RAMTRAIL_SAVED_CHUNK_MIN	512
+#define RAMTRAIL_SAVED_CHUNK_MAX	65536
+#define RAMTRAIL_SAVED_CHUNK_ENTRIES	16384	/* task events included */
+#define RAMTRAIL_SAVED_CHUNK_NAMES	4096	/* offsets in a chunk's table */
+/* Chunks per pstore file (part); erased tells the parts apart. */
+#define RAMTRAIL_SAVED_PART_CHUNKS	8
 
 /**
  * struct ramtrail_saved_trace - one boot's trace, recovered and merged
@@ -459,10 +497,10 @@ struct ramtrail_dmesg_header {
  * @erased: bit n set: pstore part n was erased; all ones: the whole trace.
  *	Changed with one aligned 64-bit store, outside the checksum, so an
  *	erase never leaves the entry (and the list after it) invalid.
- * @size: bytes of the whole entry (this struct, modules and records)
+ * @size: bytes of the whole entry (this struct, modules and chunks)
  * @boot_id: boot that recorded the trace
  * @nonce: nonce of the region format that boot wrote
- * @nr_records: 16-byte units that follow the module entries
+ * @nr_records: records in the chunks kept (task events not counted)
  * @text_base: text base of the recording boot
  * @anchor_addr: anchor address of the recording boot
  * @nr_cpus: zones merged
@@ -477,6 +515,10 @@ struct ramtrail_dmesg_header {
  * @lost_words: words of unfinished writes skipped by the decoder
  * @no_time: records dropped for lack of a timestamp base
  * @skipped: recovered records that did not fit in the saved area (oldest)
+ * @chunk_size: bytes of a chunk slot, a multiple of 8 within
+ *	RAMTRAIL_SAVED_CHUNK_MIN..MAX
+ * @nr_slots: chunk slots after the module entries
+ * @nr_chunks: chunks written, at least @nr_slots
  * @release: uname -r of the recording kernel
  * @build: uname -v of the recording kernel
  */
@@ -502,24 +544,32 @@ struct ramtrail_saved_trace {
 	__u64 lost_words;
 	__u64 no_time;
 	__u64 skipped;
+	__u32 chunk_size;
+	__u32 nr_slots;
+	__u64 nr_chunks;
 	char release[64];
 	char build[64];
 };
 
 /**
- * struct ramtrail_saved_record - a unit of a saved trace: a merged record
- * @ts_cpu: CLOCK_MONOTONIC ns of the recording boot << 8 | CPU
- * @ip: function, offset from the trace's text base, and context bit 1;
- *	0 for an event
- * @parent: caller, offset from the text base, or 0, and context bit 0;
- *	an event's head payload
- *
- * An event's data units follow it, and carry no time.
+ * struct ramtrail_saved_chunk - start of a chunk of a saved trace
+ * @checksum: CRC32 of the trace's @boot_id and @nonce (8 bytes each), then
+ *	of the @len bytes of entries that follow, then of this struct after
+ *	this field
+ * @len: bytes of entries
+ * @seq: the chunk's number in its trace
+ * @ns: CLOCK_MONOTONIC ns of the recording boot that the first entry's
+ *	time counts from
+ * @records: entries that are not task events
+ * @reserved: zero
  */
-struct ramtrail_saved_record {
-	__u64 ts_cpu;
-	__u32 ip;
-	__u32 parent;
+struct ramtrail_saved_chunk {
+	__u32 checksum;
+	__u32 len;
+	__u64 seq;
+	__u64 ns;
+	__u32 records;
+	__u32 reserved;
 };
 
 #endif /* _UAPI_LINUX_RAMTRAIL_H */
