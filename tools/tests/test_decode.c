@@ -1220,6 +1220,41 @@ static void test_saved_trace_keeps_unknown_tasks(void)
 }
 
 /*
+ * Tasks are a chunk's own: a CPU whose task a chunk named is of unknown
+ * task in the next chunk until that one names it, so that a lost chunk
+ * never lends its task to the records after it.
+ */
+static void test_saved_task_does_not_cross_chunks(void)
+{
+	struct test_region *t = test_region_new_saved(2, 4, 0, 64 * 1024);
+	struct ramtrail_saved_trace *s = (void *)(t->mem +
+						  t->hdr->saved_offset);
+	struct ramtrail_saved_writer *w;
+	struct ramtrail_record r = { .type = RAMTRAIL_W_FUNC, .ip = 0x100,
+				     .cpu = 1, .task_known = true,
+				     .task = { .pid = 42 } };
+	u64 ns = 1000;
+	size_t n;
+
+	w = test_writer_start(t, s, 0, RAMTRAIL_SAVED_CHUNK_MIN);
+	ramtrail_saved_add(w, &r, ns);
+	r.cpu = 0;
+	r.task_known = false;
+	while (w->nr_chunks < 2)
+		ramtrail_saved_add(w, &r, ns++);
+	r.cpu = 1;
+	ramtrail_saved_add(w, &r, ns);
+	test_writer_seal(s, w, 2);
+	n = read_saved(s);
+	CHECK(n > 2 && saved_out[0].task_known && saved_out[0].task.pid == 42 &&
+	      saved_out[n - 1].cpu == 1 && !saved_out[n - 1].task_known &&
+	      !saved_cur.bad && s->nr_chunks == 2,
+	      "%zu records, the last of task %u", n,
+	      n ? saved_out[n - 1].task.pid : 0);
+	test_region_free(t);
+}
+
+/*
  * Not all fit: the newest are kept, and the first kept record of each CPU
  * still knows its task (each chunk names them again).
  */
@@ -1550,6 +1585,7 @@ int main(void)
 	RUN(test_saved_entries_are_the_documented_bytes);
 	RUN(test_saved_function_records_take_4_bytes);
 	RUN(test_saved_trace_keeps_unknown_tasks);
+	RUN(test_saved_task_does_not_cross_chunks);
 	RUN(test_saved_trace_that_does_not_fit_keeps_the_newest);
 	RUN(test_saved_parts_are_runs_of_chunks);
 	RUN(test_saved_hostile_entries_are_refused_and_counted);
