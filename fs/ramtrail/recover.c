@@ -1236,6 +1236,57 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
 	return ns > hdr->clock_ref_ns ? 0 : hdr->clock_ref_ns - ns;
 }
 
+/* Largest whole seconds ramtrail_cycles_to_ns() converts, in ns. */
+#define RT_NS_LIMIT	(U64_MAX / 1000000000ULL * 1000000000ULL)
+
+/**
+ * ramtrail_ts_to_ns_step() - ramtrail_ts_to_ns() of counter values in order
+ * @hdr: header of the region the records came from
+ * @s: the step, zeroed before the first call
+ * @ts: counter value, usually not before the last one's
+ *
+ * Within 2^32 ticks of the last value it divides once, by the clock's
+ * frequency, instead of twice with a 128-bit product: the merge's times
+ * come in order, a few ticks apart. Exact: the remainder is carried.
+ *
+ * Return: what ramtrail_ts_to_ns() returns for @ts.
+ */
+u64 ramtrail_ts_to_ns_step(const struct ramtrail_region_header *hdr,
+			   struct ramtrail_ns_step *s, u64 ts)
+{
+	u64 hz = hdr->clock_hz, ref = hdr->clock_ref_cycles & RAMTRAIL_CLOCK_MASK;
+	u64 dt = ts - s->ts, x, q, d, f;
+
+	if (s->exact && ts >= s->ts && dt < 1ULL << 32) {
+		/* rem < hz <= 10^11 and dt * 10^9 < 2^62: no overflow. */
+		x = s->rem + dt * 1000000000ULL;
+		q = div64_u64(x, hz);
+		if (q < RT_NS_LIMIT - s->total &&
+		    s->total + q <= U64_MAX - hdr->clock_ref_ns) {
+			s->rem = x - q * hz;
+			s->total += q;
+			s->ts = ts;
+			return hdr->clock_ref_ns + s->total;
+		}
+	}
+	s->ts = ts;
+	s->exact = false;
+	if (!hz || ts < ref)
+		return ramtrail_ts_to_ns(hdr, ts);
+	d = ts - ref;
+	q = div64_u64(d, hz);
+	if (q >= U64_MAX / 1000000000ULL)
+		return ramtrail_ts_to_ns(hdr, ts);
+	f = ramtrail_mul_div(d - q * hz, 1000000000ULL, hz);
+	s->total = q * 1000000000ULL + f;
+	if (s->total > U64_MAX - hdr->clock_ref_ns)
+		return ramtrail_ts_to_ns(hdr, ts);
+	/* The true remainder is below hz: wrapping arithmetic gives it. */
+	s->rem = (d - q * hz) * 1000000000ULL - f * hz;
+	s->exact = true;
+	return hdr->clock_ref_ns + s->total;
+}
+
 /**
  * ramtrail_saved_checksum() - CRC32 of a saved trace header
  * @t: the header, its checksum field taken as 0
@@ -1555,31 +1606,33 @@ static void ramtrail_saved_next_chunk(struct ramtrail_saved_writer *w, u64 ns)
 	w->entries = 0;
 	w->chunk_records = 0;
 	w->nr_names = 0;
+	w->nr_pairs = 0;
 	w->ns = ns;
 	w->cpu = U32_MAX;
 	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
 }
 
 /*
- * The index of @off in the open chunk's table; *@new tells that it was not
- * there and is added. The table never holds more than half of @w->hash.
+ * The index of @key (an offset or a pair) in the open chunk's table of its
+ * kind, of which there are *@nr; *@new tells that it was not there and is
+ * added. The tables never hold more than half of @w->hash together.
  */
-static u32 ramtrail_saved_name(struct ramtrail_saved_writer *w, u32 off,
-			       bool *new)
+static u32 ramtrail_saved_name(struct ramtrail_saved_writer *w, u64 key,
+			       u32 *nr, bool *new)
 {
-	u32 h = (off * 0x9e3779b1U) >> (32 - RAMTRAIL_SAVED_HASH_BITS);
+	u32 h = (key * 0x9e3779b97f4a7c15ULL) >> (64 - RAMTRAIL_SAVED_HASH_BITS);
 	struct ramtrail_saved_name *e;
 
 	for (;; h = (h + 1) % RAMTRAIL_SAVED_HASH) {
 		e = &w->hash[h];
-		if (e->chunk != w->nr_chunks) {
+		if (e->chunk != (u32)w->nr_chunks) {
 			e->chunk = w->nr_chunks;
-			e->off = off;
-			e->index = w->nr_names++;
+			e->key = key;
+			e->index = (*nr)++;
 			*new = true;
 			return e->index;
 		}
-		if (e->off == off) {
+		if (e->key == key) {
 			*new = false;
 			return e->index;
 		}
@@ -1588,32 +1641,37 @@ static u32 ramtrail_saved_name(struct ramtrail_saved_writer *w, u32 off,
 
 /* Put function offset @off at @p, as an index or a new offset. */
 static u8 *ramtrail_saved_put_ref(struct ramtrail_saved_writer *w, u8 *p,
-				  u32 off, u8 *tag, unsigned int shift)
+				  u32 off, u8 *refs, unsigned int shift)
 {
 	bool new;
-	u32 i = ramtrail_saved_name(w, off, &new);
+	u32 i = ramtrail_saved_name(w, RAMTRAIL_SAVED_OFFSET | off,
+				    &w->nr_names, &new);
 
 	if (!new) {
-		*tag |= RAMTRAIL_SR_INDEX << shift;
+		*refs |= RAMTRAIL_SR_INDEX << shift;
 		return ramtrail_put_varint(p, i);
 	}
-	*tag |= RAMTRAIL_SR_NEW << shift;
+	*refs |= RAMTRAIL_SR_NEW << shift;
 	memcpy(p, &off, sizeof(off));
 	return p + sizeof(off);
 }
 
-/* An entry's tag at @p, its CPU if it changes, and its time. */
+/* An entry's tag at @p (@tag and its CPU), its CPU if need be, its time. */
 static u8 *ramtrail_saved_put_head(struct ramtrail_saved_writer *w, u8 *p,
-				   u32 cpu, u64 ns)
+				   u8 tag, u32 cpu, u64 ns)
 {
 	u8 *q = p + 1;
 
-	*p = 0;
 	if (cpu != w->cpu) {
-		*p = RAMTRAIL_ST_CPU;
-		q = ramtrail_put_varint(q, cpu);
+		if (cpu < RAMTRAIL_ST_CPU_VARINT - 1) {
+			tag |= (cpu + 1) << RAMTRAIL_ST_CPU_SHIFT;
+		} else {
+			tag |= RAMTRAIL_ST_CPU_VARINT << RAMTRAIL_ST_CPU_SHIFT;
+			q = ramtrail_put_varint(q, cpu);
+		}
 		w->cpu = cpu;
 	}
+	*p = tag;
 	q = ramtrail_put_varint(q, ns - w->ns);
 	w->ns = ns;
 	w->entries++;
@@ -1624,13 +1682,40 @@ static u8 *ramtrail_saved_put_event(struct ramtrail_saved_writer *w, u8 *p,
 				    u32 cpu, u64 ns, u32 id, u32 len,
 				    u32 flags, const void *data)
 {
-	u8 *q = ramtrail_saved_put_head(w, p, cpu, ns);
+	u8 *q = ramtrail_saved_put_head(w, p, RAMTRAIL_SK_EVENT <<
+					RAMTRAIL_ST_KIND_SHIFT, cpu, ns);
 
 	q = ramtrail_put_varint(q, id);
 	*q++ = len;
 	*q++ = flags;
 	memcpy(q, data, len);
 	return q + len;
+}
+
+/* A function record: its pair's index, or the new pair's offsets. */
+static u8 *ramtrail_saved_put_func(struct ramtrail_saved_writer *w, u8 *p,
+				   const struct ramtrail_record *r, u64 ns)
+{
+	u32 parent = ramtrail_saved_func_off(r->parent);
+	u8 tag = r->ctx & RAMTRAIL_ST_CTX_MASK, *refs;
+	bool new;
+	u32 i = ramtrail_saved_name(w, (u64)r->ip << 32 | parent,
+				    &w->nr_pairs, &new);
+
+	if (!new) {
+		p = ramtrail_saved_put_head(w, p, tag | RAMTRAIL_SK_PAIR <<
+					    RAMTRAIL_ST_KIND_SHIFT, r->cpu, ns);
+		return ramtrail_put_varint(p, i);
+	}
+	p = ramtrail_saved_put_head(w, p, tag | RAMTRAIL_SK_NEW_PAIR <<
+				    RAMTRAIL_ST_KIND_SHIFT, r->cpu, ns);
+	refs = p++;
+	*refs = 0;
+	p = ramtrail_saved_put_ref(w, p, r->ip, refs, 0);
+	if (parent)
+		p = ramtrail_saved_put_ref(w, p, parent, refs,
+					   RAMTRAIL_SR_PARENT_SHIFT);
+	return p;
 }
 
 /*
@@ -1643,7 +1728,7 @@ static u32 ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
 {
 	struct ramtrail_saved_task *cpu = &w->task[r->cpu];
 	struct ramtrail_ev_task task = { .pid = RAMTRAIL_PID_UNKNOWN };
-	u8 *p = out, *tag;
+	u8 *p = out;
 
 	if (ramtrail_saved_task_changes(cpu, r)) {
 		cpu->known = r->task_known;
@@ -1654,19 +1739,11 @@ static u32 ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
 					     sizeof(task), 0, &task);
 	}
 	cpu->gen = r->task_gen;
-	if (r->type == RAMTRAIL_W_EVENT) {
+	if (r->type == RAMTRAIL_W_EVENT)
 		p = ramtrail_saved_put_event(w, p, r->cpu, ns, r->id, r->len,
 					     r->flags, r->data);
-	} else {
-		tag = p;
-		p = ramtrail_saved_put_head(w, p, r->cpu, ns);
-		*tag |= r->ctx & RAMTRAIL_ST_CTX_MASK;
-		p = ramtrail_saved_put_ref(w, p, r->ip, tag,
-					   RAMTRAIL_ST_IP_SHIFT);
-		if (ramtrail_saved_func_off(r->parent))
-			p = ramtrail_saved_put_ref(w, p, r->parent, tag,
-						   RAMTRAIL_ST_PARENT_SHIFT);
-	}
+	else
+		p = ramtrail_saved_put_func(w, p, r, ns);
 	return p - out;
 }
 
@@ -1691,7 +1768,8 @@ void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 	if (w->chunk && ns < w->ns)
 		ns = w->ns;	/* the merge's order: not seen */
 	if (!w->chunk || w->entries + 2 > RAMTRAIL_SAVED_CHUNK_ENTRIES ||
-	    w->nr_names + 2 > RAMTRAIL_SAVED_CHUNK_NAMES)
+	    w->nr_names + 2 > RAMTRAIL_SAVED_CHUNK_NAMES ||
+	    w->nr_pairs + 1 > RAMTRAIL_SAVED_CHUNK_PAIRS)
 		ramtrail_saved_next_chunk(w, ns);
 	/*
 	 * Entries are made in @w->scratch, which is cached, and checksummed
@@ -1756,6 +1834,7 @@ void ramtrail_saved_merge(const struct ramtrail_region *reg,
 			  struct ramtrail_saved_writer *w)
 {
 	const struct ramtrail_record *r;
+	struct ramtrail_ns_step step = { };
 	struct ramtrail_merge m;
 	u64 n = 0;
 	u32 cpu;
@@ -1764,7 +1843,8 @@ void ramtrail_saved_merge(const struct ramtrail_region *reg,
 		ramtrail_zone_open(&cur[cpu], reg, cpu);
 	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
 	while ((r = ramtrail_merge_next(&m))) {
-		ramtrail_saved_add(w, r, ramtrail_ts_to_ns(&reg->hdr, r->ts));
+		ramtrail_saved_add(w, r, ramtrail_ts_to_ns_step(&reg->hdr, &step,
+								r->ts));
 		if (!(++n & 0xffff))
 			cond_resched();
 	}
@@ -1814,6 +1894,7 @@ static bool ramtrail_saved_chunk_open(struct ramtrail_saved_cursor *c)
 	c->cpu = U32_MAX;
 	c->entries = 0;
 	c->nr_names = 0;
+	c->nr_pairs = 0;
 	memset(c->task, 0, c->nr_cpus * sizeof(*c->task));
 	return true;
 }
@@ -1891,39 +1972,75 @@ static bool ramtrail_saved_get_event(struct ramtrail_saved_cursor *c,
 	return true;
 }
 
+/* A function's new pair after its tag at @p, into @c->rec and the table. */
+static bool ramtrail_saved_get_pair(struct ramtrail_saved_cursor *c,
+				    const u8 **p)
+{
+	struct ramtrail_record *r = &c->rec;
+	unsigned int ip_ref, parent_ref;
+	u8 refs;
+
+	if (*p >= c->end || c->nr_pairs >= RAMTRAIL_SAVED_CHUNK_PAIRS)
+		return false;
+	refs = *(*p)++;
+	ip_ref = refs & RAMTRAIL_SR_MASK;
+	parent_ref = refs >> RAMTRAIL_SR_PARENT_SHIFT & RAMTRAIL_SR_MASK;
+	if (refs >> (RAMTRAIL_SR_PARENT_SHIFT + 2) || ip_ref == RAMTRAIL_SR_NONE ||
+	    !ramtrail_saved_get_ref(c, p, ip_ref, &r->ip) ||
+	    (parent_ref != RAMTRAIL_SR_NONE &&
+	     !ramtrail_saved_get_ref(c, p, parent_ref, &r->parent)))
+		return false;
+	c->pair_ip[c->nr_pairs] = r->ip;
+	c->pair_parent[c->nr_pairs++] = r->parent;
+	return true;
+}
+
 /* The entry at @c->p, into @c->rec; false for one no writer makes. */
 static bool ramtrail_saved_entry(struct ramtrail_saved_cursor *c)
 {
 	struct ramtrail_record *r = &c->rec;
 	const u8 *p = c->p;
-	unsigned int ip_ref, parent_ref;
-	u64 cpu = c->cpu, dt;
 	u8 tag = *p++;
+	unsigned int kind = tag >> RAMTRAIL_ST_KIND_SHIFT & RAMTRAIL_ST_KIND_MASK;
+	unsigned int cpu_field = tag >> RAMTRAIL_ST_CPU_SHIFT;
+	u64 cpu = c->cpu, v;
 
-	ip_ref = tag >> RAMTRAIL_ST_IP_SHIFT & RAMTRAIL_ST_REF_MASK;
-	parent_ref = tag >> RAMTRAIL_ST_PARENT_SHIFT & RAMTRAIL_ST_REF_MASK;
-	if (tag & RAMTRAIL_ST_RESERVED ||
-	    ++c->entries > RAMTRAIL_SAVED_CHUNK_ENTRIES ||
-	    (tag & RAMTRAIL_ST_CPU && !ramtrail_get_varint(&p, c->end, &cpu)) ||
-	    cpu >= c->nr_cpus || !ramtrail_get_varint(&p, c->end, &dt) ||
-	    dt > U64_MAX - c->ns)
+	if (cpu_field == RAMTRAIL_ST_CPU_VARINT) {
+		if (!ramtrail_get_varint(&p, c->end, &cpu))
+			return false;
+	} else if (cpu_field != RAMTRAIL_ST_CPU_SAME) {
+		cpu = cpu_field - 1;
+	}
+	if (++c->entries > RAMTRAIL_SAVED_CHUNK_ENTRIES ||
+	    cpu >= c->nr_cpus || !ramtrail_get_varint(&p, c->end, &v) ||
+	    v > U64_MAX - c->ns)
 		return false;
 	memset(r, 0, offsetof(struct ramtrail_record, data));
-	r->ts = c->ns + dt;
+	r->ts = c->ns + v;
 	r->pos = c->p - ramtrail_saved_slots(c->t);
 	r->cpu = cpu;
 	r->task_known = c->task[cpu].known;
 	r->task = c->task[cpu].task;
-	if (ip_ref == RAMTRAIL_SR_NONE) {
-		if (tag & (RAMTRAIL_ST_CTX_MASK |
-			   RAMTRAIL_ST_REF_MASK << RAMTRAIL_ST_PARENT_SHIFT) ||
+	switch (kind) {
+	case RAMTRAIL_SK_EVENT:
+		if (tag & RAMTRAIL_ST_CTX_MASK ||
 		    !ramtrail_saved_get_event(c, &p, cpu))
 			return false;
-	} else {
-		if (!ramtrail_saved_get_ref(c, &p, ip_ref, &r->ip) ||
-		    (parent_ref != RAMTRAIL_SR_NONE &&
-		     !ramtrail_saved_get_ref(c, &p, parent_ref, &r->parent)))
+		break;
+	case RAMTRAIL_SK_PAIR:
+		if (!ramtrail_get_varint(&p, c->end, &v) || v >= c->nr_pairs)
 			return false;
+		r->ip = c->pair_ip[v];
+		r->parent = c->pair_parent[v];
+		break;
+	case RAMTRAIL_SK_NEW_PAIR:
+		if (!ramtrail_saved_get_pair(c, &p))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	if (kind != RAMTRAIL_SK_EVENT) {
 		r->ctx = tag & RAMTRAIL_ST_CTX_MASK;
 		r->type = r->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
 	}

@@ -238,6 +238,24 @@ void ramtrail_merge_init(struct ramtrail_merge *m,
 			 struct ramtrail_merge_slot *heap);
 const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m);
 u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts);
+
+/**
+ * struct ramtrail_ns_step - where ramtrail_ts_to_ns_step() is
+ * @ts: the counter value converted last
+ * @total: its ns after the header's clock_ref_ns, when @exact
+ * @rem: (ts - clock_ref_cycles) * 10^9 mod clock_hz, when @exact
+ * @exact: @total is floor((ts - clock_ref_cycles) * 10^9 / clock_hz),
+ *	not saturated
+ */
+struct ramtrail_ns_step {
+	u64 ts;
+	u64 total;
+	u64 rem;
+	bool exact;
+};
+
+u64 ramtrail_ts_to_ns_step(const struct ramtrail_region_header *hdr,
+			   struct ramtrail_ns_step *s, u64 ts);
 void ramtrail_saved_scan(struct ramtrail_region *reg);
 const struct ramtrail_saved_trace *
 ramtrail_saved_next(const struct ramtrail_region *reg, u64 *pos);
@@ -386,12 +404,15 @@ struct ramtrail_saved_task {
  * @cpu: CPU of the entry read last in the open chunk; U32_MAX for none
  * @entries: entries read in the open chunk
  * @nr_names: offsets in @names
+ * @nr_pairs: pairs in @pair_ip and @pair_parent
  * @nr_cpus: CPUs of the trace; an entry naming another is malformed
  * @records: records returned
  * @tasks: task events read (not returned as records)
  * @bad: chunks dropped: a checksum or number that does not match, or an
  *	entry no writer makes (the rest of its chunk is dropped then)
  * @names: the open chunk's table of function offsets
+ * @pair_ip: the function of each of the open chunk's pairs
+ * @pair_parent: the caller of each (0: none)
  * @task: the task each CPU runs, from the open chunk's task events
  * @rec: the record returned by the last ramtrail_saved_read(); its @ts is
  *	in nanoseconds and its @pos the byte of its entry from the first slot
@@ -407,22 +428,25 @@ struct ramtrail_saved_cursor {
 	u32 cpu;
 	u32 entries;
 	u32 nr_names;
+	u32 nr_pairs;
 	u32 nr_cpus;
 	u64 records;
 	u64 tasks;
 	u64 bad;
 	u32 names[RAMTRAIL_SAVED_CHUNK_NAMES];
+	u32 pair_ip[RAMTRAIL_SAVED_CHUNK_PAIRS];
+	u32 pair_parent[RAMTRAIL_SAVED_CHUNK_PAIRS];
 	struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_record rec;
 };
 
-/* Entries of the writer's offset table: twice the names a chunk holds. */
-#define RAMTRAIL_SAVED_HASH_BITS	13
+/* Entries of the writer's table of offsets and pairs: twice what a chunk holds. */
+#define RAMTRAIL_SAVED_HASH_BITS	14
 #define RAMTRAIL_SAVED_HASH		BIT(RAMTRAIL_SAVED_HASH_BITS)
 /*
  * Bytes of a record's entries at most: a task event (tag, time, id, len,
  * flags, struct ramtrail_ev_task), then the record (tag, CPU, time, and an
- * event of RAMTRAIL_EVENT_MAX_LEN bytes or two offsets). A chunk of
+ * event of RAMTRAIL_EVENT_MAX_LEN bytes, or refs and two offsets). A chunk of
  * RAMTRAIL_SAVED_CHUNK_MIN bytes holds one.
  */
 #define RAMTRAIL_SAVED_ENTRY_MAX \
@@ -430,17 +454,21 @@ struct ramtrail_saved_cursor {
 	 RAMTRAIL_EVENT_MAX_LEN)
 
 /**
- * struct ramtrail_saved_name - an offset in the writer's table
- * @off: the offset
- * @index: its index in the chunk's table
+ * struct ramtrail_saved_name - an offset or a pair in the writer's table
+ * @key: a pair: function << 32 | caller; an offset: RAMTRAIL_SAVED_OFFSET
+ *	| the offset
+ * @index: its index in the chunk's table of offsets or of pairs
  * @chunk: 1 + the number of the chunk the entry belongs to; another
  *	chunk's entry is free
  */
 struct ramtrail_saved_name {
-	u32 off;
+	u64 key;
 	u32 index;
-	u64 chunk;
+	u32 chunk;
 };
+
+/* Offsets and pairs share the writer's table: an offset's key. */
+#define RAMTRAIL_SAVED_OFFSET		BIT_ULL(63)
 
 /**
  * struct ramtrail_saved_writer - merged records going into a saved trace
@@ -457,6 +485,7 @@ struct ramtrail_saved_name {
  * @len: bytes of entries in it
  * @entries: entries in it
  * @nr_names: offsets in its table
+ * @nr_pairs: pairs in its table
  * @ns: time of its last entry
  * @cpu: CPU of its last entry; U32_MAX for none
  * @nr_chunks: chunks written or open
@@ -479,6 +508,7 @@ struct ramtrail_saved_writer {
 	u32 len;
 	u32 entries;
 	u32 nr_names;
+	u32 nr_pairs;
 	u64 ns;
 	u32 cpu;
 	u64 nr_chunks;

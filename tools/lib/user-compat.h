@@ -38,6 +38,7 @@ typedef int64_t s64;
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
 /* @a a power of two, as the kernel's. */
 #define round_up(x, a)	((((x) - 1) | ((__typeof__(x))(a) - 1)) + 1)
 #define round_down(x, a) ((x) & ~((__typeof__(x))(a) - 1))

@@ -1120,18 +1120,20 @@ static void test_saved_entries_are_the_documented_bytes(void)
 						  t->hdr->saved_offset);
 	struct ramtrail_saved_writer *w = test_writer_start(t, s, 0, 0);
 	static const u8 want[] = {
-		/* CPU 0, at 1000 ns (the chunk's time): new 0x1234 */
-		0x14, 0x00, 0x00, 0x34, 0x12, 0x00, 0x00,
-		/* 200 ns later, hardirq: 0x1234 is index 0, new caller */
-		0x4a, 0xc8, 0x01, 0x00, 0x78, 0x56, 0x00, 0x00,
+		/* CPU 0, at 1000 ns (the chunk's time): new pair, new 0x1234 */
+		0x18, 0x00, 0x02, 0x34, 0x12, 0x00, 0x00,
+		/* 200 ns later, hardirq: new pair, 0x1234 index 0, new caller */
+		0x0a, 0xc8, 0x01, 0x09, 0x00, 0x78, 0x56, 0x00, 0x00,
 		/* CPU 2, 0 ns later, task 7 "sh" named first */
-		0x04, 0x02, 0x00, 0x00, 24, 0,
+		0x30, 0x00, 0x00, 24, 0,
 		7, 0, 0, 0, 7, 0, 0, 0, 's', 'h', 0, 0, 0, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0,
 		/* ... then its event 0x101, 3 bytes, irqs off in softirq */
 		0x00, 0x00, 0x81, 0x02, 3, 0x05, 'a', 'b', 'c',
-		/* CPU 0 again, 5 ns later: index 1 called by index 0 */
-		0x2c, 0x00, 0x05, 0x01, 0x00,
+		/* CPU 0 again, 5 ns later: new pair, offsets 1 and 0 */
+		0x18, 0x05, 0x05, 0x01, 0x00,
+		/* the same CPU and time, hardirq: pair 1 */
+		0x06, 0x00, 0x01,
 	};
 	const struct ramtrail_saved_chunk *k;
 
@@ -1151,41 +1153,48 @@ static void test_saved_entries_are_the_documented_bytes(void)
 	r = (struct ramtrail_record) { .type = RAMTRAIL_W_FUNC_PARENT,
 				       .ip = 0x5678, .parent = 0x1234 };
 	ramtrail_saved_add(w, &r, 1205);
+	r = (struct ramtrail_record) { .type = RAMTRAIL_W_FUNC_PARENT,
+				       .ip = 0x1234, .parent = 0x5678,
+				       .ctx = RAMTRAIL_CTX_HARDIRQ };
+	ramtrail_saved_add(w, &r, 1205);
 	test_writer_seal(s, w, 3);
 	k = (const void *)ramtrail_saved_slots(s);
 	CHECK(k->len == sizeof(want) && !memcmp(k + 1, want, sizeof(want)),
 	      "%u bytes, not the documented %zu", k->len, sizeof(want));
-	CHECK(k->ns == 1000 && k->records == 4 && k->seq == 0 &&
-	      s->nr_records == 4 && read_saved(s) == 4 && saved_cur.tasks == 1,
-	      "chunk header");
+	CHECK(k->ns == 1000 && k->records == 5 && k->seq == 0 &&
+	      s->nr_records == 5 && read_saved(s) == 5 && saved_cur.tasks == 1 &&
+	      saved_out[4].ip == 0x1234 && saved_out[4].parent == 0x5678 &&
+	      saved_out[4].ctx == RAMTRAIL_CTX_HARDIRQ && saved_out[4].ts == 1205,
+	      "chunk header, or the pair read back");
 	test_region_free(t);
 }
 
 /*
- * What density comes from: a function seen before in the chunk costs an
- * index, its time a delta, its CPU nothing unless it changes. A run of
- * records over a few functions takes 4 bytes each, caller included.
+ * What density comes from: a (function, caller) pair seen before in the
+ * chunk costs an index, its time a delta, its CPU nothing unless it
+ * changes. A run of records over a few pairs takes 3 bytes each.
  */
-static void test_saved_function_records_take_4_bytes(void)
+static void test_saved_function_records_take_3_bytes(void)
 {
-	struct test_region *t = test_region_new_saved(1, 96, 0, 512 * 1024);
+	struct test_region *t = test_region_new_saved(1, 128, 0, 512 * 1024);
 	struct ramtrail_saved_trace *s;
 	u32 i;
 
-	for (i = 0; i < 20000; i++)
+	for (i = 0; i < 30000; i++)
 		ramtrail_ring_func(&t->ring[0], 0x100 + i % 40,
 				   0x200 + i % 20);
 	s = test_save_zones(t, 0, 1, 0, 0);
-	CHECK(s && s->nr_records == 20000 && s->nr_chunks == 2,
+	CHECK(s && s->nr_records == 30000 && s->nr_chunks == 2,
 	      "%llu records in %llu chunks",
 	      (unsigned long long)(s ? s->nr_records : 0),
 	      (unsigned long long)(s ? s->nr_chunks : 0));
 	/*
-	 * Per chunk: its header, its CPU and task named (a task event of 30
-	 * bytes), 60 new offsets of 3 more bytes, and its slack.
+	 * Per chunk: its header, its CPU's task named (a task event of 29
+	 * bytes), 40 new pairs of up to 8 more bytes (refs, two offsets),
+	 * and its slack.
 	 */
-	CHECK(s && s->size <= sizeof(*s) + 20000 * 4 +
-	      2 * (32 + 1 + 30 + 60 * 3) + 8,
+	CHECK(s && s->size <= sizeof(*s) + 30000 * 3 +
+	      2 * (32 + 29 + 40 * 8) + 8,
 	      "%llu bytes", (unsigned long long)(s ? s->size : 0));
 	test_region_free(t);
 }
@@ -1362,23 +1371,25 @@ static void test_saved_hostile_entries_are_refused_and_counted(void)
 {
 	struct test_region *t = test_region_new_saved(1, 4, 0, 256 * 1024);
 	static const u8 good[] = {
-		0x04, 0x01, 0x00, 0x00, 24, 0, 42, 0, 0, 0, 42, 0, 0, 0, 's',
-		'h', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* CPU 1: 42 */
-		0x13, 0x05, 0x00, 0x01, 0x00, 0x00,	/* 0x100, NMI */
+		0x20, 0x00, 0x00, 24, 0, 42, 0, 0, 0, 42, 0, 0, 0, 's', 'h',
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* CPU 1: 42 */
+		0x0b, 0x05, 0x02, 0x00, 0x01, 0x00, 0x00,	/* 0x100, NMI */
 	};
 	static const u8 bad[][8] = {
-		{ 0x14, 0x02, 0x00, 0x01, 0x00, 0x00 },	/* CPU 2 of 2 */
-		{ 0x08, 0x00, 0x01 },			/* index 1 of 1 */
-		{ 0x80, 0x00 },				/* reserved bit */
+		{ 0x38, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00 },	/* CPU 2 of 2 */
+		{ 0x04, 0x00, 0x01 },			/* pair 1 of 1 */
+		{ 0x0c, 0x00 },				/* kind 3 */
 		{ 0x00, 0x00, 0x81, 0x02, 0, 0x10 },	/* flags bit 4 */
 		{ 0x00, 0x00, 0x00, 4, 0, 1, 2, 3 },	/* task of 4 bytes */
 		{ 0x00, 0x00, 0x81, 0x02, 9, 0, 1 },	/* data past the end */
 		{ 0x01, 0x00, 0x81, 0x02, 0, 0 },	/* event with a ctx */
-		{ 0x10, 0x00, 0x00, 0x00, 0x00, 0x00 },	/* new offset 0 */
-		{ 0x18, 0x00 },				/* ip ref 3 */
+		{ 0x08, 0x00, 0x02, 0, 0, 0, 0 },	/* new offset 0 */
+		{ 0x08, 0x00, 0x00 },			/* a pair without ip */
+		{ 0x08, 0x00, 0x12, 0x00, 0x01, 0, 0 },	/* refs bit 4 */
+		{ 0x08, 0x00, 0x01, 0x05 },		/* offset 5 of 1 */
 		{ 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
 	};
-	static const u8 bad_len[] = { 6, 3, 2, 6, 8, 7, 6, 6, 2, 8 };
+	static const u8 bad_len[] = { 7, 3, 2, 6, 8, 7, 6, 7, 3, 7, 4, 8 };
 	u8 e[sizeof(good) + 8];
 	struct ramtrail_saved_trace *s;
 	const struct ramtrail_record *r;
@@ -1530,6 +1541,45 @@ static void test_layout_refuses_regions_too_small_for_zones(void)
 	      RAMTRAIL_E_GEOMETRY, "unaligned dmesg size accepted");
 }
 
+/*
+ * The step conversion the save uses is ramtrail_ts_to_ns(), exactly: for
+ * times in order and out of it, tiny and huge steps, clocks of 1 MHz to
+ * 100 GHz, before the reference and near saturation.
+ */
+static void test_ts_to_ns_step_is_ts_to_ns(void)
+{
+	static const u64 hzs[] = { RAMTRAIL_CLOCK_HZ_MIN, 1000000000ULL,
+				   2893451789ULL, 3000000000ULL,
+				   RAMTRAIL_CLOCK_HZ_MAX };
+	u32 k, i, bad = 0, exact = 0;
+
+	rnd_state = 0x2545f4914f6cdd1dULL;
+	for (k = 0; k < 40; k++) {
+		struct ramtrail_region_header h = { 0 };
+		struct ramtrail_ns_step st = { 0 };
+		u64 ts;
+
+		h.clock_hz = hzs[k % 5];
+		h.clock_ref_cycles = k % 3 ? (u64)rnd(1 << 30) << 8 : 0;
+		h.clock_ref_ns = k % 7 == 6 ? ~0ULL - (u64)rnd(1 << 30) :
+				 (u64)rnd(1 << 30) << 10;
+		ts = k % 4 ? h.clock_ref_cycles - rnd(1000) :
+		     RAMTRAIL_CLOCK_MASK - rnd(1 << 20) * 1000ULL;
+		for (i = 0; i < 20000; i++) {
+			u32 c = rnd(100);
+
+			ts += c < 80 ? rnd(3000) : c < 95 ? rnd(1U << 31) * 3ULL :
+			      c < 98 ? -(u64)rnd(100) : (u64)rnd(1U << 31) << 20;
+			ts &= RAMTRAIL_CLOCK_MASK;
+			bad += ramtrail_ts_to_ns_step(&h, &st, ts) !=
+			       ramtrail_ts_to_ns(&h, ts);
+			exact += st.exact;
+		}
+	}
+	CHECK(!bad, "%u conversions differ", bad);
+	CHECK(exact > 40 * 20000 / 2, "the step was exact only %u times", exact);
+}
+
 static void test_ts_to_ns_uses_the_saved_clock(void)
 {
 	struct ramtrail_region_header h = { 0 };
@@ -1575,6 +1625,7 @@ int main(void)
 	RUN(test_header_checks);
 	RUN(test_layout_refuses_regions_too_small_for_zones);
 	RUN(test_ts_to_ns_uses_the_saved_clock);
+	RUN(test_ts_to_ns_step_is_ts_to_ns);
 	RUN(test_torn_or_formatting_header_keeps_saved_and_dmesg);
 	RUN(test_dmesg_and_saved_checksums);
 	RUN(test_saved_traces_found_anywhere_listed_by_boot);
@@ -1583,7 +1634,7 @@ int main(void)
 	RUN(test_saved_damaged_chunk_loses_only_itself);
 	RUN(test_saved_is_the_newest_of_the_merge);
 	RUN(test_saved_entries_are_the_documented_bytes);
-	RUN(test_saved_function_records_take_4_bytes);
+	RUN(test_saved_function_records_take_3_bytes);
 	RUN(test_saved_trace_keeps_unknown_tasks);
 	RUN(test_saved_task_does_not_cross_chunks);
 	RUN(test_saved_trace_that_does_not_fit_keeps_the_newest);

@@ -120,10 +120,10 @@ def saved_entry(boot, nr_records, erased=0, release="6.1.0-test", state=3, reaso
     nonce = 0x1234
     ents = bytearray()
     for i in range(nr_records):
-        if i == 0:
-            ents += bytes([0x04 | 0x10, 0, 0]) + struct.pack("<I", 0x40)
-        else:   # CPU changes, 1 ns later, offset 0x40 is index 0
-            ents += bytes([0x04 | 0x08, i % 2, 1, 0])
+        if i == 0:      # CPU 0, a new pair: a new offset 0x40, no caller
+            ents += bytes([0x10 | 0x08, 0, 0x02]) + struct.pack("<I", 0x40)
+        else:           # CPU i % 2, 1 ns later, pair 0
+            ents += bytes([(i % 2 + 1) << 4 | 0x04, 1, 0])
     head = struct.pack("<IQQII", len(ents), 0, 1000, nr_records, 0)
     crc = zlib.crc32(struct.pack("<QQ", boot, nonce) + ents + head)
     chunk = struct.pack("<I", crc) + head + ents

@@ -448,9 +448,13 @@ struct ramtrail_dmesg_header {
  * An entry is a tag byte (RAMTRAIL_ST_*), then, if the tag says so, the
  * CPU as a varint, then the time as a varint of nanoseconds after the
  * entry before it in the chunk (the chunk's @ns for the first), then:
- *   a function: its offset from the text base, then its caller's (if
- *     any), each either an index into the chunk's table of offsets (a
- *     varint) or a new offset (4 bytes), which is added to the table;
+ *   a function whose (function, caller) pair the chunk has seen: the
+ *     pair's index in the chunk's table of pairs (a varint);
+ *   a function with a new pair, appended to that table: a byte of
+ *     RAMTRAIL_SR_* refs (function in bits 1:0, caller in bits 3:2), then
+ *     the function's offset from the text base, then its caller's (if
+ *     any), each an index into the chunk's table of offsets (a varint)
+ *     or a new offset (4 bytes), which is appended to that table;
  *   an event: its id as a varint, its length and flags as a byte each,
  *     then the length in bytes of data.
  * Varints are LEB128: 7 bits a byte, low bits first, bit 7 set on all but
@@ -466,27 +470,43 @@ struct ramtrail_dmesg_header {
 
 /* Tag byte of a saved entry. */
 #define RAMTRAIL_ST_CTX_MASK		0x03	/* a function's enum ramtrail_ctx */
-#define RAMTRAIL_ST_CPU			0x04	/* the CPU follows (varint) */
-#define RAMTRAIL_ST_IP_SHIFT		3	/* enum ramtrail_saved_ref */
-#define RAMTRAIL_ST_PARENT_SHIFT	5	/* enum ramtrail_saved_ref */
-#define RAMTRAIL_ST_REF_MASK		3U
-#define RAMTRAIL_ST_RESERVED		0x80	/* zero */
-
+#define RAMTRAIL_ST_KIND_SHIFT		2	/* enum ramtrail_saved_kind */
+#define RAMTRAIL_ST_KIND_MASK		3U
 /*
- * How an entry gives a function offset. An entry whose ip is
- * RAMTRAIL_SR_NONE is an event; its context and parent bits are zero.
+ * Bits 7:4, the CPU: 0 the one of the entry before, n from 1 to 14 CPU
+ * n - 1, RAMTRAIL_ST_CPU_VARINT: the CPU follows as a varint.
  */
-enum ramtrail_saved_ref {
-	RAMTRAIL_SR_NONE	= 0,
-	RAMTRAIL_SR_INDEX	= 1,	/* varint index into the chunk's table */
-	RAMTRAIL_SR_NEW		= 2,	/* 4 bytes, appended to the table */
+#define RAMTRAIL_ST_CPU_SHIFT		4
+#define RAMTRAIL_ST_CPU_SAME		0
+#define RAMTRAIL_ST_CPU_VARINT		15
+
+enum ramtrail_saved_kind {
+	RAMTRAIL_SK_EVENT	= 0,	/* context bits zero */
+	RAMTRAIL_SK_PAIR	= 1,	/* a function of a pair seen before */
+	RAMTRAIL_SK_NEW_PAIR	= 2,	/* a function of a new pair */
+	/* 3: invalid */
 };
 
+/* How a new pair gives a function offset (a refs byte: 2 bits each). */
+enum ramtrail_saved_ref {
+	RAMTRAIL_SR_NONE	= 0,	/* the caller only: none */
+	RAMTRAIL_SR_INDEX	= 1,	/* varint index into the offsets */
+	RAMTRAIL_SR_NEW		= 2,	/* 4 bytes, appended to the offsets */
+};
+
+#define RAMTRAIL_SR_MASK		3U
+#define RAMTRAIL_SR_PARENT_SHIFT	2
+
 /* Bounds of what a writer produces; a reader refuses anything else. */
+/*
+ * A chunk holds at most RAMTRAIL_SAVED_CHUNK_ENTRIES entries: records of
+ * 3 bytes (a pair's index) fill the largest one.
+ */
 #define RAMTRAIL_SAVED_CHUNK_MIN	512
-#define RAMTRAIL_SAVED_CHUNK_MAX	65536
+#define RAMTRAIL_SAVED_CHUNK_MAX	49152
 #define RAMTRAIL_SAVED_CHUNK_ENTRIES	16384	/* task events included */
 #define RAMTRAIL_SAVED_CHUNK_NAMES	4096	/* offsets in a chunk's table */
+#define RAMTRAIL_SAVED_CHUNK_PAIRS	4096	/* pairs in a chunk's table */
 /* Chunks per pstore file (part); erased tells the parts apart. */
 #define RAMTRAIL_SAVED_PART_CHUNKS	8
 
