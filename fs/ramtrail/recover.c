@@ -1501,23 +1501,6 @@ static bool ramtrail_saved_task_changes(const struct ramtrail_saved_task *cpu,
 	return r->task_known && memcmp(&r->task, &cpu->task, sizeof(r->task));
 }
 
-/* The checksum's start: the trace, then @len bytes of entries at @p. */
-static u32 ramtrail_saved_chunk_seed(u64 boot_id, u64 nonce, const void *p,
-				     u32 len)
-{
-	const u64 id[2] = { boot_id, nonce };
-
-	return ramtrail_crc32_update(ramtrail_crc32_update(~0U, id, sizeof(id)),
-				     p, len);
-}
-
-/* The checksum's end, from @crc of the trace and the entries: the header. */
-static u32 ramtrail_saved_chunk_crc(u32 crc, const struct ramtrail_saved_chunk *k)
-{
-	return ~ramtrail_crc32_update(crc, (const u8 *)k + sizeof(k->checksum),
-				      sizeof(*k) - sizeof(k->checksum));
-}
-
 /**
  * ramtrail_saved_chunk_checksum() - CRC32 of a chunk of a saved trace
  * @k: the chunk, its @len bytes of entries after it
@@ -1529,9 +1512,12 @@ static u32 ramtrail_saved_chunk_crc(u32 crc, const struct ramtrail_saved_chunk *
 u32 ramtrail_saved_chunk_checksum(const struct ramtrail_saved_chunk *k,
 				  u64 boot_id, u64 nonce)
 {
-	return ramtrail_saved_chunk_crc(ramtrail_saved_chunk_seed(boot_id, nonce,
-								  k + 1, k->len),
-					k);
+	const u64 id[2] = { boot_id, nonce };
+	u32 crc = ramtrail_crc32_update(~0U, id, sizeof(id));
+
+	crc = ramtrail_crc32_update(crc, k + 1, k->len);
+	return ~ramtrail_crc32_update(crc, (const u8 *)k + sizeof(k->checksum),
+				      sizeof(*k) - sizeof(k->checksum));
 }
 
 _Static_assert(RAMTRAIL_SAVED_ENTRY_MAX <= RAMTRAIL_SAVED_CHUNK_MIN -
@@ -1574,34 +1560,37 @@ void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
 	w->lost = 0;
 }
 
-/* Seal the open chunk, if any. */
+/*
+ * Seal the open chunk, if any, in @w->buf, and copy it to its slot: the
+ * region may be mapped write-combined, slow to read, and takes one copy
+ * of a whole chunk best.
+ */
 static void ramtrail_saved_close(struct ramtrail_saved_writer *w)
 {
-	struct ramtrail_saved_chunk *k = w->chunk;
+	struct ramtrail_saved_chunk *k = (void *)w->buf;
 
-	if (!k)
+	if (!w->chunk)
 		return;
 	k->len = w->len;
 	k->records = w->chunk_records;
-	k->checksum = ramtrail_saved_chunk_crc(w->crc, k);
+	k->checksum = ramtrail_saved_chunk_checksum(k, w->boot_id, w->nonce);
+	memcpy(w->chunk, k, sizeof(*k) + k->len);
 	w->chunk = NULL;
 }
 
 /* Open the next chunk, its time counting from @ns, in the oldest slot. */
 static void ramtrail_saved_next_chunk(struct ramtrail_saved_writer *w, u64 ns)
 {
+	struct ramtrail_saved_chunk *k = (void *)w->buf;
 	u64 n = w->nr_chunks++;
-	struct ramtrail_saved_chunk *k;
 
 	ramtrail_saved_close(w);
-	k = (void *)(w->slots + (n % w->nr_slots) * w->chunk_size);
+	w->chunk = (void *)(w->slots + (n % w->nr_slots) * w->chunk_size);
 	if (n >= w->nr_slots)
-		w->lost += k->records;	/* sealed by this writer */
+		w->lost += w->chunk->records;	/* sealed by this writer */
 	memset(k, 0, sizeof(*k));
 	k->seq = n;
 	k->ns = ns;
-	w->chunk = k;
-	w->crc = ramtrail_saved_chunk_seed(w->boot_id, w->nonce, NULL, 0);
 	w->len = 0;
 	w->entries = 0;
 	w->chunk_records = 0;
@@ -1747,6 +1736,12 @@ static u32 ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
 	return p - out;
 }
 
+/* Where the open chunk's next entry goes. */
+static u8 *ramtrail_saved_tail(struct ramtrail_saved_writer *w)
+{
+	return w->buf + sizeof(struct ramtrail_saved_chunk) + w->len;
+}
+
 /**
  * ramtrail_saved_add() - append a record of the zone merge to a saved trace
  * @w: the writer, started
@@ -1772,16 +1767,14 @@ void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 	    w->nr_pairs + 1 > RAMTRAIL_SAVED_CHUNK_PAIRS)
 		ramtrail_saved_next_chunk(w, ns);
 	/*
-	 * Entries are made in @w->scratch, which is cached, and checksummed
-	 * there: the region may be mapped write-combined, slow to read.
+	 * @w->buf has room for a record's entries past the chunk's end: one
+	 * that does not fit goes to the next chunk, made again there.
 	 */
-	n = ramtrail_saved_encode(w, w->scratch, r, ns);
+	n = ramtrail_saved_encode(w, ramtrail_saved_tail(w), r, ns);
 	if (n > cap - w->len) {
 		ramtrail_saved_next_chunk(w, ns);
-		n = ramtrail_saved_encode(w, w->scratch, r, ns);
+		n = ramtrail_saved_encode(w, ramtrail_saved_tail(w), r, ns);
 	}
-	memcpy((u8 *)(w->chunk + 1) + w->len, w->scratch, n);
-	w->crc = ramtrail_crc32_update(w->crc, w->scratch, n);
 	w->len += n;
 	w->records++;
 	w->chunk_records++;

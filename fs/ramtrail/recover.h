@@ -480,8 +480,9 @@ struct ramtrail_saved_name {
  * @task: per CPU, the caller's memory: the task the open chunk names last
  * @hash: RAMTRAIL_SAVED_HASH entries, the caller's memory, zeroed
  * @nr_cpus: entries of @task
- * @chunk: the open chunk, NULL for none
- * @crc: its checksum so far
+ * @buf: the open chunk as it is made, then copied to its slot: the
+ *	caller's memory, RAMTRAIL_SAVED_BUF(@chunk_size) bytes
+ * @chunk: the open chunk's slot, NULL for none
  * @len: bytes of entries in it
  * @entries: entries in it
  * @nr_names: offsets in its table
@@ -492,7 +493,6 @@ struct ramtrail_saved_name {
  * @records: records written
  * @chunk_records: records in the open chunk
  * @lost: records of the chunks overwritten
- * @scratch: the entries of the record being added
  */
 struct ramtrail_saved_writer {
 	u8 *slots;
@@ -503,8 +503,8 @@ struct ramtrail_saved_writer {
 	struct ramtrail_saved_task *task;
 	struct ramtrail_saved_name *hash;
 	u32 nr_cpus;
+	u8 *buf;
 	struct ramtrail_saved_chunk *chunk;
-	u32 crc;
 	u32 len;
 	u32 entries;
 	u32 nr_names;
@@ -515,8 +515,10 @@ struct ramtrail_saved_writer {
 	u64 records;
 	u32 chunk_records;
 	u64 lost;
-	u8 scratch[RAMTRAIL_SAVED_ENTRY_MAX];
 };
+
+/* Bytes of a writer's @buf: a chunk and a record's entries past it. */
+#define RAMTRAIL_SAVED_BUF(chunk_size)	((chunk_size) + RAMTRAIL_SAVED_ENTRY_MAX)
 
 /*
  * The chunk size for @room bytes after a saved trace's module entries (0:

@@ -132,7 +132,9 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 	if (room > fixed)
 		chunk = ramtrail_saved_chunk_for(room - fixed);
 	t = (void *)(cxt->base + h->saved_offset + at);
-	if (chunk) {
+	if (chunk)
+		w->buf = kvmalloc(RAMTRAIL_SAVED_BUF(chunk), GFP_KERNEL);
+	if (chunk && w->buf) {
 		memset(t, 0, sizeof(*t));
 		memcpy(ramtrail_saved_modules(t), mods, nmods * sizeof(*mods));
 		t->modtab_count = nmods;
@@ -141,6 +143,12 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 								     chunk),
 					    h->boot_id, h->nonce);
 		ramtrail_saved_merge(reg, cur, heap, w);
+	}
+	kvfree(w->buf);
+	if (chunk && !w->buf) {
+		pr_warn("boot %llu's trace is lost: out of memory\n", h->boot_id);
+		cxt->prev.trace = RAMTRAIL_PREV_LOST;
+		return;
 	}
 	if (!w->nr_chunks) {
 		pr_warn("saved area full: boot %llu's trace is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",

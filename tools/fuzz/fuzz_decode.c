@@ -78,6 +78,7 @@ static void save_and_read(const struct ramtrail_region *reg,
 {
 	static struct ramtrail_saved_task task[RAMTRAIL_MAX_CPUS];
 	static struct ramtrail_saved_name hash[RAMTRAIL_SAVED_HASH];
+	static u8 buf[RAMTRAIL_SAVED_BUF(RAMTRAIL_SAVED_CHUNK_MAX)];
 	static struct ramtrail_saved_writer w;
 	static struct ramtrail_saved_cursor c;
 	u64 room = ramtrail_zones_size(&reg->hdr) / 3 + 4096, last = 0;
@@ -86,7 +87,8 @@ static void save_and_read(const struct ramtrail_region *reg,
 
 	memset(hash, 0, sizeof(hash));
 	w = (struct ramtrail_saved_writer) {
-		.task = task, .hash = hash, .nr_cpus = reg->hdr.nr_cpus,
+		.task = task, .hash = hash, .buf = buf,
+		.nr_cpus = reg->hdr.nr_cpus,
 	};
 	ramtrail_saved_writer_start(&w, ramtrail_saved_slots(t), chunk,
 				    ramtrail_saved_slots_for(room - sizeof(*t),

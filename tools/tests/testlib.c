@@ -58,6 +58,7 @@ void test_region_seal(struct test_region *t)
 
 static struct ramtrail_saved_task test_task[RAMTRAIL_MAX_CPUS];
 static struct ramtrail_saved_name test_hash[RAMTRAIL_SAVED_HASH];
+static u8 test_buf[RAMTRAIL_SAVED_BUF(RAMTRAIL_SAVED_CHUNK_MAX)];
 
 struct ramtrail_saved_writer *test_writer_start(struct test_region *t,
 						struct ramtrail_saved_trace *s,
@@ -75,7 +76,7 @@ struct ramtrail_saved_writer *test_writer_start(struct test_region *t,
 	if (!chunk_size)
 		chunk_size = ramtrail_saved_chunk_for(room);
 	w = (struct ramtrail_saved_writer) {
-		.task = test_task, .hash = test_hash,
+		.task = test_task, .hash = test_hash, .buf = test_buf,
 		.nr_cpus = RAMTRAIL_MAX_CPUS,
 	};
 	ramtrail_saved_writer_start(&w, ramtrail_saved_slots(s), chunk_size,
