@@ -241,7 +241,7 @@ static void rt_report_drops(const struct rt_trace *t)
 	u32 cpu;
 
 	if (t->invalid)
-		rt_err("%llu saved records were damaged and skipped\n",
+		rt_err("%llu saved chunks were damaged: their records are not shown\n",
 		       (unsigned long long)t->invalid);
 	if (t->kind == RT_SAVED) {
 		const struct ramtrail_saved_trace *s = t->saved;

@@ -104,7 +104,7 @@ struct rt_pstore_line;
  * @lines: parsed lines (RT_PSTORE)
  * @nr_lines: entries of @lines
  * @next: next saved record or line to return
- * @invalid: saved units skipped: malformed (see ramtrail_saved_read())
+ * @invalid: saved chunks dropped, damaged (see ramtrail_saved_read())
  * @saved_cur: read position in @saved (RT_SAVED)
  * @cur: zone cursors (RT_ZONES)
  * @heap: merge heap (RT_ZONES)

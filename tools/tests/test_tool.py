@@ -434,6 +434,18 @@ def main():
           "pstore files, strings escaped",
           len(got) == 2 and all(all(g.get(k) == v for k, v in w.items())
                                 for g, w in zip(got, want)), got)
+    # A saved trace reads back whole; a byte changed in its chunk loses
+    # that chunk's records, and the command says so.
+    p = run("decode", work / "saved.img", "--boot", 7)
+    check("decode --boot: a saved trace's records", p.returncode == 0 and
+          len(records(p.stdout)) == 20 and "damaged" not in p.stderr,
+          (p.returncode, p.stderr))
+    saved[area + 1024 + 280 + 32 + 10] ^= 0x40      # in its chunk's entries
+    (work / "saved-bad.img").write_bytes(saved)
+    p = run("decode", work / "saved-bad.img", "--boot", 7)
+    check("decode --boot: a damaged chunk is said and its records not shown",
+          p.returncode == 0 and not records(p.stdout) and
+          "1 saved chunks were damaged" in p.stderr, (p.returncode, p.stderr))
     # Two traces of one boot (not a writer's doing) still get names of
     # their own: the second starts after the first.
     dup = bytearray(blob)
