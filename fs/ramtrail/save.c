@@ -58,7 +58,7 @@ static void ramtrail_why_empty(struct ramtrail_context *cxt, int err)
 	if (err == RAMTRAIL_E_MAGIC)
 		pr_debug("no earlier trace in the region (formatting it)\n");
 	else if (err == RAMTRAIL_E_VERSION)
-		pr_warn("region holds format version %u, this module writes %u: reformatting\n",
+		pr_warn("region holds format version %u, this module writes %u: reformatting; its saved traces and logs are not read\n",
 			reg->hdr.version, RAMTRAIL_VERSION);
 	else if (!reg->base)
 		pr_warn("region header unusable (%s): reformatting%s\n",
