@@ -1520,6 +1520,9 @@ u32 ramtrail_saved_chunk_checksum(const struct ramtrail_saved_chunk *k,
 				      sizeof(*k) - sizeof(k->checksum));
 }
 
+/* A part's ftrace file, 24 bytes a record, fits 6.1's 4 MiB kmalloc. */
+_Static_assert(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES * 24 <=
+	       4 << 20, "a pstore part's ftrace file fits in one kmalloc");
 _Static_assert(RAMTRAIL_SAVED_ENTRY_MAX <= RAMTRAIL_SAVED_CHUNK_MIN -
 	       sizeof(struct ramtrail_saved_chunk),
 	       "an empty chunk holds any record");

@@ -21,13 +21,6 @@ enum ramtrail_error {
 	RAMTRAIL_E_NR		= 7,
 };
 
-/*
- * Records of a part (pstore file) at most; its ftrace file holds 24 bytes
- * each: under 6.1's 4 MiB kmalloc.
- */
-#define RAMTRAIL_SAVED_PART_RECORDS \
-	(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES)
-
 /**
  * struct ramtrail_region - a region whose header passed validation
  * @base: first byte of the region; NULL if not even its layout is valid
