@@ -1479,11 +1479,16 @@ static u32 ramtrail_saved_func_off(u32 off)
 	return off <= RAMTRAIL_TEXT_OFFSET_MAX ? off : 0;
 }
 
-/*
- * Does a saved trace keep @r? Not a function outside the text, which has
- * no name, nor a task event: the writer makes its own.
+/**
+ * ramtrail_saved_keeps() - does a saved trace keep a decoded record
+ * @r: the record
+ *
+ * Not a function outside the text, which has no name, nor a task event:
+ * the writer makes its own.
+ *
+ * Return: true if ramtrail_saved_add() writes it.
  */
-static bool ramtrail_saved_keeps(const struct ramtrail_record *r)
+bool ramtrail_saved_keeps(const struct ramtrail_record *r)
 {
 	if (r->type == RAMTRAIL_W_EVENT)
 		return r->id != RAMTRAIL_EV_TASK;

@@ -534,6 +534,7 @@ static inline u32 ramtrail_saved_slots_for(u64 room, u32 chunk_size)
 void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
 				 u32 chunk_size, u32 nr_slots, u64 boot_id,
 				 u64 nonce);
+bool ramtrail_saved_keeps(const struct ramtrail_record *r);
 void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 			const struct ramtrail_record *r, u64 ns);
 void ramtrail_saved_finish(struct ramtrail_saved_writer *w);

@@ -186,8 +186,7 @@ static bool ramtrail_zones_recorded(const struct ramtrail_region *reg,
 	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
 		ramtrail_zone_open(&cur[cpu], reg, cpu);
 		while (ramtrail_zone_next(&cur[cpu]))
-			if (cur[cpu].rec.type != RAMTRAIL_W_EVENT ||
-			    cur[cpu].rec.id != RAMTRAIL_EV_TASK)
+			if (ramtrail_saved_keeps(&cur[cpu].rec))
 				return true;
 	}
 	return false;
