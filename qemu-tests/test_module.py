@@ -329,8 +329,9 @@ if [ "$(boot_id)" = 1 ]; then
 fi
 mount -t pstore pstore /sys/fs/pstore
 # Over a million records: print only the crashing CPU's newest ones, from
-# the last part. (Its sysrq_handle_crash and panic can be thousands of
-# other CPUs' records apart: vCPUs take turns in one TCG thread.)
+# the last part, which holds the newest 8 chunks whole (parts are cut
+# back from the crash). Its sysrq_handle_crash and panic can be thousands
+# of other CPUs' records apart: vCPUs take turns in one TCG thread.
 lastpart() {{
     last=$(ls /sys/fs/pstore | sed -n 's/^ftrace-ramtrail-//p' | sort -n | tail -n 1)
     f=/sys/fs/pstore/ftrace-ramtrail-$last

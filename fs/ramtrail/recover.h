@@ -552,13 +552,22 @@ void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
 const struct ramtrail_record *
 ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end);
 
-/* Part @part of @t holds chunks [part * RAMTRAIL_SAVED_PART_CHUNKS, this). */
+/*
+ * Part @part of @t holds the chunks from the end of the part before up to
+ * this one. Parts are counted back from the newest chunk: every part but
+ * the oldest holds RAMTRAIL_SAVED_PART_CHUNKS chunks, so the newest file,
+ * the one that holds the crash, is never a short remainder.
+ */
 static inline u64 ramtrail_saved_part_end(const struct ramtrail_saved_trace *t,
 					  u64 part)
 {
-	u64 end = (part + 1) * RAMTRAIL_SAVED_PART_CHUNKS;
+	u64 parts = ramtrail_saved_parts(t);
+	u64 back;
 
-	return end < t->nr_slots ? end : t->nr_slots;
+	if (part >= parts)
+		return t->nr_slots;
+	back = (parts - 1 - part) * RAMTRAIL_SAVED_PART_CHUNKS;
+	return back < t->nr_slots ? t->nr_slots - back : 0;
 }
 
 /* Bytes of all zones of a region. */

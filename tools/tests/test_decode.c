@@ -1292,7 +1292,8 @@ static void test_saved_trace_that_does_not_fit_keeps_the_newest(void)
 }
 
 /*
- * A part is RAMTRAIL_SAVED_PART_CHUNKS chunks: read part by part, as
+ * A part is RAMTRAIL_SAVED_PART_CHUNKS chunks counted back from the
+ * newest, the oldest part holding the rest: read part by part, as
  * pstore does, a trace gives what it gives whole, each record with its
  * task, and a part's reader never enters the next part's chunks.
  */
@@ -1312,7 +1313,11 @@ static void test_saved_parts_are_runs_of_chunks(void)
 	CHECK(s->nr_slots > 2 * RAMTRAIL_SAVED_PART_CHUNKS &&
 	      ramtrail_saved_parts(s) ==
 	      DIV_ROUND_UP(s->nr_slots, RAMTRAIL_SAVED_PART_CHUNKS) &&
-	      ramtrail_saved_part_end(s, 0) == RAMTRAIL_SAVED_PART_CHUNKS &&
+	      s->nr_slots % RAMTRAIL_SAVED_PART_CHUNKS &&
+	      ramtrail_saved_part_end(s, 0) ==
+	      s->nr_slots % RAMTRAIL_SAVED_PART_CHUNKS &&
+	      ramtrail_saved_part_end(s, 1) - ramtrail_saved_part_end(s, 0) ==
+	      RAMTRAIL_SAVED_PART_CHUNKS &&
 	      ramtrail_saved_part_end(s, ramtrail_saved_parts(s) - 1) ==
 	      s->nr_slots, "%llu chunks in %llu parts",
 	      (unsigned long long)s->nr_slots,
