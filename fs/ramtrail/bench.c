@@ -100,6 +100,7 @@ struct bench_run {
 	enum bench_kind kind;
 	struct trace_buffer *rb;
 	struct ramtrail_ring *rings;
+	struct ramtrail_pair *pairs;
 	struct completion done;
 	atomic_t left;
 	u64 events[NR_CPUS];
@@ -296,16 +297,21 @@ static int __init bench_init(void)
 		return -ENOMEM;
 	}
 	run->rings = alloc_percpu(struct ramtrail_ring);
+	run->pairs = kvcalloc(nr_cpu_ids, RAMTRAIL_PAIRS * sizeof(*run->pairs),
+			      GFP_KERNEL);
 	run->rb = ring_buffer_alloc(mem_size / num_possible_cpus(),
 				    RB_FL_OVERWRITE);
-	if (!run->rings || !run->rb)
+	if (!run->rings || !run->pairs || !run->rb)
 		goto out;
 	err = 0;
-	for_each_possible_cpu(cpu)
-		ramtrail_ring_init(per_cpu_ptr(run->rings, cpu),
-				   (u64 *)zones + ((u64)cpu * blocks <<
-						   (RAMTRAIL_BLOCK_SHIFT - 3)),
+	for_each_possible_cpu(cpu) {
+		struct ramtrail_ring *ring = per_cpu_ptr(run->rings, cpu);
+
+		ramtrail_ring_init(ring, (u64 *)zones + ((u64)cpu * blocks <<
+							 (RAMTRAIL_BLOCK_SHIFT - 3)),
 				   blocks, 0);
+		ring->pairs = run->pairs + (size_t)cpu * RAMTRAIL_PAIRS;
+	}
 	pr_info("%u ms runs, %u reps, %lu bytes, mem_type %u%s, %u online CPUs\n",
 		ms, reps, mem_size, mem_type, mem_address ? "" : " (vmalloc)",
 		num_online_cpus());
@@ -337,6 +343,7 @@ out:
 	if (run->rb)
 		ring_buffer_free(run->rb);
 	free_percpu(run->rings);
+	kvfree(run->pairs);
 	bench_zones_free(zones);
 	kvfree(run);
 	return err;	/* done: nothing left but the module's code */

@@ -136,12 +136,13 @@ struct ramtrail_cursor {
  * - Set during init, before any callback is registered, and read-only
  *   until exit: @params, @phys, @size, @mem_type, @requested, @base, @hdr,
  *   @reg (except its saved-trace index, rebuilt by save.c during init),
- *   @prev, @rings (the pointer), the ftrace_ops, the notifier blocks and
- *   @pstore.
+ *   @prev, @rings and @pairs (the pointers), the ftrace_ops, the notifier
+ *   blocks and @pstore.
  * - Per CPU: each struct ramtrail_ring in @rings is written only by its
  *   CPU's writers (any context, lock-free: ring.h), except ring->stopped,
  *   which any CPU sets (freeze, unload, the enabled parameter) with
- *   WRITE_ONCE().
+ *   WRITE_ONCE(). CPU N's RAMTRAIL_PAIRS entries of @pairs are its ring's
+ *   pairs, written only by its outermost writer ([R6] in ring.h).
  * - @formatted: set once by the format, read by the freeze on any CPU
  *   (READ_ONCE()).
  * - @frozen: the freeze's winner is the CPU whose atomic_cmpxchg() moves
@@ -180,6 +181,7 @@ struct ramtrail_context {
 
 	/* Recording (record.c) */
 	struct ramtrail_ring __percpu *rings;
+	struct ramtrail_pair *pairs;
 	atomic_t frozen;
 	bool live;
 	bool enabled;

@@ -23,6 +23,7 @@
 #include <linux/kmsg_dump.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mm.h>
 #include <linux/percpu.h>
 #include "internal.h"
 
@@ -229,8 +230,12 @@ static int __init ramtrail_init(void)
 	if (err)
 		return err;
 	cxt->rings = alloc_percpu(struct ramtrail_ring);
-	if (!cxt->rings)
-		return -ENOMEM;
+	cxt->pairs = kvcalloc(nr_cpu_ids, RAMTRAIL_PAIRS * sizeof(*cxt->pairs),
+			      GFP_KERNEL);
+	if (!cxt->rings || !cxt->pairs) {
+		err = -ENOMEM;
+		goto free;
+	}
 	err = ramtrail_storage_map(cxt);
 	if (err)
 		goto free;
@@ -276,6 +281,7 @@ unmap:
 		ramtrail_end(cxt, RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);
 	ramtrail_storage_unmap(cxt);
 free:
+	kvfree(cxt->pairs);
 	free_percpu(cxt->rings);
 	return err;
 }
@@ -295,6 +301,7 @@ static void __exit ramtrail_exit(void)
 	ramtrail_pstore_exit(cxt);
 	ramtrail_stop_for_unload(cxt);
 	ramtrail_storage_unmap(cxt);
+	kvfree(cxt->pairs);
 	free_percpu(cxt->rings);
 }
 

@@ -246,6 +246,7 @@ void ramtrail_zone_stats_sum(struct ramtrail_zone_stats *sum,
 		sum->torn += s->torn;
 		sum->lost_words += s->lost_words;
 		sum->no_base += s->no_base;
+		sum->lost_refs += s->lost_refs;
 		sum->ts_backwards += s->ts_backwards;
 		sum->tasks += s->tasks;
 		sum->no_task += s->no_task;
@@ -453,7 +454,7 @@ static u32 ramtrail_payload(u64 w)
 static bool ramtrail_type_valid(unsigned int type)
 {
 	return type != RAMTRAIL_W_EMPTY && type < RAMTRAIL_W_NR_TYPES &&
-	       type != 6 && type != 7;
+	       type != 7;
 }
 
 /* Words a record occupies, from its head word; 0 for a non-head. */
@@ -468,6 +469,7 @@ static unsigned int ramtrail_record_words(u64 head)
 		return RAMTRAIL_BLOCK_WORDS_HDR;
 	case RAMTRAIL_W_PAD:
 	case RAMTRAIL_W_TSEXT:
+	case RAMTRAIL_W_FUNC_REF:
 		return 1;
 	case RAMTRAIL_W_EVENT:
 		return 1 + DIV_ROUND_UP(RAMTRAIL_EVENT_LEN(ramtrail_payload(head)), 4);
@@ -734,6 +736,7 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 	u64 g, ts;
 
 	c->block = b;
+	c->prev = c->g ? ramtrail_block(c, c->g - 1, &c->prev_lap) : NULL;
 	c->stats.blocks++;
 	c->entry_ts = c->ts;
 	c->entry_base = c->have_base;
@@ -817,6 +820,47 @@ static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w)
 }
 
 /*
+ * The function and caller that the FUNC_REF @w at the cursor names: those
+ * of the FUNC_PARENT record at its word, earlier in this block or in the
+ * block before, complete in the lap of its block, and matching the check
+ * @w carries. Return: 1 with @ip and @parent set; 0 if there is no such
+ * record; -1 if the reference names the block before and a later lap
+ * took that block (the window's oldest block refers to it).
+ */
+static __always_inline int ramtrail_ref_resolve(const struct ramtrail_zone_cursor *c,
+						u64 w, u32 *ip, u32 *parent)
+{
+	u32 p = ramtrail_payload(w), i = RAMTRAIL_REF_WORD(p);
+	unsigned int lap = c->lap;
+	const u64 *b = c->block;
+	u64 head, cont;
+
+	if (p & RAMTRAIL_REF_PREV) {
+		if (!c->prev)
+			return 0;
+		b = c->prev;
+		lap = c->prev_lap;
+	} else if (i >= c->word) {
+		return 0;
+	}
+	if (i < RAMTRAIL_BLOCK_WORDS_HDR || i + 1 >= RT_WORDS)
+		return 0;
+	head = ramtrail_load(b + i);
+	cont = ramtrail_load(b + i + 1);
+	if (ramtrail_lap(head) != lap)
+		return p & RAMTRAIL_REF_PREV &&
+		       ramtrail_lap(head) == ((lap + 1) & RAMTRAIL_LAP_MASK) ? -1 : 0;
+	if (ramtrail_type(head) < RAMTRAIL_W_FUNC_PARENT ||
+	    ramtrail_type(cont) != RAMTRAIL_W_CONT || ramtrail_lap(cont) != lap ||
+	    ramtrail_tsbits(cont) != ramtrail_tsbits(head))
+		return 0;
+	*ip = ramtrail_payload(head);
+	*parent = ramtrail_payload(cont);
+	return RAMTRAIL_REF_CHECK(*ip, *parent) ==
+	       p >> RAMTRAIL_REF_CHECK_SHIFT;
+}
+
+/*
  * The common case of ramtrail_zone_next(), a function record @w at the
  * cursor, in a few instructions: the same checks, the same result.
  * Return: 1 with the record in @c->rec; 0 if it is not complete and
@@ -830,14 +874,21 @@ static __always_inline int ramtrail_func_next(struct ramtrail_zone_cursor *c,
 	unsigned int n = RAMTRAIL_W_HAS_PARENT(type) ? 2 : 1;
 	struct ramtrail_record *r = &c->rec;
 	u64 ts = ramtrail_tsbits(w), cont = 0;
+	u32 ip = ramtrail_payload(w), parent = 0;
+	unsigned int ctx = RAMTRAIL_W_CTX(type);
 
 	if (ramtrail_lap(w) != c->lap || !c->have_base || c->word + n > RT_WORDS)
 		return 0;
-	if (n == 2) {
+	if (type == RAMTRAIL_W_FUNC_REF) {
+		if (ramtrail_ref_resolve(c, w, &ip, &parent) <= 0)
+			return 0;
+		ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));
+	} else if (n == 2) {
 		cont = ramtrail_load(b + c->word + 1);
 		if (ramtrail_type(cont) != RAMTRAIL_W_CONT ||
 		    ramtrail_lap(cont) != c->lap || ramtrail_tsbits(cont) != ts)
 			return 0;
+		parent = ramtrail_payload(cont);
 	}
 	if (unlikely(c->stale)) {
 		c->stats.lost_words += c->stale;
@@ -853,10 +904,11 @@ static __always_inline int ramtrail_func_next(struct ramtrail_zone_cursor *c,
 		return -1;
 	}
 	/* @r->cpu is the cursor's since it was opened. */
-	r->type = n == 2 ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
-	r->ctx = RAMTRAIL_W_CTX(type);
-	r->ip = ramtrail_payload(w);
-	r->parent = ramtrail_payload(cont);
+	r->type = RAMTRAIL_W_HAS_PARENT(type) || type == RAMTRAIL_W_FUNC_REF ?
+		  RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
+	r->ctx = ctx;
+	r->ip = ip;
+	r->parent = parent;
 	r->id = 0;
 	r->len = 0;
 	r->flags = 0;
@@ -873,6 +925,8 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 		const u64 *b;
 		u64 w;
 		unsigned int n, type;
+		u32 ip = 0, parent = 0;
+		int named;
 
 		if (!c->in_block) {
 			if (c->g > c->g_last)
@@ -925,9 +979,25 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 				c->stats.no_base++;
 				break;
 			}
+			if (type == RAMTRAIL_W_FUNC_REF) {
+				named = ramtrail_ref_resolve(c, w, &ip, &parent);
+				if (named <= 0) {
+					if (named)
+						c->stats.lost_refs++;
+					else
+						c->stats.torn++;
+					break;
+				}
+			}
 			/* The writer keeps records within 2^26 of the base. */
 			c->ts += (ramtrail_tsbits(w) - c->ts) & RAMTRAIL_TS_MASK;
 			ramtrail_fill(c, b + c->word, n);
+			if (type == RAMTRAIL_W_FUNC_REF) {
+				c->rec.type = RAMTRAIL_W_FUNC_PARENT;
+				c->rec.ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));
+				c->rec.ip = ip;
+				c->rec.parent = parent;
+			}
 			if (c->rec.pos >= c->end_pos || c->rec.ts > c->end_ts) {
 				c->in_block = false;
 				c->g = c->g_last + 1;
@@ -949,7 +1019,8 @@ static __always_inline bool ramtrail_zone_step(struct ramtrail_zone_cursor *c)
 		u64 w = ramtrail_load(b + c->word);
 		int got;
 
-		if (RAMTRAIL_W_IS_FUNC(ramtrail_type(w))) {
+		if (RAMTRAIL_W_IS_FUNC(ramtrail_type(w)) ||
+		    ramtrail_type(w) == RAMTRAIL_W_FUNC_REF) {
 			got = ramtrail_func_next(c, b, w);
 			if (got)
 				return got > 0;

@@ -50,6 +50,16 @@
  *       CPU that runs while a record is in flight has the same task; the
  *       slow path writes a task event after every block header, and
  *       before any record whose task is not ring->task.
+ *  [R6] ring->pairs remembers where function and caller pairs were written
+ *       in full. Only the outermost writer (the one that owns ring->floor)
+ *       reads or changes it: it sets an entry after the record's words,
+ *       before it releases the floor, and a nested writer never touches
+ *       it. So an entry names a complete FUNC_PARENT record, and a
+ *       FUNC_REF to it is reserved after it: a reset that keeps the
+ *       reference keeps a record it can name, or the reader finds that
+ *       record's slot of another lap and drops the reference. Its block
+ *       is the reference's or the one before, which the writer enters
+ *       again only after the reference's block.
  *
  * Documentation/ramtrail/writer.rst proves these in longer form.
  */
@@ -80,6 +90,22 @@
 /* ring->floor when no writer of the CPU is between reserve and commit */
 #define RAMTRAIL_FLOOR_IDLE	(~0UL)
 
+/* Entries of a CPU's cache of recent pairs ([R6]). */
+#define RAMTRAIL_PAIR_BITS	11
+#define RAMTRAIL_PAIRS		BIT(RAMTRAIL_PAIR_BITS)
+
+/**
+ * struct ramtrail_pair - where a CPU last wrote a function and caller in full
+ * @ip: the function's offset
+ * @parent: the caller's; never 0, so a zeroed entry matches nothing
+ * @pos: position of the FUNC_PARENT record's head word
+ */
+struct ramtrail_pair {
+	u32 ip;
+	u32 parent;
+	unsigned long pos;
+};
+
 /**
  * struct ramtrail_ring - a CPU's writer state, in ordinary cached memory
  * @pos: next byte to reserve; counts bytes written since format, never wraps
@@ -95,6 +121,8 @@
  * @zone: first word of the zone
  * @dropped: records refused
  * @flags: RAMTRAIL_RING_*
+ * @pairs: RAMTRAIL_PAIRS entries ([R6]), or NULL to write every function
+ *	and caller in full
  *
  * What every record touches comes first, in the first cache line; the
  * ring is cache-line aligned, so that no other CPU's writes share it
@@ -112,6 +140,7 @@ struct ramtrail_ring {
 	u64 *zone;
 	local_t dropped;
 	u32 flags;
+	struct ramtrail_pair *pairs;
 } ____cacheline_aligned;
 
 static __always_inline u64 ramtrail_word(unsigned int type, unsigned int lap,
@@ -180,6 +209,26 @@ bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
 			      u32 head, const u32 *cont, unsigned int ncont,
 			      bool outer, unsigned long task);
 
+/*
+ * The FUNC_REF payload, context aside, that names the record @e remembers
+ * for a record at @pos of @ip and @parent; 0 if there is none to name: not
+ * that pair, or not in @pos's block or the one before ([R6]).
+ */
+static __always_inline u32 ramtrail_pair_ref(const struct ramtrail_pair *e,
+					     u32 ip, u32 parent,
+					     unsigned long pos)
+{
+	unsigned long g = pos >> RAMTRAIL_BLOCK_SHIFT;
+	unsigned long d = e->pos >> RAMTRAIL_BLOCK_SHIFT;
+
+	if (e->ip != ip || e->parent != parent || g - d > 1)
+		return 0;
+	/* The word is past the block header: the payload is never 0. */
+	return (e->pos & RAMTRAIL_BLOCK_MASK) / 8 << RAMTRAIL_REF_WORD_SHIFT |
+	       (g != d ? RAMTRAIL_REF_PREV : 0) |
+	       RAMTRAIL_REF_CHECK(ip, parent) << RAMTRAIL_REF_CHECK_SHIFT;
+}
+
 /**
  * ramtrail_ring_write() - record one head word and @ncont CONT words
  * @r: the current CPU's ring; the caller keeps preemption off
@@ -188,6 +237,10 @@ bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
  * @head: payload of the head word
  * @cont: payloads of the continuation words
  * @ncont: number of continuation words, at most RAMTRAIL_MAX_CONT
+ * @pair: for a FUNC_PARENT record, the entry of ring->pairs for it, or
+ *	NULL: a record the entry names in this block or the one before is
+ *	then referred to in one word, and the entry names a record written
+ *	in full ([R6])
  *
  * Lock-free and reentrant: any interrupt or NMI on this CPU may call it
  * while an outer call is at any instruction. The record belongs to the
@@ -199,13 +252,17 @@ bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
 static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 						unsigned int type, u32 head,
 						const u32 *cont,
-						unsigned int ncont)
+						unsigned int ncont,
+						struct ramtrail_pair *pair)
 {
 	bool outer = READ_ONCE(r->floor) == RAMTRAIL_FLOOR_IDLE, ok = true;
 	unsigned long pos, size, task = ramtrail_env_task();
-	u64 ts, blk;
+	u32 ref = 0;
+	u64 ts, blk, *w;
 	bool ext;
 
+	if (!outer)
+		pair = NULL;	/* [R6] */
 	do {
 		pos = local_read(&r->pos);
 		if (outer) {
@@ -217,6 +274,11 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 		ext = ((ts - READ_ONCE(r->last_ts)) & RAMTRAIL_CLOCK_MASK) >=
 		      RAMTRAIL_TS_SPAN;
 		size = (1 + ncont + ext) * 8;
+		if (pair) {
+			ref = ramtrail_pair_ref(pair, head, cont[0], pos);
+			if (ref)
+				size -= 8;
+		}
 		/* [R3]; offset 0 means the block still needs its header. */
 		if (unlikely(READ_ONCE(r->stopped) ||
 			     READ_ONCE(r->task) != task ||
@@ -230,9 +292,22 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 		}
 	} while (local_cmpxchg(&r->pos, pos, pos + size) != pos);
 
-	ramtrail_ring_commit(r, ramtrail_cb_words(r, blk) +
-			     (pos & RAMTRAIL_BLOCK_MASK) / 8, ramtrail_cb_lap(blk),
-			     ts, ext, type, head, cont, ncont);
+	w = ramtrail_cb_words(r, blk) + (pos & RAMTRAIL_BLOCK_MASK) / 8;
+	if (ref) {
+		ramtrail_ring_commit(r, w, ramtrail_cb_lap(blk), ts, ext,
+				     RAMTRAIL_W_FUNC_REF,
+				     ref | RAMTRAIL_W_CTX(type), NULL, 0);
+	} else {
+		ramtrail_ring_commit(r, w, ramtrail_cb_lap(blk), ts, ext,
+				     type, head, cont, ncont);
+		if (pair) {
+			/* [R6]: after the record's words */
+			barrier();
+			pair->ip = head;
+			pair->parent = cont[0];
+			pair->pos = pos + ext * 8;
+		}
+	}
 out:
 	if (outer) {
 		barrier();	/* [R4]: stores done before floor is released */
@@ -247,6 +322,9 @@ out:
  * @ip: offset of the function from the region's text base
  * @parent: offset of the caller, or 0 to record the function alone (8 bytes)
  *
+ * With the ring's pairs, a function and caller written in full shortly
+ * before take 8 bytes too (a FUNC_REF).
+ *
  * The record carries the context ramtrail_env_ctx() reports.
  *
  * Return: true if recorded.
@@ -255,12 +333,16 @@ static __always_inline bool ramtrail_ring_func(struct ramtrail_ring *r,
 					       u32 ip, u32 parent)
 {
 	unsigned int ctx = ramtrail_env_ctx();
+	struct ramtrail_pair *pair = NULL;
 
 	if (!parent)
 		return ramtrail_ring_write(r, RAMTRAIL_W_FUNC + ctx, ip,
-					   NULL, 0);
+					   NULL, 0, NULL);
+	if (r->pairs)
+		pair = &r->pairs[RAMTRAIL_PAIR_HASH(ip, parent) >>
+				 (32 - RAMTRAIL_PAIR_BITS)];
 	return ramtrail_ring_write(r, RAMTRAIL_W_FUNC_PARENT + ctx, ip,
-				   &parent, 1);
+				   &parent, 1, pair);
 }
 
 /**
@@ -281,7 +363,7 @@ static __always_inline bool ramtrail_ring_event(struct ramtrail_ring *r,
 	return ramtrail_ring_write(r, RAMTRAIL_W_EVENT,
 				   RAMTRAIL_EVENT_HEAD_FLAGS(id, len,
 							     ramtrail_env_flags()),
-				   cont, DIV_ROUND_UP(len, 4));
+				   cont, DIV_ROUND_UP(len, 4), NULL);
 }
 
 /* A task event for @task is stored: later records may rely on it ([R5]). */

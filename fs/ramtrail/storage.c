@@ -353,7 +353,8 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
  * @cxt: the context, formatted
  *
  * A possible CPU beyond the region's zones gets a stopped ring: its
- * records are refused and counted.
+ * records are refused and counted. The rings' pairs are empty (zeroed
+ * when allocated; rings start at position 0 only here).
  */
 void ramtrail_rings_init(struct ramtrail_context *cxt)
 {
@@ -372,6 +373,7 @@ void ramtrail_rings_init(struct ramtrail_context *cxt)
 						ramtrail_zone_offset(h, cpu)),
 				   h->nr_blocks, cxt->params.stop_when_full ?
 				   RAMTRAIL_RING_STOP_WHEN_FULL : 0);
+		r->pairs = cxt->pairs + (size_t)cpu * RAMTRAIL_PAIRS;
 		r->stopped = !cxt->enabled;
 	}
 }

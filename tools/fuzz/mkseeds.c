@@ -46,8 +46,8 @@ static struct test_region *filled(u32 cpus, u32 records, bool gaps)
 		case 0:
 			ramtrail_ring_func(r, i, 0);
 			break;
-		case 1:
-			ramtrail_ring_func(r, i, i * 3);
+		case 1:	/* pairs that repeat: FUNC_REF words */
+			ramtrail_ring_func(r, 0x100 + i % 11, 0x900 + i % 11);
 			break;
 		default:
 			ramtrail_ring_event(r, RAMTRAIL_EV_USER + (i & 0xff),
@@ -73,7 +73,8 @@ static struct test_region *with_tasks(u32 records)
 		ramtrail_user_env.task = 100 + i / 16 % 4;
 		ramtrail_user_env.ctx = i / 5 % 4;
 		if (i % 2)
-			ramtrail_ring_func(r, 0x1000 + i, i % 3 ? 0x2000 : 0);
+			ramtrail_ring_func(r, 0x1000 + i % 13,
+					   i % 3 ? 0x2000 : 0);
 		else
 			ramtrail_ring_event(r, 1 + i / 2 % (RAMTRAIL_EV_NR - 1),
 					    cont, 4 + i % 29);

@@ -632,6 +632,7 @@ static int rt_print_zones(struct rt_trace *t, struct rt_out *o)
 			RT_U64("torn", c->torn),
 			RT_U64("lost_words", c->lost_words),
 			RT_U64("no_base", c->no_base),
+			RT_U64("lost_refs", c->lost_refs),
 			RT_U64("ts_backwards", c->ts_backwards),
 			RT_U64("dropped", f ? f->zone[cpu].dropped : 0),
 			RT_U64("freeze_pos", f ? f->zone[cpu].freeze_pos : 0),

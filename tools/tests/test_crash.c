@@ -23,6 +23,11 @@
  *
  * Then the writers resume, and the next crash comes at another instant.
  *
+ * Function records with a caller come from a small set half the time, so
+ * the writers refer to earlier ones (FUNC_REF) as often as a real trace
+ * does: a reference that names anything but its own function and caller
+ * is a record no writer completed.
+ *
  * Now and then an "interrupt" fires right after a reservation, before the
  * record's words are stored, and tries to write 1 to 4 whole zone laps
  * (a hardirq whose exit runs softirqs, with every function traced and a
@@ -59,6 +64,7 @@ enum { INTENT = 1, COMMITTED = 2 };
 struct entry {
 	u64 pos;
 	u64 ts;
+	u64 def;	/* a FUNC_REF: position of the record it names; else 0 */
 	u32 head;
 	u32 cont[4];
 	u32 task;	/* ramtrail_user_env.task of the writer */
@@ -90,6 +96,11 @@ static __thread u64 refused;		/* writes that returned false */
 /* What write_one() at each depth is writing, and its last clock read. */
 static __thread struct entry intent[MAX_DEPTH];
 static __thread u64 clock_last[MAX_DEPTH];
+/*
+ * ring->last_ts at that read: the value the writer compares with, if its
+ * reservation succeeds (an interrupt in between would reserve too).
+ */
+static __thread u64 last_ts_seen[MAX_DEPTH];
 static _Atomic u64 n_bursts[MAX_LAPS + 1][2], bad_burst_laps;
 static u64 refused_total;
 
@@ -144,6 +155,8 @@ u64 ramtrail_clock(void)
 					memory_order_relaxed) + step;
 
 	clock_last[depth] = now;
+	if (self)
+		last_ts_seen[depth] = READ_ONCE(self->ring->last_ts);
 	return now;
 }
 
@@ -151,7 +164,7 @@ u64 ramtrail_clock(void)
 static void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 			  unsigned long long ts, unsigned int type,
 			  unsigned int head, const unsigned int *cont,
-			  unsigned int ncont)
+			  unsigned int ncont, u64 def)
 {
 	u64 i = __atomic_fetch_add(&self->next, 1, __ATOMIC_SEQ_CST);
 	struct entry *e = &self->log[i % LOG_SIZE];
@@ -160,6 +173,7 @@ static void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 	__atomic_store_n(&e->state, 0, __ATOMIC_SEQ_CST);
 	e->pos = pos;
 	e->ts = ts;
+	e->def = def;
 	e->type = type;
 	e->head = head;
 	e->ncont = ncont;
@@ -177,17 +191,27 @@ static void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 /*
  * Called by local_cmpxchg() after each reservation (tools/tests/hooks.h):
  * the record's words end at @new; the writer at this depth read the clock
- * last just before its cmpxchg.
+ * last just before its cmpxchg. A function and caller that take one word
+ * (and a TSEXT if the writer needed one) are a FUNC_REF to the record the
+ * ring's pairs name: an interrupt between the cmpxchg and this hook
+ * writes records of its own, but does not change an entry ([R6]).
  */
 void test_reservation(local_t *l, long old, long new)
 {
 	struct ramtrail_ring *r = (void *)((char *)l -
 					   offsetof(struct ramtrail_ring, pos));
 	const struct entry *in = &intent[depth];
+	u64 ts = clock_last[depth] & RAMTRAIL_CLOCK_MASK, def = 0;
+	unsigned int ext = ((ts - last_ts_seen[depth]) & RAMTRAIL_CLOCK_MASK) >=
+			   RAMTRAIL_TS_SPAN, words = 1 + in->ncont;
 
-	test_reserved(r, new - (1 + in->ncont) * 8,
-		      clock_last[depth] & RAMTRAIL_CLOCK_MASK, in->type,
-		      in->head, in->cont, in->ncont);
+	if (RAMTRAIL_W_HAS_PARENT(in->type) && new - old == (1 + ext) * 8) {
+		def = r->pairs[RAMTRAIL_PAIR_HASH(in->head, in->cont[0]) >>
+			       (32 - RAMTRAIL_PAIR_BITS)].pos;
+		words = 1;
+	}
+	test_reserved(r, new - words * 8, ts, in->type, in->head, in->cont,
+		      in->ncont, def);
 }
 
 static void write_one(void)
@@ -208,6 +232,8 @@ static void write_one(void)
 		ok = ramtrail_ring_func(self->ring, id | 1, 0);
 		break;
 	case 1:
+		if (r & 0x100)	/* one of a few: a FUNC_REF, mostly */
+			id = 0x10000 + (u32)(r >> 40) % 24;
 		in->type = RAMTRAIL_W_FUNC_PARENT + ramtrail_user_env.ctx;
 		in->head = id;
 		in->cont[0] = id ^ 0x5a5a5a5a;
@@ -324,7 +350,7 @@ static void handle(int sig, void (*fn)(int), int block1, int block2)
 /* Results over all crashes, one per property. */
 static u64 n_snap, n_records, n_expected, n_inflight_snaps, n_big_gaps;
 static u64 bad_invented, bad_missing, bad_cpu_order, bad_merge_order;
-static u64 n_torn, n_lost, n_headerless, max_laps;
+static u64 n_torn, n_lost, n_headerless, max_laps, n_refs, n_lost_refs;
 static u64 bad_task, bad_ctx, n_no_task, n_switches_seen;
 
 static bool same_record(const struct ramtrail_record *r, const struct entry *e)
@@ -442,6 +468,7 @@ static void check_crash(u8 *image)
 		u32 i;
 
 		n_torn += cur[cpu].stats.torn;
+		n_lost_refs += cur[cpu].stats.lost_refs;
 		n_lost += cur[cpu].stats.lost_words;
 		n_headerless += cur[cpu].stats.headerless_blocks;
 		for (i = 0; i < TABLE; i++) {
@@ -451,9 +478,10 @@ static void check_crash(u8 *image)
 			if (!e || __atomic_load_n(&e->state,
 						  __ATOMIC_SEQ_CST) != COMMITTED)
 				continue;
-			g = e->pos >> RAMTRAIL_BLOCK_SHIFT;
+			g = (e->def ?: e->pos) >> RAMTRAIL_BLOCK_SHIFT;
 			if (head[cpu] > (g + BLOCKS) << RAMTRAIL_BLOCK_SHIFT)
 				continue;	/* a later lap entered its block */
+			n_refs += !!e->def;
 			n_expected++;
 			if (!seen[cpu][i])
 				report(&bad_missing, "completed record missing",
@@ -541,6 +569,10 @@ int main(int argc, char **argv)
 		"%llu bad", bad_cpu_order);
 	verdict("merged stream ordered by timestamp", !bad_merge_order,
 		"%llu bad", bad_merge_order);
+	verdict("references (FUNC_REF) made up many of the records that had to be there",
+		n_refs * 20 > n_expected, "%llu", n_refs);
+	verdict("the oldest blocks' references to overwritten records were counted",
+		n_lost_refs > 0, "%llu", n_lost_refs);
 	verdict("crashes hit records in flight", n_inflight_snaps > snaps / 10,
 		"%llu crashes", n_inflight_snaps);
 	verdict("zones wrapped many laps", max_laps >= 10, "%llu laps",

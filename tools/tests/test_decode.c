@@ -42,6 +42,15 @@ static u64 ring_bytes(struct test_region *t, u32 cpu)
 	return local_read(&t->ring[cpu].pos);
 }
 
+/* Find the zone word holding a record's head, by position. */
+static u64 *word_at(struct test_region *t, u32 cpu, u64 pos)
+{
+	u64 block = (pos >> RAMTRAIL_BLOCK_SHIFT) % t->hdr->nr_blocks;
+
+	return test_zone(t, cpu) + block * RAMTRAIL_BLOCK_WORDS +
+	       (pos & RAMTRAIL_BLOCK_MASK) / 8;
+}
+
 static void test_zeroed_image_is_not_a_region(void)
 {
 	struct ramtrail_region reg;
@@ -252,7 +261,11 @@ static void test_merge_starts_from_cursors_the_caller_opened(void)
 	test_region_free(t);
 }
 
-static void test_function_record_is_8_bytes_16_with_parent(void)
+/*
+ * A function alone takes 8 bytes; with its caller 16 the first time and 8
+ * (a FUNC_REF) when the pair repeats; 16 every time without the pairs.
+ */
+static void test_function_record_is_8_bytes_16_with_a_new_caller(void)
 {
 	struct test_region *t = fresh(2, 64);
 	u64 before;
@@ -268,8 +281,187 @@ static void test_function_record_is_8_bytes_16_with_parent(void)
 	before = ring_bytes(t, 1);
 	for (i = 0; i < 100; i++)
 		ramtrail_ring_func(&t->ring[1], 1, 2);
-	CHECK(ring_bytes(t, 1) - before == 1600, "100 records took %llu bytes",
+	CHECK(ring_bytes(t, 1) - before == 16 + 99 * 8,
+	      "100 records took %llu bytes",
 	      (unsigned long long)(ring_bytes(t, 1) - before));
+	t->ring[1].pairs = NULL;
+	before = ring_bytes(t, 1);
+	for (i = 0; i < 100; i++)
+		ramtrail_ring_func(&t->ring[1], 1, 2);
+	CHECK(ring_bytes(t, 1) - before == 1600,
+	      "100 records without pairs took %llu bytes",
+	      (unsigned long long)(ring_bytes(t, 1) - before));
+	CHECK(test_decode(t, out, MAXREC, &st) == 302 && out[301].ip == 1 &&
+	      out[301].parent == 2 && st.torn == 0, "decoded back wrong");
+	test_region_free(t);
+}
+
+/* The word the ring wrote last. */
+static u64 last_word(struct test_region *t, u32 cpu)
+{
+	return le64_to_cpu(*word_at(t, cpu, ring_bytes(t, cpu) - 8));
+}
+
+/*
+ * A FUNC_REF word is as include/uapi/linux/ramtrail.h says: the context,
+ * the word of the record it names in its block or (prev) the block
+ * before, and the pair's check; it decodes as that function and caller,
+ * with its own time and context.
+ */
+static void test_func_ref_is_the_documented_word(void)
+{
+	struct test_region *t = fresh(1, 8);
+	u64 def, w, ts;
+	u32 p;
+	size_t n;
+
+	ramtrail_ring_func(&t->ring[0], 7, 0);	/* the block's slow start */
+	def = ring_bytes(t, 0);
+	ramtrail_ring_func(&t->ring[0], 0x123456, 0x654321);
+	ramtrail_user_env.ctx = RAMTRAIL_CTX_HARDIRQ;
+	ramtrail_ring_func(&t->ring[0], 0x123456, 0x654321);
+	ts = reserved_ts;
+	w = last_word(t, 0);
+	p = w >> RAMTRAIL_PAYLOAD_SHIFT;
+	CHECK((w & 15) == RAMTRAIL_W_FUNC_REF &&
+	      ((w >> RAMTRAIL_TS_SHIFT) & RAMTRAIL_TS_MASK) ==
+	      (ts & RAMTRAIL_TS_MASK) &&
+	      RAMTRAIL_REF_CTX(p) == RAMTRAIL_CTX_HARDIRQ &&
+	      RAMTRAIL_REF_WORD(p) == (def & RAMTRAIL_BLOCK_MASK) / 8 &&
+	      !(p & RAMTRAIL_REF_PREV) &&
+	      p >> RAMTRAIL_REF_CHECK_SHIFT ==
+	      RAMTRAIL_REF_CHECK(0x123456, 0x654321), "word %016llx",
+	      (unsigned long long)w);
+	/* Into the next block: the reference names the block before. */
+	ramtrail_user_env.ctx = RAMTRAIL_CTX_TASK;
+	while (ring_bytes(t, 0) < RAMTRAIL_BLOCK_SIZE)
+		ramtrail_ring_func(&t->ring[0], 7, 0);
+	ramtrail_ring_func(&t->ring[0], 7, 0);
+	ramtrail_ring_func(&t->ring[0], 0x123456, 0x654321);
+	p = last_word(t, 0) >> RAMTRAIL_PAYLOAD_SHIFT;
+	CHECK((last_word(t, 0) & 15) == RAMTRAIL_W_FUNC_REF &&
+	      p & RAMTRAIL_REF_PREV &&
+	      RAMTRAIL_REF_WORD(p) == (def & RAMTRAIL_BLOCK_MASK) / 8,
+	      "word %016llx", (unsigned long long)last_word(t, 0));
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n > 4 && out[2].ip == 0x123456 && out[2].parent == 0x654321 &&
+	      out[2].type == RAMTRAIL_W_FUNC_PARENT &&
+	      out[2].ctx == RAMTRAIL_CTX_HARDIRQ &&
+	      (out[2].ts & RAMTRAIL_TS_MASK) == (ts & RAMTRAIL_TS_MASK) &&
+	      out[n - 1].ip == 0x123456 && out[n - 1].parent == 0x654321 &&
+	      out[n - 1].ctx == RAMTRAIL_CTX_TASK && !st.torn && !st.lost_refs,
+	      "%zu records, torn %llu", n, (unsigned long long)st.torn);
+	test_region_free(t);
+}
+
+/*
+ * [R6]: a writer nested in one in flight (the floor is held) writes a
+ * function and caller in full and leaves the pairs alone; the outer
+ * writer's pairs name only records it completed.
+ */
+static void test_nested_writer_leaves_the_pairs_alone(void)
+{
+	struct test_region *t = fresh(1, 8);
+	static struct ramtrail_pair was[RAMTRAIL_PAIRS];
+	struct ramtrail_ring *r = &t->ring[0];
+	u64 before;
+	size_t n;
+
+	ramtrail_ring_func(r, 7, 0);
+	ramtrail_ring_func(r, 5, 6);
+	memcpy(was, r->pairs, sizeof(was));
+	before = ring_bytes(t, 0);
+	r->floor = before;	/* an outer writer's reservation in flight */
+	ramtrail_ring_func(r, 5, 6);
+	ramtrail_ring_func(r, 8, 9);
+	CHECK(ring_bytes(t, 0) - before == 32 &&
+	      !memcmp(was, r->pairs, sizeof(was)),
+	      "nested: %llu bytes, pairs %s",
+	      (unsigned long long)(ring_bytes(t, 0) - before),
+	      memcmp(was, r->pairs, sizeof(was)) ? "changed" : "kept");
+	r->floor = RAMTRAIL_FLOOR_IDLE;
+	before = ring_bytes(t, 0);
+	ramtrail_ring_func(r, 5, 6);
+	ramtrail_ring_func(r, 8, 9);
+	ramtrail_ring_func(r, 8, 9);
+	CHECK(ring_bytes(t, 0) - before == 8 + 16 + 8, "outer: %llu bytes",
+	      (unsigned long long)(ring_bytes(t, 0) - before));
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 7 && out[4].ip == 5 && out[4].parent == 6 &&
+	      out[6].ip == 8 && out[6].parent == 9 && !st.torn,
+	      "%zu records", n);
+	test_region_free(t);
+}
+
+/*
+ * A FUNC_REF that names no complete record of its pair is dropped: a
+ * word after its own, a function without caller, a record of another
+ * lap, a check that does not match. One whose record a later lap took
+ * (the oldest block's, naming the block before) is counted apart.
+ */
+static void test_func_ref_to_nothing_is_dropped(void)
+{
+	struct test_region *t = fresh(1, 4);
+	u64 *ref, *def, good;
+	u32 p, i;
+	size_t n;
+
+	ramtrail_ring_func(&t->ring[0], 7, 0);
+	ramtrail_ring_func(&t->ring[0], 3, 0);		/* word 11 */
+	ramtrail_ring_func(&t->ring[0], 5, 6);		/* word 12 */
+	ramtrail_ring_func(&t->ring[0], 5, 6);		/* word 14: the ref */
+	t->ring[0].pairs = NULL;
+	ramtrail_ring_func(&t->ring[0], 5, 6);		/* word 15, in full */
+	ramtrail_ring_func(&t->ring[0], 9, 0);
+	def = word_at(t, 0, 12 * 8);
+	ref = word_at(t, 0, 14 * 8);
+	good = *ref;
+	CHECK(test_decode(t, out, MAXREC, &st) == 6 && out[3].ip == 5 &&
+	      out[3].parent == 6, "the reference does not decode");
+	for (i = 0; i < 5; i++) {
+		p = good >> RAMTRAIL_PAYLOAD_SHIFT;
+		*ref = good;
+		switch (i) {
+		case 0:	/* its own word, then a later record of its pair */
+		case 1:
+			p = (p & ~(RAMTRAIL_REF_WORD_MASK << RAMTRAIL_REF_WORD_SHIFT)) |
+			    (14 + i) << RAMTRAIL_REF_WORD_SHIFT;
+			break;
+		case 2:	/* the function without caller before it */
+			p = (p & ~(RAMTRAIL_REF_WORD_MASK << RAMTRAIL_REF_WORD_SHIFT)) |
+			    11 << RAMTRAIL_REF_WORD_SHIFT;
+			break;
+		case 3:
+			p ^= 1U << RAMTRAIL_REF_CHECK_SHIFT;
+			break;
+		case 4:	/* the record it names is of the lap before (3) */
+			*def |= 3ULL << RAMTRAIL_LAP_SHIFT;
+			break;
+		}
+		*ref = (good & 0xffffffffULL) | (u64)p << RAMTRAIL_PAYLOAD_SHIFT;
+		n = test_decode(t, out, MAXREC, &st);
+		CHECK(n == (i == 4 ? 4 : 5) &&
+		      out[n - 1].ip == 9 && !st.lost_refs &&
+		      st.torn == (i == 4 ? 2 : 1),
+		      "case %u: %zu records, torn %llu", i, n,
+		      (unsigned long long)st.torn);
+		*def &= ~(3ULL << RAMTRAIL_LAP_SHIFT);
+	}
+	*ref = good;
+	test_region_free(t);
+
+	/* Wrap: the oldest block's references to the block before are lost. */
+	t = fresh(1, 4);
+	for (i = 0; i < 12 * PER_BLOCK; i++)
+		ramtrail_ring_func(&t->ring[0], 1 + i % 3, 2 + i % 3);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(st.lost_refs > 0 && !st.torn && n + st.lost_refs > 3 * 200,
+	      "lost_refs %llu torn %llu, %zu records",
+	      (unsigned long long)st.lost_refs, (unsigned long long)st.torn, n);
+	for (i = 0; i < n; i++)
+		if (out[i].parent != out[i].ip + 1)
+			break;
+	CHECK(i == n, "record %u misnamed", i);
 	test_region_free(t);
 }
 
@@ -293,7 +485,7 @@ static void test_every_record_kind_round_trips(void)
 				  (u32)data[4 * i + 3] << 24;
 		ramtrail_ring_write(&t->ring[0], RAMTRAIL_W_EVENT,
 				    RAMTRAIL_EVENT_HEAD(0xff00 + len, len), cont,
-				    DIV_ROUND_UP(len, 4));
+				    DIV_ROUND_UP(len, 4), NULL);
 	}
 	n = test_decode(t, out, MAXREC, &st);
 	CHECK(n == 2 + 256, "got %zu", n);
@@ -377,15 +569,6 @@ static void test_backwards_clock_is_clamped_and_counted(void)
 	CHECK(st.ts_backwards == 1, "ts_backwards %llu",
 	      (unsigned long long)st.ts_backwards);
 	test_region_free(t);
-}
-
-/* Find the zone word holding a record's head, by position. */
-static u64 *word_at(struct test_region *t, u32 cpu, u64 pos)
-{
-	u64 block = (pos >> RAMTRAIL_BLOCK_SHIFT) % t->hdr->nr_blocks;
-
-	return test_zone(t, cpu) + block * RAMTRAIL_BLOCK_WORDS +
-	       (pos & RAMTRAIL_BLOCK_MASK) / 8;
 }
 
 static void test_torn_continuation_drops_only_that_record(void)
@@ -1611,7 +1794,10 @@ int main(void)
 	RUN(test_tail_of_a_short_or_empty_zone_is_what_it_holds);
 	RUN(test_tail_of_a_garbage_zone_stays_bounded);
 	RUN(test_merge_starts_from_cursors_the_caller_opened);
-	RUN(test_function_record_is_8_bytes_16_with_parent);
+	RUN(test_function_record_is_8_bytes_16_with_a_new_caller);
+	RUN(test_func_ref_is_the_documented_word);
+	RUN(test_nested_writer_leaves_the_pairs_alone);
+	RUN(test_func_ref_to_nothing_is_dropped);
 	RUN(test_every_record_kind_round_trips);
 	RUN(test_large_clock_gaps_use_extended_timestamps);
 	RUN(test_clock_wrap_at_58_bits_stays_monotonic);

@@ -25,7 +25,8 @@ struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
 	}
 	t->size = size;
 	t->mem = aligned_alloc(RAMTRAIL_BLOCK_SIZE, size);
-	if (!t->mem)
+	t->pairs = calloc((size_t)nr_cpus * RAMTRAIL_PAIRS, sizeof(*t->pairs));
+	if (!t->mem || !t->pairs)
 		exit(2);
 	memset(t->mem, 0, size);
 	h.state = RAMTRAIL_STATE_RECORDING;
@@ -38,14 +39,17 @@ struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
 	t->hdr = (struct ramtrail_region_header *)t->mem;
 	*t->hdr = h;
 	test_region_seal(t);
-	for (cpu = 0; cpu < nr_cpus; cpu++)
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		ramtrail_ring_init(&t->ring[cpu], test_zone(t, cpu),
 				   t->hdr->nr_blocks, ring_flags);
+		t->ring[cpu].pairs = t->pairs + (size_t)cpu * RAMTRAIL_PAIRS;
+	}
 	return t;
 }
 
 void test_region_free(struct test_region *t)
 {
+	free(t->pairs);
 	free(t->mem);
 	free(t);
 }

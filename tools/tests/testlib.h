@@ -13,6 +13,8 @@ struct test_region {
 	u64 size;
 	struct ramtrail_region_header *hdr;
 	struct ramtrail_ring ring[RAMTRAIL_MAX_CPUS];
+	/* Each ring's cache of pairs, as the module gives them. */
+	struct ramtrail_pair *pairs;
 };
 
 /* A formatted region of @blocks blocks per zone, recording. */

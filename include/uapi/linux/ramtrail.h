@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ramtrail on-RAM format, version 4 (RAMTRAIL_VERSION).
+ * ramtrail on-RAM format, version 5 (RAMTRAIL_VERSION).
  *
  * This header is the only definition of the persistent region layout. The
  * kernel module writes it, the module's recovery code and the userspace
@@ -60,9 +60,23 @@
  *   RAMTRAIL_W_FUNC + ctx   1 word   payload: ip - text_base.
  *   RAMTRAIL_W_FUNC_PARENT + ctx
  *                           2 words  ip - text_base; CONT parent - text_base.
+ *   RAMTRAIL_W_FUNC_REF     1 word   payload: ctx[1:0] word[10:2] prev[11]
+ *                                    check[31:12]: the function and caller
+ *                                    of the FUNC_PARENT record at word
+ *                                    index "word" of this block (prev 0)
+ *                                    or of the block before (prev 1);
+ *                                    check is RAMTRAIL_REF_CHECK() of them.
  *
  * A function record's type carries the context it ran in (enum
- * ramtrail_ctx) in its low two bits; an event carries it in its flags.
+ * ramtrail_ctx) in its low two bits; an event carries it in its flags, a
+ * FUNC_REF in its payload.
+ *
+ * A FUNC_REF repeats a function and caller that its CPU wrote in full
+ * (FUNC_PARENT) a little earlier, in the same block or the one before,
+ * in 8 bytes instead of 16. The writer only names a record it completed
+ * before it reserved the reference, so the reference is valid exactly
+ * when the record it names is valid in the lap of its block, and its
+ * check matches: a reader drops it otherwise.
  *
  * The task of a record is the one named by the last RAMTRAIL_EV_TASK
  * event before it in its block. The writer puts one right after every
@@ -82,7 +96,7 @@
 #include <linux/types.h>
 
 #define RAMTRAIL_MAGIC			0x4c494152544d4152ULL /* "RAMTRAIL" */
-#define RAMTRAIL_VERSION		4
+#define RAMTRAIL_VERSION		5
 #define RAMTRAIL_HEADER_SIZE		4096
 #define RAMTRAIL_MAX_CPUS		192
 
@@ -107,7 +121,8 @@ enum ramtrail_word_type {
 	RAMTRAIL_W_TSEXT	= 3,
 	RAMTRAIL_W_EVENT	= 4,
 	RAMTRAIL_W_CONT		= 5,
-	/* 6, 7: invalid */
+	RAMTRAIL_W_FUNC_REF	= 6,
+	/* 7: invalid */
 	RAMTRAIL_W_FUNC		= 8,	/* 8..11: + enum ramtrail_ctx */
 	RAMTRAIL_W_FUNC_PARENT	= 12,	/* 12..15: + enum ramtrail_ctx */
 	RAMTRAIL_W_NR_TYPES	= 16,
@@ -127,6 +142,23 @@ enum ramtrail_ctx {
 #define RAMTRAIL_W_CTX(type)		((type) & RAMTRAIL_CTX_MASK)
 
 #define RAMTRAIL_BLOCK_WORDS_HDR	3
+
+/* RAMTRAIL_W_FUNC_REF payload */
+#define RAMTRAIL_REF_WORD_SHIFT		2
+#define RAMTRAIL_REF_WORD_MASK		0x1ffU
+#define RAMTRAIL_REF_PREV		(1U << 11)
+#define RAMTRAIL_REF_CHECK_SHIFT	12
+#define RAMTRAIL_REF_CTX(p)		((p) & RAMTRAIL_CTX_MASK)
+#define RAMTRAIL_REF_WORD(p)		\
+	(((p) >> RAMTRAIL_REF_WORD_SHIFT) & RAMTRAIL_REF_WORD_MASK)
+/*
+ * The pair hash: its high 20 bits are a reference's check, and the
+ * writer indexes its cache of recent pairs with its high bits too.
+ */
+#define RAMTRAIL_PAIR_HASH(ip, parent)	\
+	(((__u32)(ip) * 0x9e3779b1U + (__u32)(parent)) * 0x85ebca77U)
+#define RAMTRAIL_REF_CHECK(ip, parent)	\
+	(RAMTRAIL_PAIR_HASH(ip, parent) >> RAMTRAIL_REF_CHECK_SHIFT)
 #define RAMTRAIL_EVENT_MAX_LEN		255
 #define RAMTRAIL_EVENT_ID(p)		((p) & 0xffff)
 #define RAMTRAIL_EVENT_LEN(p)		(((p) >> 16) & 0xff)
