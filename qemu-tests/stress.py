@@ -61,7 +61,7 @@ FUNCS = rg.FUNCS + ",do_one_initcall,watchdog_timer_fn"
 KINDS = {"panic": 3, "oops": 2, "lockup": 2, "cut-rec": 2, "cut-load": 3,
          "cut-freeze": 2}
 FROZEN = ("panic", "oops", "lockup")
-# Keep the saved area (a quarter of 64M, 4 to 30 bytes a record) from filling.
+# Keep the saved area (a third of 64M, 4 to 30 bytes a record) from filling.
 SAVED_RECORDS_MAX = 400000
 OOPS_SLACK = 40                               # other tasks' records on CPU 0 after the oopsing init call
 DUMP_LINES = 8                                # trace-on-oops dump of the crash boots

@@ -30,9 +30,10 @@ import ramtrail_guest as rg
 
 HERE = h.HERE
 FUNCS = "*"   # a module loaded later (ext4) is traced only by "*"
-# A quarter of the reserved range: format 4 keeps every record of the zones
-# (about 750,000 here), which the guest decodes three times under TCG.
-DEBIAN_MIB = rg.RESV_SIZE >> 22
+# An eighth of the reserved range: the saved trace keeps every record of
+# the zones (about 550,000 here), which the guest decodes three times
+# under TCG.
+DEBIAN_MIB = rg.RESV_SIZE >> 23
 APPEND = (f"root=/dev/vda rw loglevel=6 systemd.show_status=0 {rg.MEMMAP} "
           f"ramtrail.mem_address={rg.RESV:#x} ramtrail.mem_size={DEBIAN_MIB}M "
           f"ramtrail.functions={FUNCS} ramtrail.events=sched:sched_switch")

@@ -45,7 +45,7 @@
  * @max_reason: highest kmsg dump reason kept
  * @dmesg_size: bytes per dmesg record
  * @dmesg_count: dmesg records
- * @saved_size: bytes of the saved area; 0 for a quarter of the region
+ * @saved_size: bytes of the saved area; 0 for a third of the region
  * @stop_when_full: stop a CPU's recording when its zone is full
  * @reset: ignore and clear what the region holds
  */

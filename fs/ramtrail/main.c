@@ -66,7 +66,7 @@ MODULE_PARM_DESC(dmesg_count, "number of dmesg records (default 4)");
 
 static char *saved_size;
 module_param(saved_size, charp, 0400);
-MODULE_PARM_DESC(saved_size, "bytes kept for traces of earlier boots (default: a quarter of mem_size)");
+MODULE_PARM_DESC(saved_size, "bytes kept for traces of earlier boots (default: a third of mem_size)");
 
 static bool stop_when_full;
 module_param(stop_when_full, bool, 0400);

@@ -217,7 +217,7 @@ static int ramtrail_layout_new(struct ramtrail_context *cxt,
 {
 	const struct ramtrail_params *p = &cxt->params;
 	u32 cpus = min_t(u32, nr_cpu_ids, RAMTRAIL_MAX_CPUS);
-	u64 saved = round_down(p->saved_size ?: cxt->size / 4, 8);
+	u64 saved = round_down(p->saved_size ?: cxt->size / 3, 8);
 	int err;
 
 	*fresh = false;
