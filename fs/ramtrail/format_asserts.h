@@ -117,8 +117,11 @@ RAMTRAIL_AT(ramtrail_saved_chunk, reserved, 28);
 /* A FUNC_REF names any word of a block, and its fields do not overlap. */
 _Static_assert(RAMTRAIL_REF_WORD_MASK + 1 == RAMTRAIL_BLOCK_SIZE / 8 &&
 	       (RAMTRAIL_REF_WORD_MASK << RAMTRAIL_REF_WORD_SHIFT &
-		(RAMTRAIL_REF_PREV | RAMTRAIL_CTX_MASK)) == 0 &&
-	       RAMTRAIL_REF_PREV < 1U << RAMTRAIL_REF_CHECK_SHIFT,
+		(RAMTRAIL_REF_BACK_MAX << RAMTRAIL_REF_BACK_SHIFT |
+		 RAMTRAIL_CTX_MASK)) == 0 &&
+	       RAMTRAIL_REF_WORD_SHIFT + 9 == RAMTRAIL_REF_BACK_SHIFT &&
+	       RAMTRAIL_REF_BACK_MAX << RAMTRAIL_REF_BACK_SHIFT <
+	       1U << RAMTRAIL_REF_CHECK_SHIFT,
 	       "FUNC_REF fields: a new format version");
 
 #endif /* _RAMTRAIL_FORMAT_ASSERTS_H */

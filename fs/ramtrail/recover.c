@@ -729,6 +729,26 @@ static void ramtrail_task_changed(struct ramtrail_zone_cursor *c)
 		c->rec.task_gen = 1;
 }
 
+/*
+ * The blocks a FUNC_REF of block @c->g may name: the three before it,
+ * while the zone has room for them beside it.
+ */
+static void ramtrail_back_blocks(struct ramtrail_zone_cursor *c)
+{
+	u32 index = (c->block - c->zone) / RT_WORDS, i, k;
+
+	for (i = 0; i < RAMTRAIL_REF_BACK_MAX; i++) {
+		k = i + 1;
+		c->back[i] = NULL;
+		if (c->g < k || k >= c->nr_blocks)
+			continue;
+		c->back[i] = c->zone + (u64)(index >= k ? index - k :
+					      index + c->nr_blocks - k) * RT_WORDS;
+		c->back_lap[i] = (index >= k ? c->lap : c->lap - 1) &
+				 RAMTRAIL_LAP_MASK;
+	}
+}
+
 static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 {
 	const u64 *b = ramtrail_block(c, c->g, &c->lap);
@@ -736,7 +756,7 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 	u64 g, ts;
 
 	c->block = b;
-	c->prev = c->g ? ramtrail_block(c, c->g - 1, &c->prev_lap) : NULL;
+	ramtrail_back_blocks(c);
 	c->stats.blocks++;
 	c->entry_ts = c->ts;
 	c->entry_base = c->have_base;
@@ -821,25 +841,26 @@ static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w)
 
 /*
  * The function and caller that the FUNC_REF @w at the cursor names: those
- * of the FUNC_PARENT record at its word, earlier in this block or in the
- * block before, complete in the lap of its block, and matching the check
- * @w carries. Return: 1 with @ip and @parent set; 0 if there is no such
- * record; -1 if the reference names the block before and a later lap
- * took that block (the window's oldest block refers to it).
+ * of the FUNC_PARENT record at its word, earlier in this block or in one
+ * of the three before, complete in the lap of its block, and matching the
+ * check @w carries. Return: 1 with @ip and @parent set; 0 if there is no
+ * such record; -1 if the reference names a block before and a later lap
+ * took that block (the window's oldest blocks refer to them).
  */
 static __always_inline int ramtrail_ref_resolve(const struct ramtrail_zone_cursor *c,
 						u64 w, u32 *ip, u32 *parent)
 {
 	u32 p = ramtrail_payload(w), i = RAMTRAIL_REF_WORD(p);
+	u32 back = RAMTRAIL_REF_BACK(p);
 	unsigned int lap = c->lap;
 	const u64 *b = c->block;
 	u64 head, cont;
 
-	if (p & RAMTRAIL_REF_PREV) {
-		if (!c->prev)
+	if (back) {
+		b = c->back[back - 1];
+		if (!b)
 			return 0;
-		b = c->prev;
-		lap = c->prev_lap;
+		lap = c->back_lap[back - 1];
 	} else if (i >= c->word) {
 		return 0;
 	}
@@ -848,7 +869,7 @@ static __always_inline int ramtrail_ref_resolve(const struct ramtrail_zone_curso
 	head = ramtrail_load(b + i);
 	cont = ramtrail_load(b + i + 1);
 	if (ramtrail_lap(head) != lap)
-		return p & RAMTRAIL_REF_PREV &&
+		return back &&
 		       ramtrail_lap(head) == ((lap + 1) & RAMTRAIL_LAP_MASK) ? -1 : 0;
 	if (ramtrail_type(head) < RAMTRAIL_W_FUNC_PARENT ||
 	    ramtrail_type(cont) != RAMTRAIL_W_CONT || ramtrail_lap(cont) != lap ||

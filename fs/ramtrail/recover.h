@@ -87,7 +87,7 @@ struct ramtrail_record {
  * @torn: records with a missing or stale continuation word, or orphans
  * @lost_words: stale words in the written part of a block (in-flight writes)
  * @no_base: records dropped because no full timestamp preceded them
- * @lost_refs: FUNC_REF records dropped because a later lap took the block
+ * @lost_refs: FUNC_REF records dropped because a later lap took a block
  *	before theirs, which held the record they name (the window's oldest)
  * @ts_backwards: full timestamps older than the record before (clamped)
  * @tasks: task events read (not returned as records)
@@ -119,8 +119,9 @@ struct ramtrail_zone_stats {
  * @g_last: newest block number to read
  * @word: next word in block @g
  * @lap: lap bits of block @g
- * @prev: first word of block @g - 1, or NULL if @g is 0
- * @prev_lap: lap bits of block @g - 1
+ * @back: first word of block @g - 1 - i at @back[i], or NULL if there is
+ *	none (@g too small, or the zone too short to keep it with @g)
+ * @back_lap: lap bits of those blocks
  * @in_block: block @g was checked and is being read
  * @have_base: @ts holds a full timestamp
  * @stale: stale words seen since the last valid word of the block
@@ -143,8 +144,8 @@ struct ramtrail_zone_cursor {
 	u64 g_last;
 	u32 word;
 	u32 lap;
-	const u64 *prev;
-	u32 prev_lap;
+	const u64 *back[RAMTRAIL_REF_BACK_MAX];
+	u32 back_lap[RAMTRAIL_REF_BACK_MAX];
 	bool in_block;
 	bool have_base;
 	bool task_known;

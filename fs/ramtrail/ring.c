@@ -154,4 +154,5 @@ notrace void ramtrail_ring_init(struct ramtrail_ring *r, u64 *zone,
 	r->flags = flags;
 	r->floor = RAMTRAIL_FLOOR_IDLE;
 	r->block = ramtrail_block_cache(r, 0);
+	r->ref_back = min_t(u32, RAMTRAIL_REF_BACK_MAX, nr_blocks - 1);
 }

@@ -58,8 +58,9 @@
  *       FUNC_REF to it is reserved after it: a reset that keeps the
  *       reference keeps a record it can name, or the reader finds that
  *       record's slot of another lap and drops the reference. Its block
- *       is the reference's or the one before, which the writer enters
- *       again only after the reference's block.
+ *       is the reference's or one of the ring->ref_back before, fewer
+ *       than the zone's blocks: the writer enters its slot again only
+ *       after the reference's block.
  *
  * Documentation/ramtrail/writer.rst proves these in longer form.
  */
@@ -123,6 +124,9 @@ struct ramtrail_pair {
  * @flags: RAMTRAIL_RING_*
  * @pairs: RAMTRAIL_PAIRS entries ([R6]), or NULL to write every function
  *	and caller in full
+ * @ref_back: how many blocks before its own a FUNC_REF may name: up to
+ *	RAMTRAIL_REF_BACK_MAX, and fewer than @nr_blocks, so that the block
+ *	it names is not taken by a later lap before its own is left
  *
  * What every record touches comes first, in the first cache line; the
  * ring is cache-line aligned, so that no other CPU's writes share it
@@ -141,6 +145,7 @@ struct ramtrail_ring {
 	local_t dropped;
 	u32 flags;
 	struct ramtrail_pair *pairs;
+	u32 ref_back;
 } ____cacheline_aligned;
 
 static __always_inline u64 ramtrail_word(unsigned int type, unsigned int lap,
@@ -212,20 +217,20 @@ bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
 /*
  * The FUNC_REF payload, context aside, that names the record @e remembers
  * for a record at @pos of @ip and @parent; 0 if there is none to name: not
- * that pair, or not in @pos's block or the one before ([R6]).
+ * that pair, or more than @back blocks before @pos's block ([R6]).
  */
 static __always_inline u32 ramtrail_pair_ref(const struct ramtrail_pair *e,
 					     u32 ip, u32 parent,
-					     unsigned long pos)
+					     unsigned long pos, u32 back)
 {
 	unsigned long g = pos >> RAMTRAIL_BLOCK_SHIFT;
 	unsigned long d = e->pos >> RAMTRAIL_BLOCK_SHIFT;
 
-	if (e->ip != ip || e->parent != parent || g - d > 1)
+	if (e->ip != ip || e->parent != parent || g - d > back)
 		return 0;
 	/* The word is past the block header: the payload is never 0. */
 	return (e->pos & RAMTRAIL_BLOCK_MASK) / 8 << RAMTRAIL_REF_WORD_SHIFT |
-	       (g != d ? RAMTRAIL_REF_PREV : 0) |
+	       (g - d) << RAMTRAIL_REF_BACK_SHIFT |
 	       RAMTRAIL_REF_CHECK(ip, parent) << RAMTRAIL_REF_CHECK_SHIFT;
 }
 
@@ -275,7 +280,8 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 		      RAMTRAIL_TS_SPAN;
 		size = (1 + ncont + ext) * 8;
 		if (pair) {
-			ref = ramtrail_pair_ref(pair, head, cont[0], pos);
+			ref = ramtrail_pair_ref(pair, head, cont[0], pos,
+						r->ref_back);
 			if (ref)
 				size -= 8;
 		}

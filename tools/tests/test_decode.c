@@ -304,16 +304,17 @@ static u64 last_word(struct test_region *t, u32 cpu)
 
 /*
  * A FUNC_REF word is as include/uapi/linux/ramtrail.h says: the context,
- * the word of the record it names in its block or (prev) the block
+ * the word of the record it names in its block or (back) one of the three
  * before, and the pair's check; it decodes as that function and caller,
- * with its own time and context.
+ * with its own time and context. Four blocks back, the pair is written in
+ * full again.
  */
 static void test_func_ref_is_the_documented_word(void)
 {
 	struct test_region *t = fresh(1, 8);
 	u64 def, w, ts;
-	u32 p;
-	size_t n;
+	u32 p, back;
+	size_t n, i;
 
 	ramtrail_ring_func(&t->ring[0], 7, 0);	/* the block's slow start */
 	def = ring_bytes(t, 0);
@@ -328,22 +329,37 @@ static void test_func_ref_is_the_documented_word(void)
 	      (ts & RAMTRAIL_TS_MASK) &&
 	      RAMTRAIL_REF_CTX(p) == RAMTRAIL_CTX_HARDIRQ &&
 	      RAMTRAIL_REF_WORD(p) == (def & RAMTRAIL_BLOCK_MASK) / 8 &&
-	      !(p & RAMTRAIL_REF_PREV) &&
+	      RAMTRAIL_REF_BACK(p) == 0 &&
 	      p >> RAMTRAIL_REF_CHECK_SHIFT ==
 	      RAMTRAIL_REF_CHECK(0x123456, 0x654321), "word %016llx",
 	      (unsigned long long)w);
-	/* Into the next block: the reference names the block before. */
+	/* Into the next blocks: the reference names a block before. */
 	ramtrail_user_env.ctx = RAMTRAIL_CTX_TASK;
-	while (ring_bytes(t, 0) < RAMTRAIL_BLOCK_SIZE)
+	for (back = 1; back <= RAMTRAIL_REF_BACK_MAX + 1; back++) {
+		while (ring_bytes(t, 0) < back * RAMTRAIL_BLOCK_SIZE)
+			ramtrail_ring_func(&t->ring[0], 7, 0);
 		ramtrail_ring_func(&t->ring[0], 7, 0);
-	ramtrail_ring_func(&t->ring[0], 7, 0);
-	ramtrail_ring_func(&t->ring[0], 0x123456, 0x654321);
-	p = last_word(t, 0) >> RAMTRAIL_PAYLOAD_SHIFT;
-	CHECK((last_word(t, 0) & 15) == RAMTRAIL_W_FUNC_REF &&
-	      p & RAMTRAIL_REF_PREV &&
-	      RAMTRAIL_REF_WORD(p) == (def & RAMTRAIL_BLOCK_MASK) / 8,
-	      "word %016llx", (unsigned long long)last_word(t, 0));
+		ramtrail_ring_func(&t->ring[0], 0x123456, 0x654321);
+		w = last_word(t, 0);
+		p = w >> RAMTRAIL_PAYLOAD_SHIFT;
+		if (back <= RAMTRAIL_REF_BACK_MAX)
+			CHECK((w & 15) == RAMTRAIL_W_FUNC_REF &&
+			      RAMTRAIL_REF_BACK(p) == back &&
+			      RAMTRAIL_REF_WORD(p) ==
+			      (def & RAMTRAIL_BLOCK_MASK) / 8,
+			      "%u back: word %016llx", back,
+			      (unsigned long long)w);
+		else	/* its continuation: written in full */
+			CHECK((w & 15) == RAMTRAIL_W_CONT &&
+			      (u32)(w >> RAMTRAIL_PAYLOAD_SHIFT) == 0x654321,
+			      "%u back: word %016llx", back,
+			      (unsigned long long)w);
+	}
 	n = test_decode(t, out, MAXREC, &st);
+	for (i = 3, back = 0; i < n; i++)
+		back += out[i].ip == 0x123456 && out[i].parent == 0x654321 &&
+			out[i].ctx == RAMTRAIL_CTX_TASK;
+	CHECK(back == RAMTRAIL_REF_BACK_MAX + 1, "%u of the later pairs", back);
 	CHECK(n > 4 && out[2].ip == 0x123456 && out[2].parent == 0x654321 &&
 	      out[2].type == RAMTRAIL_W_FUNC_PARENT &&
 	      out[2].ctx == RAMTRAIL_CTX_HARDIRQ &&
@@ -402,8 +418,8 @@ static void test_nested_writer_leaves_the_pairs_alone(void)
 static void test_func_ref_to_nothing_is_dropped(void)
 {
 	struct test_region *t = fresh(1, 4);
-	u64 *ref, *def, good;
-	u32 p, i;
+	u64 *ref, *def, good, newest;
+	u32 p, i, k, got, len;
 	size_t n;
 
 	ramtrail_ring_func(&t->ring[0], 7, 0);
@@ -463,6 +479,31 @@ static void test_func_ref_to_nothing_is_dropped(void)
 			break;
 	CHECK(i == n, "record %u misnamed", i);
 	test_region_free(t);
+
+	/*
+	 * Two blocks: a reference names at most the block before, whose
+	 * slot the writer takes only after it leaves the reference's block:
+	 * every record of the newest block comes back.
+	 */
+	for (len = PER_BLOCK; len < 6 * PER_BLOCK; len += 97) {
+		t = fresh(1, 2);
+		for (i = 0, k = 0, newest = 0; i < len; i++) {
+			ramtrail_ring_func(&t->ring[0], 1 + i % 3, 2 + i % 3);
+			/* The block of the record's last word is the record's. */
+			if ((ring_bytes(t, 0) - 1) >> RAMTRAIL_BLOCK_SHIFT !=
+			    newest)
+				k = 0;
+			newest = (ring_bytes(t, 0) - 1) >> RAMTRAIL_BLOCK_SHIFT;
+			k++;
+		}
+		n = test_decode(t, out, MAXREC, &st);
+		for (i = 0, got = 0; i < n; i++)
+			got += out[i].pos >> RAMTRAIL_BLOCK_SHIFT == newest;
+		CHECK(got == k && !st.torn,
+		      "%u records: newest block %u of %u, torn %llu", len, got,
+		      k, (unsigned long long)st.torn);
+		test_region_free(t);
+	}
 }
 
 static void test_every_record_kind_round_trips(void)

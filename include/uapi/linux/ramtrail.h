@@ -60,11 +60,11 @@
  *   RAMTRAIL_W_FUNC + ctx   1 word   payload: ip - text_base.
  *   RAMTRAIL_W_FUNC_PARENT + ctx
  *                           2 words  ip - text_base; CONT parent - text_base.
- *   RAMTRAIL_W_FUNC_REF     1 word   payload: ctx[1:0] word[10:2] prev[11]
- *                                    check[31:12]: the function and caller
+ *   RAMTRAIL_W_FUNC_REF     1 word   payload: ctx[1:0] word[10:2] back[12:11]
+ *                                    check[31:13]: the function and caller
  *                                    of the FUNC_PARENT record at word
- *                                    index "word" of this block (prev 0)
- *                                    or of the block before (prev 1);
+ *                                    index "word" of this block (back 0)
+ *                                    or of the block "back" blocks before;
  *                                    check is RAMTRAIL_REF_CHECK() of them.
  *
  * A function record's type carries the context it ran in (enum
@@ -72,8 +72,8 @@
  * FUNC_REF in its payload.
  *
  * A FUNC_REF repeats a function and caller that its CPU wrote in full
- * (FUNC_PARENT) a little earlier, in the same block or the one before,
- * in 8 bytes instead of 16. The writer only names a record it completed
+ * (FUNC_PARENT) a little earlier, in the same block or one of the three
+ * before, in 8 bytes instead of 16. The writer only names a record it completed
  * before it reserved the reference, so the reference is valid exactly
  * when the record it names is valid in the lap of its block, and its
  * check matches: a reader drops it otherwise.
@@ -146,13 +146,16 @@ enum ramtrail_ctx {
 /* RAMTRAIL_W_FUNC_REF payload */
 #define RAMTRAIL_REF_WORD_SHIFT		2
 #define RAMTRAIL_REF_WORD_MASK		0x1ffU
-#define RAMTRAIL_REF_PREV		(1U << 11)
-#define RAMTRAIL_REF_CHECK_SHIFT	12
+#define RAMTRAIL_REF_BACK_SHIFT		11
+#define RAMTRAIL_REF_BACK_MAX		3U
+#define RAMTRAIL_REF_CHECK_SHIFT	13
 #define RAMTRAIL_REF_CTX(p)		((p) & RAMTRAIL_CTX_MASK)
 #define RAMTRAIL_REF_WORD(p)		\
 	(((p) >> RAMTRAIL_REF_WORD_SHIFT) & RAMTRAIL_REF_WORD_MASK)
+#define RAMTRAIL_REF_BACK(p)		\
+	(((p) >> RAMTRAIL_REF_BACK_SHIFT) & RAMTRAIL_REF_BACK_MAX)
 /*
- * The pair hash: its high 20 bits are a reference's check, and the
+ * The pair hash: its high 19 bits are a reference's check, and the
  * writer indexes its cache of recent pairs with its high bits too.
  */
 #define RAMTRAIL_PAIR_HASH(ip, parent)	\
