@@ -455,7 +455,7 @@ def report(res):
     if cf.get("records"):
         print(f"| of those in the zones: task events (not records) | {cf['task_events']:.0f} | "
               f"zone bytes/record {cf['zone_bytes'] / cf['records']:.1f} |")
-    print("| bytes per record: ramtrail function 8 (16 with caller), event 8 + 8 per 4 B "
+    print("| bytes per record: ramtrail function 8 (with its caller 16, 8 when the pair repeats), event 8 + 8 per 4 B "
           "of payload, task event 56; ramoops 24, ftrace function 28.1 | | |")
     ce, d = res.get("census", {}).get("events", {}), res.get("dense", {})
     print(f"\n| 3b. tasks and events on: every function + the events, {REGION} MiB | "
