@@ -735,18 +735,12 @@ static void ramtrail_task_changed(struct ramtrail_zone_cursor *c)
  */
 static void ramtrail_back_blocks(struct ramtrail_zone_cursor *c)
 {
-	u32 index = (c->block - c->zone) / RT_WORDS, i, k;
+	u32 k;
 
-	for (i = 0; i < RAMTRAIL_REF_BACK_MAX; i++) {
-		k = i + 1;
-		c->back[i] = NULL;
-		if (c->g < k || k >= c->nr_blocks)
-			continue;
-		c->back[i] = c->zone + (u64)(index >= k ? index - k :
-					      index + c->nr_blocks - k) * RT_WORDS;
-		c->back_lap[i] = (index >= k ? c->lap : c->lap - 1) &
-				 RAMTRAIL_LAP_MASK;
-	}
+	for (k = 1; k <= RAMTRAIL_REF_BACK_MAX; k++)
+		c->back[k - 1] = c->g >= k && k < c->nr_blocks ?
+				 ramtrail_block(c, c->g - k, &c->back_lap[k - 1]) :
+				 NULL;
 }
 
 static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)

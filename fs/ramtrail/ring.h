@@ -243,9 +243,9 @@ static __always_inline u32 ramtrail_pair_ref(const struct ramtrail_pair *e,
  * @cont: payloads of the continuation words
  * @ncont: number of continuation words, at most RAMTRAIL_MAX_CONT
  * @pair: for a FUNC_PARENT record, the entry of ring->pairs for it, or
- *	NULL: a record the entry names in this block or the one before is
- *	then referred to in one word, and the entry names a record written
- *	in full ([R6])
+ *	NULL: a record the entry names in this block or one of the
+ *	ring->ref_back before is then referred to in one word, and the entry
+ *	names a record written in full ([R6])
  *
  * Lock-free and reentrant: any interrupt or NMI on this CPU may call it
  * while an outer call is at any instruction. The record belongs to the
