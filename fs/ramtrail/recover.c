@@ -834,40 +834,60 @@ static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w)
 }
 
 /*
- * The function and caller that the FUNC_REF @w at the cursor names: those
- * of the FUNC_PARENT record at its word, earlier in this block or in one
- * of the three before, complete in the lap of its block, and matching the
- * check @w carries. Return: 1 with @ip and @parent set; 0 if there is no
- * such record; -1 if the reference names a block before and a later lap
- * took that block (the window's oldest blocks refer to them).
+ * The low half of a FUNC_PARENT's continuation: CONT, with the lap and
+ * timestamp bits of its head @w.
  */
-static __always_inline int ramtrail_ref_resolve(const struct ramtrail_zone_cursor *c,
-						u64 w, u32 *ip, u32 *parent)
+static u32 ramtrail_cont_of(u64 w)
+{
+	return ((u32)w & ~((1U << RAMTRAIL_TYPE_BITS) - 1)) | RAMTRAIL_W_CONT;
+}
+
+/*
+ * The blocks a FUNC_REF of the cursor's block may name, by how far back:
+ * @b[0] the block itself, then those of @c->back; their laps in @lap.
+ */
+static __always_inline void ramtrail_ref_blocks(const struct ramtrail_zone_cursor *c,
+						const u64 **b, unsigned int *lap)
+{
+	u32 k;
+
+	b[0] = c->block;
+	lap[0] = c->lap;
+	for (k = 1; k <= RAMTRAIL_REF_BACK_MAX; k++) {
+		b[k] = c->back[k - 1];
+		lap[k] = c->back_lap[k - 1];
+	}
+}
+
+/*
+ * The function and caller that the FUNC_REF @w at word @word names: those
+ * of the FUNC_PARENT record at its word, earlier in its block or in one of
+ * the three before (@b and @lap from ramtrail_ref_blocks()), complete in
+ * the lap of its block, and matching the check @w carries. Return: 1 with
+ * @ip and @parent set; 0 if there is no such record; -1 if the reference
+ * names a block before and a later lap took that block (the window's
+ * oldest blocks refer to them).
+ */
+static __always_inline int ramtrail_ref_resolve(const u64 *const *b,
+						const unsigned int *lap,
+						u32 word, u64 w, u32 *ip,
+						u32 *parent)
 {
 	u32 p = ramtrail_payload(w), i = RAMTRAIL_REF_WORD(p);
 	u32 back = RAMTRAIL_REF_BACK(p);
-	unsigned int lap = c->lap;
-	const u64 *b = c->block;
 	u64 head, cont;
 
-	if (back) {
-		b = c->back[back - 1];
-		if (!b)
-			return 0;
-		lap = c->back_lap[back - 1];
-	} else if (i >= c->word) {
+	if (!b[back] || (!back && i >= word) ||
+	    i < RAMTRAIL_BLOCK_WORDS_HDR || i + 1 >= RT_WORDS)
 		return 0;
-	}
-	if (i < RAMTRAIL_BLOCK_WORDS_HDR || i + 1 >= RT_WORDS)
-		return 0;
-	head = ramtrail_load(b + i);
-	cont = ramtrail_load(b + i + 1);
-	if (ramtrail_lap(head) != lap)
-		return back &&
-		       ramtrail_lap(head) == ((lap + 1) & RAMTRAIL_LAP_MASK) ? -1 : 0;
-	if (ramtrail_type(head) < RAMTRAIL_W_FUNC_PARENT ||
-	    ramtrail_type(cont) != RAMTRAIL_W_CONT || ramtrail_lap(cont) != lap ||
-	    ramtrail_tsbits(cont) != ramtrail_tsbits(head))
+	head = ramtrail_load(b[back] + i);
+	/* A FUNC_PARENT (types 12 to 15) of the block's lap. */
+	if ((head & (RAMTRAIL_W_FUNC_PARENT | RAMTRAIL_LAP_MASK << RAMTRAIL_LAP_SHIFT)) !=
+	    (RAMTRAIL_W_FUNC_PARENT | lap[back] << RAMTRAIL_LAP_SHIFT))
+		return back && ramtrail_lap(head) ==
+			       ((lap[back] + 1) & RAMTRAIL_LAP_MASK) ? -1 : 0;
+	cont = ramtrail_load(b[back] + i + 1);
+	if ((u32)cont != ramtrail_cont_of(head))
 		return 0;
 	*ip = ramtrail_payload(head);
 	*parent = ramtrail_payload(cont);
@@ -876,61 +896,103 @@ static __always_inline int ramtrail_ref_resolve(const struct ramtrail_zone_curso
 }
 
 /*
- * The common case of ramtrail_zone_next(), a function record @w at the
- * cursor, in a few instructions: the same checks, the same result.
- * Return: 1 with the record in @c->rec; 0 if it is not complete and
- * current (the general path then deals with it); -1 at the end of the
- * zone (@c->end_pos, @c->end_ts), the cursor moved past its last block.
+ * The common case of ramtrail_zone_next(), a run of function records at
+ * the cursor, decoded in one tight loop into @c->batch: the same checks as
+ * the general path, the same records. The run ends at the first word the
+ * general path must see (another kind, a stale or torn word, a reference
+ * to nothing), after RAMTRAIL_BATCH records, or before the record that
+ * ends the zone (@c->end_pos, @c->end_ts). Return: the records decoded.
  */
-static __always_inline int ramtrail_func_next(struct ramtrail_zone_cursor *c,
-					      const u64 *b, u64 w)
+static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 {
-	unsigned int type = ramtrail_type(w);
-	unsigned int n = RAMTRAIL_W_HAS_PARENT(type) ? 2 : 1;
-	struct ramtrail_record *r = &c->rec;
-	u64 ts = ramtrail_tsbits(w), cont = 0;
-	u32 ip = ramtrail_payload(w), parent = 0;
-	unsigned int ctx = RAMTRAIL_W_CTX(type);
+	const u64 *blk[RAMTRAIL_REF_BACK_MAX + 1], *b = c->block;
+	unsigned int blap[RAMTRAIL_REF_BACK_MAX + 1], lap = c->lap;
+	u64 ts = c->ts, pos = c->g << RAMTRAIL_BLOCK_SHIFT;
+	struct ramtrail_batch_rec *e = c->batch;
+	u32 word = c->word, stop = RT_WORDS, n = 0;
 
-	if (ramtrail_lap(w) != c->lap || !c->have_base || c->word + n > RT_WORDS)
+	if (!c->in_block || !c->have_base)
 		return 0;
-	if (type == RAMTRAIL_W_FUNC_REF) {
-		if (ramtrail_ref_resolve(c, w, &ip, &parent) <= 0)
-			return 0;
-		ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));
-	} else if (n == 2) {
-		cont = ramtrail_load(b + c->word + 1);
-		if (ramtrail_type(cont) != RAMTRAIL_W_CONT ||
-		    ramtrail_lap(cont) != c->lap || ramtrail_tsbits(cont) != ts)
-			return 0;
-		parent = ramtrail_payload(cont);
+	ramtrail_ref_blocks(c, blk, blap);
+	/* The record at or past @c->end_pos ends the zone: the general path's. */
+	if (c->end_pos <= pos)
+		stop = 0;
+	else if (c->end_pos - pos < (u64)RT_WORDS * 8)
+		stop = DIV_ROUND_UP(c->end_pos - pos, 8);
+	while (n < RAMTRAIL_BATCH && word < stop) {
+		u64 w = ramtrail_load(b + word), cont;
+		unsigned int type = ramtrail_type(w), kind, ctx, words = 1;
+		u32 ip = ramtrail_payload(w), parent = 0;
+
+		if (ramtrail_lap(w) != lap)
+			break;
+		if (type == RAMTRAIL_W_FUNC_REF) {
+			if (ramtrail_ref_resolve(blk, blap, word, w, &ip, &parent) <= 0)
+				break;
+			kind = RAMTRAIL_W_FUNC_PARENT;
+			ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));
+		} else if (RAMTRAIL_W_HAS_PARENT(type)) {
+			if (word + 1 >= RT_WORDS)
+				break;
+			cont = ramtrail_load(b + word + 1);
+			if ((u32)cont != ramtrail_cont_of(w))
+				break;
+			parent = ramtrail_payload(cont);
+			kind = RAMTRAIL_W_FUNC_PARENT;
+			ctx = RAMTRAIL_W_CTX(type);
+			words = 2;
+		} else if (RAMTRAIL_W_IS_FUNC(type)) {
+			kind = RAMTRAIL_W_FUNC;
+			ctx = RAMTRAIL_W_CTX(type);
+		} else {
+			break;
+		}
+		/* The writer keeps records within 2^26 of the base. */
+		ts += (ramtrail_tsbits(w) - ts) & RAMTRAIL_TS_MASK;
+		e[n] = (struct ramtrail_batch_rec) {
+			.ts = ts, .ip = ip, .parent = parent, .word = word,
+			.type = kind, .ctx = ctx,
+		};
+		word += words;
+		n++;
 	}
-	if (unlikely(c->stale)) {
-		c->stats.lost_words += c->stale;
-		c->stale = 0;
+	/* Time never goes back in a zone: the record newer than @c->end_ts ends it. */
+	if (n && e[n - 1].ts > c->end_ts) {
+		while (n && e[n - 1].ts > c->end_ts)
+			n--;
+		word = e[n].word;
+		ts = n ? e[n - 1].ts : c->ts;
 	}
-	/* The writer keeps records within 2^26 of the base. */
-	c->ts += (ts - c->ts) & RAMTRAIL_TS_MASK;
-	r->ts = c->ts;
-	r->pos = (c->g << RAMTRAIL_BLOCK_SHIFT) + (u64)c->word * 8;
-	if (r->pos >= c->end_pos || r->ts > c->end_ts) {
-		c->in_block = false;
-		c->g = c->g_last + 1;
-		return -1;
-	}
-	/* @r->cpu is the cursor's since it was opened. */
-	r->type = RAMTRAIL_W_HAS_PARENT(type) || type == RAMTRAIL_W_FUNC_REF ?
-		  RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
-	r->ctx = ctx;
-	r->ip = ip;
-	r->parent = parent;
-	r->id = 0;
-	r->len = 0;
-	r->flags = 0;
+	if (!n)
+		return 0;
+	c->stats.lost_words += c->stale;
+	c->stale = 0;
+	c->ts = ts;
+	c->word = word;
+	c->batch_pos = pos;
+	c->nr_batch = n;
+	c->next_batch = 0;
+	/* @c->rec.cpu is the cursor's since it was opened. */
+	c->rec.id = 0;
+	c->rec.len = 0;
+	c->rec.flags = 0;
+	return n;
+}
+
+/* The next record of @c->batch, into @c->rec. */
+static __always_inline void ramtrail_batch_pop(struct ramtrail_zone_cursor *c)
+{
+	const struct ramtrail_batch_rec *e = &c->batch[c->next_batch++];
+	struct ramtrail_record *r = &c->rec;
+
+	r->ts = e->ts;
+	r->pos = c->batch_pos + e->word * 8;
+	r->type = e->type;
+	r->ctx = e->ctx;
+	r->ip = e->ip;
+	r->parent = e->parent;
 	c->stats.no_task += !c->task_known;
-	c->word += n;
 	c->stats.records++;
-	return 1;
 }
 
 /* ramtrail_zone_next() past its fast path. */
@@ -995,7 +1057,12 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 				break;
 			}
 			if (type == RAMTRAIL_W_FUNC_REF) {
-				named = ramtrail_ref_resolve(c, w, &ip, &parent);
+				const u64 *blk[RAMTRAIL_REF_BACK_MAX + 1];
+				unsigned int blap[RAMTRAIL_REF_BACK_MAX + 1];
+
+				ramtrail_ref_blocks(c, blk, blap);
+				named = ramtrail_ref_resolve(blk, blap, c->word,
+							     w, &ip, &parent);
 				if (named <= 0) {
 					if (named)
 						c->stats.lost_refs++;
@@ -1026,22 +1093,24 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 	}
 }
 
+/* ramtrail_zone_next() once its batch is returned: the next, or the rest. */
+static noinline bool ramtrail_zone_refill(struct ramtrail_zone_cursor *c)
+{
+	if (ramtrail_zone_batch(c)) {
+		ramtrail_batch_pop(c);
+		return true;
+	}
+	return ramtrail_zone_next_slow(c);
+}
+
 /* ramtrail_zone_next(), inline where the merge calls it. */
 static __always_inline bool ramtrail_zone_step(struct ramtrail_zone_cursor *c)
 {
-	if (c->in_block && c->word < RT_WORDS) {
-		const u64 *b = c->block;
-		u64 w = ramtrail_load(b + c->word);
-		int got;
-
-		if (RAMTRAIL_W_IS_FUNC(ramtrail_type(w)) ||
-		    ramtrail_type(w) == RAMTRAIL_W_FUNC_REF) {
-			got = ramtrail_func_next(c, b, w);
-			if (got)
-				return got > 0;
-		}
+	if (likely(c->next_batch < c->nr_batch)) {
+		ramtrail_batch_pop(c);
+		return true;
 	}
-	return ramtrail_zone_next_slow(c);
+	return ramtrail_zone_refill(c);
 }
 
 /**
@@ -1234,24 +1303,17 @@ void ramtrail_merge_start(struct ramtrail_merge *m,
 	m->top = m->nr ? heap[0].cursor : NULL;
 }
 
-/**
- * ramtrail_merge_next() - the next record of all zones in time order
- * @m: merge from ramtrail_merge_init()
- *
- * Return: the record, valid until the next call, or NULL at the end.
+/*
+ * The top cursor moved on (@more) or ended: its record or the oldest of
+ * the others is the next. Return: that record, NULL at the end.
  */
-const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
+static noinline const struct ramtrail_record *
+ramtrail_merge_settle(struct ramtrail_merge *m, bool more)
 {
 	struct ramtrail_zone_cursor *c = m->top;
 	struct ramtrail_merge_slot top;
 
-	if (!c)
-		return NULL;
-	if (!m->advance) {
-		m->advance = true;
-		return &c->rec;
-	}
-	if (ramtrail_zone_step(c)) {
+	if (more) {
 		if (c->rec.ts < m->limit)
 			return &c->rec;	/* older than all others: stays on top */
 		top.ts = c->rec.ts;
@@ -1283,6 +1345,32 @@ const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 	}
 	m->top = m->heap[0].cursor;
 	return &m->top->rec;
+}
+
+/**
+ * ramtrail_merge_next() - the next record of all zones in time order
+ * @m: merge from ramtrail_merge_init()
+ *
+ * Return: the record, valid until the next call, or NULL at the end.
+ */
+const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
+{
+	struct ramtrail_zone_cursor *c = m->top;
+
+	if (!c)
+		return NULL;
+	if (!m->advance) {
+		m->advance = true;
+		return &c->rec;
+	}
+	/* The top's next decoded record, while no other zone's is older. */
+	if (likely(c->next_batch < c->nr_batch)) {
+		ramtrail_batch_pop(c);
+		if (c->rec.ts < m->limit)
+			return &c->rec;
+		return ramtrail_merge_settle(m, true);
+	}
+	return ramtrail_merge_settle(m, ramtrail_zone_refill(c));
 }
 
 /*

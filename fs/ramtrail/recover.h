@@ -109,6 +109,27 @@ struct ramtrail_zone_stats {
 	u64 newest_block;
 };
 
+/* Records a zone cursor decodes at once, in a run of function records. */
+#define RAMTRAIL_BATCH		64
+
+/**
+ * struct ramtrail_batch_rec - a function record decoded ahead of its return
+ * @ts: its counter value
+ * @ip: its function
+ * @parent: its caller (0: none)
+ * @word: word of its head in the block of the cursor's @batch_pos
+ * @type: RAMTRAIL_W_FUNC or RAMTRAIL_W_FUNC_PARENT
+ * @ctx: enum ramtrail_ctx
+ */
+struct ramtrail_batch_rec {
+	u64 ts;
+	u32 ip;
+	u32 parent;
+	u16 word;
+	u8 type;
+	u8 ctx;
+};
+
 /**
  * struct ramtrail_zone_cursor - position of a zone decode
  * @zone: first word of the zone
@@ -134,6 +155,11 @@ struct ramtrail_zone_stats {
  * @end_ts: the zone ends before the first record newer than this
  * @stats: counters
  * @rec: the record returned by the last ramtrail_zone_next()
+ * @nr_batch: records in @batch
+ * @next_batch: the next of them to return; the words up to @word are
+ *	decoded, and @ts is the newest record's, when it is below @nr_batch
+ * @batch_pos: zone position of the first word of @batch's block
+ * @batch: function records decoded, not returned yet
  */
 struct ramtrail_zone_cursor {
 	const u64 *zone;
@@ -158,6 +184,10 @@ struct ramtrail_zone_cursor {
 	u64 end_ts;
 	struct ramtrail_zone_stats stats;
 	struct ramtrail_record rec;
+	u32 nr_batch;
+	u32 next_batch;
+	u64 batch_pos;
+	struct ramtrail_batch_rec batch[RAMTRAIL_BATCH];
 };
 
 /**
