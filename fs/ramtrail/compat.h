@@ -91,6 +91,12 @@ static inline u64 ramtrail_mul_div(u64 a, u64 b, u64 c)
 	return mul_u64_u64_div_u64(a, b, c);
 }
 
+/* The high 64 bits of the product @a * @b. */
+static inline u64 ramtrail_mul_hi(u64 a, u64 b)
+{
+	return mul_u64_u64_shr(a, b, 64);
+}
+
 /* reserve_mem= regions: Linux 6.12 and later. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #include <linux/mm.h>

@@ -1413,15 +1413,47 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
 /* Largest whole seconds ramtrail_cycles_to_ns() converts, in ns. */
 #define RT_NS_LIMIT	(U64_MAX / 1000000000ULL * 1000000000ULL)
 
+/*
+ * ramtrail_ts_to_ns_step() within 2^32 ticks after an exact step: true
+ * with the time in *@ns, false if the general path must convert @ts.
+ */
+static __always_inline bool ramtrail_ts_step_near(const struct ramtrail_region_header *hdr,
+						  struct ramtrail_ns_step *s,
+						  u64 ts, u64 *ns)
+{
+	u64 hz = hdr->clock_hz, dt = ts - s->ts, x, q, r;
+
+	if (!s->exact || ts < s->ts || dt >= 1ULL << 32)
+		return false;
+	/* rem < hz <= 10^11 and dt * 10^9 < 2^62: no overflow. */
+	x = s->rem + dt * 1000000000ULL;
+	/* @inv is at most 2 below 2^64 / hz: q is short by at most 1. */
+	q = ramtrail_mul_hi(x, s->inv);
+	r = x - q * hz;
+	if (r >= hz) {
+		q++;
+		r -= hz;
+	}
+	if (r >= hz || q >= RT_NS_LIMIT - s->total ||
+	    s->total + q > U64_MAX - hdr->clock_ref_ns)
+		return false;
+	s->rem = r;
+	s->total += q;
+	s->ts = ts;
+	*ns = hdr->clock_ref_ns + s->total;
+	return true;
+}
+
 /**
  * ramtrail_ts_to_ns_step() - ramtrail_ts_to_ns() of counter values in order
  * @hdr: header of the region the records came from
  * @s: the step, zeroed before the first call
  * @ts: counter value, usually not before the last one's
  *
- * Within 2^32 ticks of the last value it divides once, by the clock's
- * frequency, instead of twice with a 128-bit product: the merge's times
- * come in order, a few ticks apart. Exact: the remainder is carried.
+ * Within 2^32 ticks of the last value it divides once by the clock's
+ * frequency, as a product with its inverse, instead of twice with a
+ * 128-bit product: the merge's times come in order, a few ticks apart.
+ * Exact: the remainder is carried.
  *
  * Return: what ramtrail_ts_to_ns() returns for @ts.
  */
@@ -1429,20 +1461,10 @@ u64 ramtrail_ts_to_ns_step(const struct ramtrail_region_header *hdr,
 			   struct ramtrail_ns_step *s, u64 ts)
 {
 	u64 hz = hdr->clock_hz, ref = hdr->clock_ref_cycles & RAMTRAIL_CLOCK_MASK;
-	u64 dt = ts - s->ts, x, q, d, f;
+	u64 q, d, f;
 
-	if (s->exact && ts >= s->ts && dt < 1ULL << 32) {
-		/* rem < hz <= 10^11 and dt * 10^9 < 2^62: no overflow. */
-		x = s->rem + dt * 1000000000ULL;
-		q = div64_u64(x, hz);
-		if (q < RT_NS_LIMIT - s->total &&
-		    s->total + q <= U64_MAX - hdr->clock_ref_ns) {
-			s->rem = x - q * hz;
-			s->total += q;
-			s->ts = ts;
-			return hdr->clock_ref_ns + s->total;
-		}
-	}
+	if (ramtrail_ts_step_near(hdr, s, ts, &q))
+		return q;
 	s->ts = ts;
 	s->exact = false;
 	if (!hz || ts < ref)
@@ -1457,6 +1479,7 @@ u64 ramtrail_ts_to_ns_step(const struct ramtrail_region_header *hdr,
 		return ramtrail_ts_to_ns(hdr, ts);
 	/* The true remainder is below hz: wrapping arithmetic gives it. */
 	s->rem = (d - q * hz) * 1000000000ULL - f * hz;
+	s->inv = div64_u64(U64_MAX, hz);
 	s->exact = true;
 	return hdr->clock_ref_ns + s->total;
 }
@@ -1828,7 +1851,7 @@ static u8 *ramtrail_saved_put_ref(struct ramtrail_saved_writer *w, u8 *p,
 }
 
 /* An entry's tag at @p (@tag and its CPU), its CPU if need be, its time. */
-static u8 *ramtrail_saved_put_head(struct ramtrail_saved_writer *w, u8 *p,
+static __always_inline u8 *ramtrail_saved_put_head(struct ramtrail_saved_writer *w, u8 *p,
 				   u8 tag, u32 cpu, u64 ns)
 {
 	u8 *q = p + 1;
@@ -1898,10 +1921,11 @@ static u32 ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
 				 const struct ramtrail_record *r, u64 ns)
 {
 	struct ramtrail_saved_task *cpu = &w->task[r->cpu];
-	struct ramtrail_ev_task task = { .pid = RAMTRAIL_PID_UNKNOWN };
 	u8 *p = out;
 
 	if (ramtrail_saved_task_changes(cpu, r)) {
+		struct ramtrail_ev_task task = { .pid = RAMTRAIL_PID_UNKNOWN };
+
 		cpu->known = r->task_known;
 		cpu->task = r->task;
 		if (r->task_known)
@@ -1939,6 +1963,7 @@ void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 			const struct ramtrail_record *r, u64 ns)
 {
 	u32 cap = w->chunk_size - sizeof(struct ramtrail_saved_chunk), n;
+	bool again;
 
 	if (!w->nr_slots || !ramtrail_saved_keeps(r))
 		return;
@@ -1950,12 +1975,14 @@ void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 		ramtrail_saved_next_chunk(w, ns);
 	/*
 	 * @w->buf has room for a record's entries past the chunk's end: one
-	 * that does not fit goes to the next chunk, made again there.
+	 * that does not fit goes to the next chunk, made again there. One
+	 * call of the encoder, inline.
 	 */
-	n = ramtrail_saved_encode(w, ramtrail_saved_tail(w), r, ns);
-	if (n > cap - w->len) {
-		ramtrail_saved_next_chunk(w, ns);
+	for (again = false;; again = true) {
 		n = ramtrail_saved_encode(w, ramtrail_saved_tail(w), r, ns);
+		if (again || n <= cap - w->len)
+			break;
+		ramtrail_saved_next_chunk(w, ns);
 	}
 	w->len += n;
 	w->records++;
@@ -2011,15 +2038,16 @@ void ramtrail_saved_merge(const struct ramtrail_region *reg,
 	const struct ramtrail_record *r;
 	struct ramtrail_ns_step step = { };
 	struct ramtrail_merge m;
-	u64 n = 0;
+	u64 n = 0, ns;
 	u32 cpu;
 
 	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
 		ramtrail_zone_open(&cur[cpu], reg, cpu);
 	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
 	while ((r = ramtrail_merge_next(&m))) {
-		ramtrail_saved_add(w, r, ramtrail_ts_to_ns_step(&reg->hdr, &step,
-								r->ts));
+		if (!ramtrail_ts_step_near(&reg->hdr, &step, r->ts, &ns))
+			ns = ramtrail_ts_to_ns_step(&reg->hdr, &step, r->ts);
+		ramtrail_saved_add(w, r, ns);
 		if (!(++n & 0xffff))
 			cond_resched();
 	}

@@ -275,6 +275,8 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts);
  * @ts: the counter value converted last
  * @total: its ns after the header's clock_ref_ns, when @exact
  * @rem: (ts - clock_ref_cycles) * 10^9 mod clock_hz, when @exact
+ * @inv: floor((2^64 - 1) / clock_hz), when @exact: a division by the
+ *	clock's frequency is a product and at most one correction
  * @exact: @total is floor((ts - clock_ref_cycles) * 10^9 / clock_hz),
  *	not saturated
  */
@@ -282,6 +284,7 @@ struct ramtrail_ns_step {
 	u64 ts;
 	u64 total;
 	u64 rem;
+	u64 inv;
 	bool exact;
 };
 

@@ -125,6 +125,11 @@ static inline u64 ramtrail_mul_div(u64 a, u64 b, u64 c)
 	return (u64)q;
 }
 
+static inline u64 ramtrail_mul_hi(u64 a, u64 b)
+{
+	return (u64)((unsigned __int128)a * b >> 64);
+}
+
 static inline u64 div64_u64(u64 a, u64 b)
 {
 	if (!b)
