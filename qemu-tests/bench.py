@@ -25,7 +25,7 @@ boot (under QEMU TCG only ratios inside one boot mean anything).
      with the same events in a buffer of the same size (the second boot)
   4. recovery: what loading the module adds to boot with a full 64 MiB
      region; the userspace decoder's rate on that image against memcpy of
-     it
+     it, and the userspace save of its zones (what the load does)
   5. the userspace core benchmark (tools/bench/bench_core)
   6. the trace-on-oops dump (dump_on_oops's code, asked for through
      debugfs) of the full region of 3b: time, records printed per CPU and
@@ -381,6 +381,9 @@ def main():
     m = re.search(r"decode \+ merge.*?\|\s+(\d+) MB/s.*\n.*memcpy.*?\|\s+(\d+) MB/s", out)
     if m:
         res["recovery"]["decode_mb_s"], res["recovery"]["memcpy_mb_s"] = int(m[1]), int(m[2])
+    m = re.search(r"save of the image's zones.*?\|\s+([\d.]+) ms \| (\d+) records, ([\d.]+) ns", out)
+    if m:
+        res["recovery"]["save_ms"], res["recovery"]["save_ns"] = float(m[1]), float(m[3])
     # 5: the core writer in userspace.
     res["core"] = subprocess.run([str(CORE)], capture_output=True, text=True).stdout
     report(res)             # adds the summaries it computes
@@ -480,6 +483,9 @@ def report(res):
         print(f"| userspace decode + merge of that image, this machine | {rc['decode_mb_s']} MB/s |")
         print(f"| memcpy of the same size | {rc['memcpy_mb_s']} MB/s |")
         print(f"| decode / memcpy | {rc['decode_mb_s'] / rc['memcpy_mb_s']:.2f} (goal >= 0.25) |")
+    if "save_ms" in rc:
+        print(f"| userspace save of that image's zones (the load's work), this machine | "
+              f"{rc['save_ms']:.1f} ms, {rc['save_ns']:.1f} ns a record |")
     print("\n5. core writer, userspace:\n" + res["core"])
     laps = res.get("dump_laps") or [0]
     print(f"\n| 6. trace-on-oops dump of the full {REGION} MiB region (zones lapped "

@@ -321,6 +321,7 @@ static void image_save_rate(const u8 *mem, u64 size)
 	struct test_region t = { .size = size };
 	const struct ramtrail_saved_trace *s = NULL;
 	double ms[REPS], t0;
+	u64 records;
 	int rep;
 
 	t.mem = malloc(size);
@@ -331,11 +332,14 @@ static void image_save_rate(const u8 *mem, u64 size)
 		s = test_save_zones(&t, 0, t.hdr->boot_id, 0, 0);
 		ms[rep] = (now_ns() - t0) / 1e6;
 	}
-	if (s)
-		printf("| save of the image's zones, as the module's load | %10.1f ms | %llu records, %.1f ns each |\n",
-		       median(ms, REPS), (unsigned long long)s->nr_records,
-		       median(ms, REPS) * 1e6 / s->nr_records);
+	records = s ? s->nr_records : 0;
 	free(t.mem);
+	if (!records)
+		return;
+	printf("| save of the image's zones, as the module's load | %10.1f ms | ",
+	       median(ms, REPS));
+	printf("%llu records, %.1f ns each |\n", (unsigned long long)records,
+	       median(ms, REPS) * 1e6 / records);
 }
 
 /* bench_core --image FILE --offset ADDR --size BYTES: decoder only. */
