@@ -19,6 +19,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/mm.h>
 #include <linux/nmi.h>
 #include <linux/printk.h>
 #include <linux/sched/clock.h>
@@ -225,12 +226,12 @@ static struct ramtrail_dump *ramtrail_dump_alloc(u32 nr)
 	if (!d)
 		return NULL;
 	d->win = kcalloc(nr, sizeof(*d->win), GFP_KERNEL);
-	d->cursor = kcalloc(nr, sizeof(*d->cursor), GFP_KERNEL);
+	d->cursor = kvcalloc(nr, sizeof(*d->cursor), GFP_KERNEL);
 	d->heap = kcalloc(nr, sizeof(*d->heap), GFP_KERNEL);
 	if (d->win && d->cursor && d->heap)
 		return d;
 	kfree(d->win);
-	kfree(d->cursor);
+	kvfree(d->cursor);
 	kfree(d->heap);
 	kfree(d);
 	return NULL;
@@ -241,7 +242,7 @@ static void ramtrail_dump_free(struct ramtrail_dump *d)
 	if (!d)
 		return;
 	kfree(d->win);
-	kfree(d->cursor);
+	kvfree(d->cursor);
 	kfree(d->heap);
 	kfree(d);
 }

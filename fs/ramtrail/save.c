@@ -260,7 +260,7 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 	}
 	/* The header is the one ramtrail_region_open() just checked. */
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	cur = kcalloc(h->nr_cpus, sizeof(*cur), GFP_KERNEL);
+	cur = kvcalloc(h->nr_cpus, sizeof(*cur), GFP_KERNEL);
 	heap = kcalloc(h->nr_cpus, sizeof(*heap), GFP_KERNEL);
 	if (w) {
 		w->nr_cpus = h->nr_cpus;
@@ -281,7 +281,7 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 		kvfree(w->hash);
 	}
 	kfree(w);
-	kfree(cur);
+	kvfree(cur);
 	kfree(heap);
 	if (err)
 		return err;
