@@ -1851,8 +1851,9 @@ static u8 *ramtrail_saved_put_ref(struct ramtrail_saved_writer *w, u8 *p,
 }
 
 /* An entry's tag at @p (@tag and its CPU), its CPU if need be, its time. */
-static __always_inline u8 *ramtrail_saved_put_head(struct ramtrail_saved_writer *w, u8 *p,
-				   u8 tag, u32 cpu, u64 ns)
+static __always_inline u8 *
+ramtrail_saved_put_head(struct ramtrail_saved_writer *w, u8 *p, u8 tag,
+			u32 cpu, u64 ns)
 {
 	u8 *q = p + 1;
 
