@@ -14,6 +14,8 @@
 #                     STRESS_SMPS=2,4; STRESS_SEED=S replays a campaign
 #   make bench        every benchmark against the anchors (QEMU, 4-9 min)
 #   make bench-core   userspace benchmark of the writer and decoder
+#   make bench-load BASE=REV  the module's load with make bench's full
+#                     region image, this tree against revision REV (QEMU)
 #   make tools        build the userspace side only (build/tools/ramtrail)
 #   make deb          build/deb/ramtrail-dkms_<version>_all.deb and
 #                     ramtrail-tools_<version>_amd64.deb (version: VERSION)
@@ -23,7 +25,8 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 comma := ,
 
-.PHONY: all module tools check check-full deps deb fuzz bench bench-core demo stress checkpatch clean
+.PHONY: all module tools check check-full deps deb fuzz bench bench-core bench-load demo \
+	stress checkpatch clean
 
 all: module
 
@@ -84,6 +87,11 @@ bench: tools
 
 bench-core: tools
 	$(BUILD)/tools/bench_core
+
+bench-load:
+	@test -n "$(BASE)" || { echo "make bench-load BASE=REV" >&2; exit 1; }
+	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
+	python3 $(TOP)/qemu-tests/bench_load.py --base $(BASE)
 
 clean:
 	rm -rf $(BUILD)
