@@ -1444,27 +1444,13 @@ static __always_inline bool ramtrail_ts_step_near(const struct ramtrail_region_h
 	return true;
 }
 
-/**
- * ramtrail_ts_to_ns_step() - ramtrail_ts_to_ns() of counter values in order
- * @hdr: header of the region the records came from
- * @s: the step, zeroed before the first call
- * @ts: counter value, usually not before the last one's
- *
- * Within 2^32 ticks of the last value it divides once by the clock's
- * frequency, as a product with its inverse, instead of twice with a
- * 128-bit product: the merge's times come in order, a few ticks apart.
- * Exact: the remainder is carried.
- *
- * Return: what ramtrail_ts_to_ns() returns for @ts.
- */
-u64 ramtrail_ts_to_ns_step(const struct ramtrail_region_header *hdr,
-			   struct ramtrail_ns_step *s, u64 ts)
+/* ramtrail_ts_to_ns_step() where ramtrail_ts_step_near() cannot: exact again. */
+static noinline u64 ramtrail_ts_step_far(const struct ramtrail_region_header *hdr,
+					 struct ramtrail_ns_step *s, u64 ts)
 {
 	u64 hz = hdr->clock_hz, ref = hdr->clock_ref_cycles & RAMTRAIL_CLOCK_MASK;
 	u64 q, d, f;
 
-	if (ramtrail_ts_step_near(hdr, s, ts, &q))
-		return q;
 	s->ts = ts;
 	s->exact = false;
 	if (!hz || ts < ref)
@@ -1482,6 +1468,29 @@ u64 ramtrail_ts_to_ns_step(const struct ramtrail_region_header *hdr,
 	s->inv = div64_u64(U64_MAX, hz);
 	s->exact = true;
 	return hdr->clock_ref_ns + s->total;
+}
+
+/**
+ * ramtrail_ts_to_ns_step() - ramtrail_ts_to_ns() of counter values in order
+ * @hdr: header of the region the records came from
+ * @s: the step, zeroed before the first call
+ * @ts: counter value, usually not before the last one's
+ *
+ * Within 2^32 ticks of the last value it divides once by the clock's
+ * frequency, as a product with its inverse, instead of twice with a
+ * 128-bit product: the merge's times come in order, a few ticks apart.
+ * Exact: the remainder is carried.
+ *
+ * Return: what ramtrail_ts_to_ns() returns for @ts.
+ */
+u64 ramtrail_ts_to_ns_step(const struct ramtrail_region_header *hdr,
+			   struct ramtrail_ns_step *s, u64 ts)
+{
+	u64 ns;
+
+	if (ramtrail_ts_step_near(hdr, s, ts, &ns))
+		return ns;
+	return ramtrail_ts_step_far(hdr, s, ts);
 }
 
 /**
@@ -2047,7 +2056,7 @@ void ramtrail_saved_merge(const struct ramtrail_region *reg,
 	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
 	while ((r = ramtrail_merge_next(&m))) {
 		if (!ramtrail_ts_step_near(&reg->hdr, &step, r->ts, &ns))
-			ns = ramtrail_ts_to_ns_step(&reg->hdr, &step, r->ts);
+			ns = ramtrail_ts_step_far(&reg->hdr, &step, r->ts);
 		ramtrail_saved_add(w, r, ns);
 		if (!(++n & 0xffff))
 			cond_resched();
