@@ -372,7 +372,15 @@ def bad_messages(boot, intended=("sysrq: Trigger a crash",)):
     if env_crash(boot):
         return []
     cut = min([boot.find(s) for s in intended if s in boot] or [len(boot)])
-    return [s for s in BAD if s in boot[:cut]]
+    return [_bad_line(boot[:cut], s) for s in BAD if s in boot[:cut]]
+
+
+def _bad_line(text, word):
+    """The line that holds `word`, and for a call trace its next 4 lines:
+    what a failed check must show to tell a kernel or TCG fault from ours."""
+    start = text.rfind("\n", 0, text.find(word)) + 1
+    lines = text[start:].split("\n")[:5 if word == "Call Trace" else 1]
+    return " | ".join(re.sub(r"^<\d>\[ *[\d.]+\] ", "", x).strip()[:120] for x in lines)
 
 
 def no_oops(res, t, log, intended="sysrq: Trigger a crash"):
