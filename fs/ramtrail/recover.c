@@ -42,6 +42,24 @@ _Static_assert(offsetof(struct ramtrail_module_entry, checksum) ==
 	       offsetof(struct ramtrail_module_entry, flags) + 4,
 	       "checksum must follow flags: one span outside the checksum");
 
+/* struct ramtrail_record's fields are those of its @head, at its start. */
+#define RAMTRAIL_SAME_OFFSET(a, b)					\
+	_Static_assert(offsetof(struct ramtrail_record, a) ==		\
+		       offsetof(struct ramtrail_record, b),		\
+		       "a field of struct ramtrail_record out of its head")
+RAMTRAIL_SAME_OFFSET(ts, head.ts);
+RAMTRAIL_SAME_OFFSET(pos, head.pos);
+RAMTRAIL_SAME_OFFSET(ip, head.ip);
+RAMTRAIL_SAME_OFFSET(parent, head.parent);
+RAMTRAIL_SAME_OFFSET(type, head.type);
+RAMTRAIL_SAME_OFFSET(ctx, head.ctx);
+RAMTRAIL_SAME_OFFSET(len, head.len);
+RAMTRAIL_SAME_OFFSET(flags, head.flags);
+RAMTRAIL_SAME_OFFSET(id, head.id);
+RAMTRAIL_SAME_OFFSET(task_known, head.task_known);
+_Static_assert(offsetof(struct ramtrail_record, cpu) ==
+	       sizeof(struct ramtrail_record_head), "the head comes first");
+
 static const char * const ramtrail_errors[RAMTRAIL_E_NR] = {
 	[RAMTRAIL_OK]		= "ok",
 	[RAMTRAIL_E_SHORT]	= "image too small for a region header",
@@ -531,13 +549,28 @@ static bool ramtrail_header_at(const struct ramtrail_zone_cursor *c, u32 index,
 	return ramtrail_block(c, *g, &lap) == b && ramtrail_lap(ramtrail_load(b)) == lap;
 }
 
+/* Words ramtrail_block_sane() looks at as one, when all are current. */
+#define RAMTRAIL_SANE_RUN	8
+_Static_assert(RT_WORDS % RAMTRAIL_SANE_RUN == 0, "a block is whole runs");
+
+/* Bit 0 set if the 4 words at @w all have a bit of @cur set (type and lap). */
+static __always_inline u64 ramtrail_current4(const u64 *w, u64 cur)
+{
+	return cur >> (ramtrail_load(w) & 63) &
+	       cur >> (ramtrail_load(w + 1) & 63) &
+	       cur >> (ramtrail_load(w + 2) & 63) &
+	       cur >> (ramtrail_load(w + 3) & 63);
+}
+
 /*
  * Check a block believed to be block number @g before reading it.
  * Return: false if it holds a word no writer of block @g produces;
  * *written tells whether any word was written for block @g.
  *
  * The low 6 bits of a word (type and lap) index a bitmap of the ones
- * that need no further look, which keeps this pass near memory speed.
+ * that need no further look, which keeps this pass near memory speed:
+ * a run of words that are all of this lap and of a type that needs no
+ * look is one test; any other run is looked at word by word.
  */
 static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 				bool *written)
@@ -545,6 +578,7 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 	unsigned int lap, stale, type, i;
 	const u64 *b = ramtrail_block(c, g, &lap);
 	u64 plain = 0, cur = 0;
+	bool any = false;
 
 	stale = (lap - 1) & RAMTRAIL_LAP_MASK;
 	for (type = RAMTRAIL_W_BLOCK; type < RAMTRAIL_W_NR_TYPES; type++) {
@@ -554,13 +588,21 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 		if (type != RAMTRAIL_W_BLOCK && type != RAMTRAIL_W_EVENT)
 			cur |= 1ULL << (type | lap << RAMTRAIL_LAP_SHIFT);
 	}
-	*written = false;
 	for (i = 0; i < RT_WORDS; i++) {
-		u64 w = ramtrail_load(b + i), hg, ts;
-		unsigned int low = w & 63;
+		u64 w, hg, ts;
+		unsigned int low;
 
+		if (!(i % RAMTRAIL_SANE_RUN) &&
+		    ramtrail_current4(b + i, cur) &
+		    ramtrail_current4(b + i + 4, cur) & 1) {
+			any = true;
+			i += RAMTRAIL_SANE_RUN - 1;
+			continue;
+		}
+		w = ramtrail_load(b + i);
+		low = w & 63;
 		if (cur >> low & 1) {
-			*written = true;
+			any = true;
 			continue;
 		}
 		if (!w || plain >> low & 1)
@@ -568,16 +610,17 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 		type = ramtrail_type(w);
 		if (ramtrail_lap(w) != lap || (type != RAMTRAIL_W_BLOCK &&
 					       type != RAMTRAIL_W_EVENT))
-			return false;
+			break;
 		if (type == RAMTRAIL_W_BLOCK &&
 		    (i || (ramtrail_header(b, &hg, &ts) && hg != g)))
-			return false;
+			break;
 		if (type == RAMTRAIL_W_EVENT &&
 		    RAMTRAIL_EVENT_FLAGS(ramtrail_payload(w)) & ~RAMTRAIL_EF_MASK)
-			return false;
-		*written = true;
+			break;
+		any = true;
 	}
-	return true;
+	*written = any;
+	return i == RT_WORDS;
 }
 
 /* Pick the window of block numbers to read. */
@@ -844,41 +887,50 @@ static u32 ramtrail_cont_of(u64 w)
 
 /*
  * The blocks a FUNC_REF of the cursor's block may name, by how far back:
- * @b[0] the block itself, then those of @c->back; their laps in @lap.
+ * @b[0] the block itself, then those of @c->back; their laps in @lap; in
+ * @end, the word a record of the block before must start below (the
+ * header's end for a block there is none of: no word).
  */
 static __always_inline void ramtrail_ref_blocks(const struct ramtrail_zone_cursor *c,
-						const u64 **b, unsigned int *lap)
+						const u64 **b, unsigned int *lap,
+						u32 *end)
 {
 	u32 k;
 
 	b[0] = c->block;
 	lap[0] = c->lap;
+	end[0] = 0;	/* the referring record's word: ramtrail_ref_resolve() */
 	for (k = 1; k <= RAMTRAIL_REF_BACK_MAX; k++) {
 		b[k] = c->back[k - 1];
 		lap[k] = c->back_lap[k - 1];
+		end[k] = b[k] ? RT_WORDS - 1 : RAMTRAIL_BLOCK_WORDS_HDR;
 	}
 }
 
 /*
  * The function and caller that the FUNC_REF @w at word @word names: those
  * of the FUNC_PARENT record at its word, earlier in its block or in one of
- * the three before (@b and @lap from ramtrail_ref_blocks()), complete in
- * the lap of its block, and matching the check @w carries. Return: 1 with
- * @ip and @parent set; 0 if there is no such record; -1 if the reference
- * names a block before and a later lap took that block (the window's
- * oldest blocks refer to them).
+ * the three before (@b, @lap and @end from ramtrail_ref_blocks()), complete
+ * in the lap of its block, and matching the check @w carries. Return: 1
+ * with @ip and @parent set; 0 if there is no such record; -1 if the
+ * reference names a block before and a later lap took that block (the
+ * window's oldest blocks refer to them).
  */
 static __always_inline int ramtrail_ref_resolve(const u64 *const *b,
 						const unsigned int *lap,
-						u32 word, u64 w, u32 *ip,
-						u32 *parent)
+						const u32 *end, u32 word,
+						u64 w, u32 *ip, u32 *parent)
 {
 	u32 p = ramtrail_payload(w), i = RAMTRAIL_REF_WORD(p);
-	u32 back = RAMTRAIL_REF_BACK(p);
+	u32 back = RAMTRAIL_REF_BACK(p), e;
 	u64 head, cont;
 
-	if (!b[back] || (!back && i >= word) ||
-	    i < RAMTRAIL_BLOCK_WORDS_HDR || i + 1 >= RT_WORDS)
+	/*
+	 * Both words of the record inside the block, past its header: in the
+	 * block itself, before @word (below RT_WORDS).
+	 */
+	e = back ? end[back] : max_t(u32, word, RAMTRAIL_BLOCK_WORDS_HDR);
+	if (i - RAMTRAIL_BLOCK_WORDS_HDR >= e - RAMTRAIL_BLOCK_WORDS_HDR)
 		return 0;
 	head = ramtrail_load(b[back] + i);
 	/* A FUNC_PARENT (types 12 to 15) of the block's lap. */
@@ -907,13 +959,15 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 {
 	const u64 *blk[RAMTRAIL_REF_BACK_MAX + 1], *b = c->block;
 	unsigned int blap[RAMTRAIL_REF_BACK_MAX + 1], lap = c->lap;
+	u32 bend[RAMTRAIL_REF_BACK_MAX + 1];
 	u64 ts = c->ts, pos = c->g << RAMTRAIL_BLOCK_SHIFT;
-	struct ramtrail_batch_rec *e = c->batch;
+	struct ramtrail_record_head *e = c->batch;
 	u32 word = c->word, stop = RT_WORDS, n = 0;
+	bool task_known = c->task_known;
 
 	if (!c->in_block || !c->have_base)
 		return 0;
-	ramtrail_ref_blocks(c, blk, blap);
+	ramtrail_ref_blocks(c, blk, blap, bend);
 	/* The record at or past @c->end_pos ends the zone: the general path's. */
 	if (c->end_pos <= pos)
 		stop = 0;
@@ -927,7 +981,8 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 		if (ramtrail_lap(w) != lap)
 			break;
 		if (type == RAMTRAIL_W_FUNC_REF) {
-			if (ramtrail_ref_resolve(blk, blap, word, w, &ip, &parent) <= 0)
+			if (ramtrail_ref_resolve(blk, blap, bend, word, w, &ip,
+						 &parent) <= 0)
 				break;
 			kind = RAMTRAIL_W_FUNC_PARENT;
 			ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));
@@ -949,9 +1004,10 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 		}
 		/* The writer keeps records within 2^26 of the base. */
 		ts += (ramtrail_tsbits(w) - ts) & RAMTRAIL_TS_MASK;
-		e[n] = (struct ramtrail_batch_rec) {
-			.ts = ts, .ip = ip, .parent = parent, .word = word,
-			.type = kind, .ctx = ctx,
+		e[n] = (struct ramtrail_record_head) {
+			.ts = ts, .pos = pos + word * 8, .ip = ip,
+			.parent = parent, .type = kind, .ctx = ctx,
+			.task_known = task_known,
 		};
 		word += words;
 		n++;
@@ -960,7 +1016,7 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 	if (n && e[n - 1].ts > c->end_ts) {
 		while (n && e[n - 1].ts > c->end_ts)
 			n--;
-		word = e[n].word;
+		word = (e[n].pos - pos) / 8;
 		ts = n ? e[n - 1].ts : c->ts;
 	}
 	if (!n)
@@ -969,28 +1025,16 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 	c->stale = 0;
 	c->ts = ts;
 	c->word = word;
-	c->batch_pos = pos;
 	c->nr_batch = n;
 	c->next_batch = 0;
-	/* @c->rec.cpu is the cursor's since it was opened. */
-	c->rec.id = 0;
-	c->rec.len = 0;
-	c->rec.flags = 0;
 	return n;
 }
 
 /* The next record of @c->batch, into @c->rec. */
 static __always_inline void ramtrail_batch_pop(struct ramtrail_zone_cursor *c)
 {
-	const struct ramtrail_batch_rec *e = &c->batch[c->next_batch++];
-	struct ramtrail_record *r = &c->rec;
-
-	r->ts = e->ts;
-	r->pos = c->batch_pos + e->word * 8;
-	r->type = e->type;
-	r->ctx = e->ctx;
-	r->ip = e->ip;
-	r->parent = e->parent;
+	/* @c->rec.cpu is the cursor's since it was opened. */
+	c->rec.head = c->batch[c->next_batch++];
 	c->stats.no_task += !c->task_known;
 	c->stats.records++;
 }
@@ -1059,10 +1103,12 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 			if (type == RAMTRAIL_W_FUNC_REF) {
 				const u64 *blk[RAMTRAIL_REF_BACK_MAX + 1];
 				unsigned int blap[RAMTRAIL_REF_BACK_MAX + 1];
+				u32 bend[RAMTRAIL_REF_BACK_MAX + 1];
 
-				ramtrail_ref_blocks(c, blk, blap);
-				named = ramtrail_ref_resolve(blk, blap, c->word,
-							     w, &ip, &parent);
+				ramtrail_ref_blocks(c, blk, blap, bend);
+				named = ramtrail_ref_resolve(blk, blap, bend,
+							     c->word, w, &ip,
+							     &parent);
 				if (named <= 0) {
 					if (named)
 						c->stats.lost_refs++;
@@ -1304,18 +1350,17 @@ void ramtrail_merge_start(struct ramtrail_merge *m,
 }
 
 /*
- * The top cursor moved on (@more) or ended: its record or the oldest of
- * the others is the next. Return: that record, NULL at the end.
+ * ramtrail_merge_settle() with more than two zones, or the top's ended.
+ * heap[0] is the hole: it is stale (the fast paths leave it) and never
+ * read; @top goes back in the heap.
  */
 static noinline const struct ramtrail_record *
-ramtrail_merge_settle(struct ramtrail_merge *m, bool more)
+ramtrail_merge_sift(struct ramtrail_merge *m, bool more)
 {
 	struct ramtrail_zone_cursor *c = m->top;
 	struct ramtrail_merge_slot top;
 
 	if (more) {
-		if (c->rec.ts < m->limit)
-			return &c->rec;	/* older than all others: stays on top */
 		top.ts = c->rec.ts;
 		top.cursor = c;
 	} else if (--m->nr) {
@@ -1324,26 +1369,36 @@ ramtrail_merge_settle(struct ramtrail_merge *m, bool more)
 		m->top = NULL;
 		return NULL;
 	}
-	/*
-	 * @top goes back in the heap. heap[0] is the hole: it is stale (the
-	 * fast path above leaves it) and never read.
-	 */
-	if (m->nr == 2) {
-		/* Two zones, as on many machines: a swap, or nothing. */
-		struct ramtrail_merge_slot *o = &m->heap[1];
-
-		if (ramtrail_before(m, o, &top)) {
-			ramtrail_slot_set(&m->heap[0], o);
-			ramtrail_slot_set(o, &top);
-		} else {
-			ramtrail_slot_set(&m->heap[0], &top);
-		}
-		m->limit = o->ts;
-	} else {
-		ramtrail_sift_down(m, 0, top);
-		ramtrail_merge_limit(m);
-	}
+	ramtrail_sift_down(m, 0, top);
+	ramtrail_merge_limit(m);
 	m->top = m->heap[0].cursor;
+	return &m->top->rec;
+}
+
+/*
+ * The top cursor moved on (@more) or ended: its record or the oldest of
+ * the others is the next. Return: that record, NULL at the end.
+ */
+static noinline const struct ramtrail_record *
+ramtrail_merge_settle(struct ramtrail_merge *m, bool more)
+{
+	struct ramtrail_zone_cursor *c = m->top;
+	struct ramtrail_merge_slot *o = &m->heap[1], top;
+
+	if (!more)
+		return ramtrail_merge_sift(m, false);
+	if (c->rec.ts < m->limit)
+		return &c->rec;	/* older than all others: stays on top */
+	if (m->nr != 2)
+		return ramtrail_merge_sift(m, true);
+	/* Two zones, as on many machines: the top stays, or the two swap. */
+	top.ts = c->rec.ts;
+	top.cursor = c;
+	if (!ramtrail_before(m, o, &top))
+		return &c->rec;
+	m->top = o->cursor;
+	m->limit = top.ts;
+	ramtrail_slot_set(o, &top);
 	return &m->top->rec;
 }
 

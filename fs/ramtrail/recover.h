@@ -42,19 +42,49 @@ struct ramtrail_region {
 };
 
 /**
+ * struct ramtrail_record_head - the fields of a function record, at the
+ *	start of struct ramtrail_record (@head there): a zone cursor decodes
+ *	a run of function records ahead into these, and returns each with
+ *	one copy
+ * @ts: see struct ramtrail_record, as every field
+ * @pos: zone position
+ * @ip: function
+ * @parent: caller
+ * @type: kind
+ * @ctx: context
+ * @len: 0 (an event's)
+ * @flags: 0 (an event's)
+ * @id: 0 (an event's)
+ * @task_known: the task is known
+ */
+struct ramtrail_record_head {
+	u64 ts;
+	u64 pos;
+	u32 ip;
+	u32 parent;
+	u8 type;
+	u8 ctx;
+	u8 len;
+	u8 flags;
+	u16 id;
+	bool task_known;
+};
+
+/**
  * struct ramtrail_record - one decoded trace record
+ * @head: the fields below up to @task_known, as one
  * @ts: counter value, extended to 64 bits; non-decreasing within a zone
  * @pos: zone position of the record's head word
- * @cpu: zone the record came from
- * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT (the
- *	context taken out, into @ctx)
- * @len: bytes of @data (events)
- * @id: event id (events)
- * @ctx: enum ramtrail_ctx
- * @flags: RAMTRAIL_EF_* of an event, the context included; 0 for a function
- * @task_known: @task holds the record's task; else it is unknown
  * @ip: function offset from the text base (function records)
  * @parent: caller offset from the text base (RAMTRAIL_W_FUNC_PARENT)
+ * @type: RAMTRAIL_W_FUNC, RAMTRAIL_W_FUNC_PARENT or RAMTRAIL_W_EVENT (the
+ *	context taken out, into @ctx)
+ * @ctx: enum ramtrail_ctx
+ * @len: bytes of @data (events)
+ * @flags: RAMTRAIL_EF_* of an event, the context included; 0 for a function
+ * @id: event id (events)
+ * @task_known: @task holds the record's task; else it is unknown
+ * @cpu: zone the record came from
  * @task_gen: a zone cursor's count of the changes of @task and @task_known:
  *	equal in two records of one cursor, they have the same task; 0 for
  *	records from elsewhere (compare @task)
@@ -62,17 +92,22 @@ struct ramtrail_region {
  * @data: event payload, zero padded to whole words
  */
 struct ramtrail_record {
-	u64 ts;
-	u64 pos;
+	union {
+		struct ramtrail_record_head head;
+		struct {	/* the same, in the same order: recover.c checks */
+			u64 ts;
+			u64 pos;
+			u32 ip;
+			u32 parent;
+			u8 type;
+			u8 ctx;
+			u8 len;
+			u8 flags;
+			u16 id;
+			bool task_known;
+		};
+	};
 	u32 cpu;
-	u8 type;
-	u8 len;
-	u16 id;
-	u8 ctx;
-	u8 flags;
-	bool task_known;
-	u32 ip;
-	u32 parent;
 	u32 task_gen;
 	struct ramtrail_ev_task task;
 	u8 data[RAMTRAIL_EVENT_MAX_LEN + 1];
@@ -113,24 +148,6 @@ struct ramtrail_zone_stats {
 #define RAMTRAIL_BATCH		64
 
 /**
- * struct ramtrail_batch_rec - a function record decoded ahead of its return
- * @ts: its counter value
- * @ip: its function
- * @parent: its caller (0: none)
- * @word: word of its head in the block of the cursor's @batch_pos
- * @type: RAMTRAIL_W_FUNC or RAMTRAIL_W_FUNC_PARENT
- * @ctx: enum ramtrail_ctx
- */
-struct ramtrail_batch_rec {
-	u64 ts;
-	u32 ip;
-	u32 parent;
-	u16 word;
-	u8 type;
-	u8 ctx;
-};
-
-/**
  * struct ramtrail_zone_cursor - position of a zone decode
  * @zone: first word of the zone
  * @nr_blocks: blocks in the zone
@@ -158,7 +175,6 @@ struct ramtrail_batch_rec {
  * @nr_batch: records in @batch
  * @next_batch: the next of them to return; the words up to @word are
  *	decoded, and @ts is the newest record's, when it is below @nr_batch
- * @batch_pos: zone position of the first word of @batch's block
  * @batch: function records decoded, not returned yet
  */
 struct ramtrail_zone_cursor {
@@ -186,8 +202,7 @@ struct ramtrail_zone_cursor {
 	struct ramtrail_record rec;
 	u32 nr_batch;
 	u32 next_batch;
-	u64 batch_pos;
-	struct ramtrail_batch_rec batch[RAMTRAIL_BATCH];
+	struct ramtrail_record_head batch[RAMTRAIL_BATCH];
 };
 
 /**

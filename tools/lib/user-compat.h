@@ -43,6 +43,7 @@ typedef int64_t s64;
 #define round_up(x, a)	((((x) - 1) | ((__typeof__(x))(a) - 1)) + 1)
 #define round_down(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 #define min_t(type, x, y) ((type)(x) < (type)(y) ? (type)(x) : (type)(y))
+#define max_t(type, x, y) ((type)(x) > (type)(y) ? (type)(x) : (type)(y))
 #define le64_to_cpu(x)	le64toh(x)
 #define le32_to_cpu(x)	le32toh(x)
 #define cpu_to_le64(x)	htole64(x)

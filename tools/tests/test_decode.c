@@ -412,7 +412,8 @@ static void test_nested_writer_leaves_the_pairs_alone(void)
 /*
  * A FUNC_REF that names no complete record of its pair is dropped: a
  * word after its own, a function without caller, a record of another
- * lap, a check that does not match. One whose record a later lap took
+ * lap, a check that does not match, a header word, a block before the
+ * zone's first. One whose record a later lap took
  * (the oldest block's, naming the block before) is counted apart.
  */
 static void test_func_ref_to_nothing_is_dropped(void)
@@ -434,10 +435,18 @@ static void test_func_ref_to_nothing_is_dropped(void)
 	good = *ref;
 	CHECK(test_decode(t, out, MAXREC, &st) == 6 && out[3].ip == 5 &&
 	      out[3].parent == 6, "the reference does not decode");
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 8; i++) {
 		p = good >> RAMTRAIL_PAYLOAD_SHIFT;
 		*ref = good;
 		switch (i) {
+		case 5:	/* the block's header words */
+		case 6:
+			p = (p & ~(RAMTRAIL_REF_WORD_MASK << RAMTRAIL_REF_WORD_SHIFT)) |
+			    (i - 5) * 2 << RAMTRAIL_REF_WORD_SHIFT;
+			break;
+		case 7:	/* a block before the first */
+			p |= 1U << RAMTRAIL_REF_BACK_SHIFT;
+			break;
 		case 0:	/* its own word, then a later record of its pair */
 		case 1:
 			p = (p & ~(RAMTRAIL_REF_WORD_MASK << RAMTRAIL_REF_WORD_SHIFT)) |
