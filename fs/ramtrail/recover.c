@@ -1402,13 +1402,9 @@ ramtrail_merge_settle(struct ramtrail_merge *m, bool more)
 	return &m->top->rec;
 }
 
-/**
- * ramtrail_merge_next() - the next record of all zones in time order
- * @m: merge from ramtrail_merge_init()
- *
- * Return: the record, valid until the next call, or NULL at the end.
- */
-const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
+/* ramtrail_merge_next(), inline where the save calls it. */
+static __always_inline const struct ramtrail_record *
+ramtrail_merge_step(struct ramtrail_merge *m)
 {
 	struct ramtrail_zone_cursor *c = m->top;
 
@@ -1426,6 +1422,17 @@ const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
 		return ramtrail_merge_settle(m, true);
 	}
 	return ramtrail_merge_settle(m, ramtrail_zone_refill(c));
+}
+
+/**
+ * ramtrail_merge_next() - the next record of all zones in time order
+ * @m: merge from ramtrail_merge_init()
+ *
+ * Return: the record, valid until the next call, or NULL at the end.
+ */
+const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m)
+{
+	return ramtrail_merge_step(m);
 }
 
 /*
@@ -1952,8 +1959,9 @@ static u8 *ramtrail_saved_put_event(struct ramtrail_saved_writer *w, u8 *p,
 }
 
 /* A function record: its pair's index, or the new pair's offsets. */
-static u8 *ramtrail_saved_put_func(struct ramtrail_saved_writer *w, u8 *p,
-				   const struct ramtrail_record *r, u64 ns)
+static __always_inline u8 *
+ramtrail_saved_put_func(struct ramtrail_saved_writer *w, u8 *p,
+			const struct ramtrail_record *r, u64 ns)
 {
 	u32 parent = ramtrail_saved_func_off(r->parent);
 	u8 tag = r->ctx & RAMTRAIL_ST_CTX_MASK, *refs;
@@ -1982,8 +1990,9 @@ static u8 *ramtrail_saved_put_func(struct ramtrail_saved_writer *w, u8 *p,
  * when unknown) if its task is not the one the chunk names last for its
  * CPU. Returns the bytes written: at most RAMTRAIL_SAVED_ENTRY_MAX.
  */
-static u32 ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
-				 const struct ramtrail_record *r, u64 ns)
+static __always_inline u32
+ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
+		      const struct ramtrail_record *r, u64 ns)
 {
 	struct ramtrail_saved_task *cpu = &w->task[r->cpu];
 	u8 *p = out;
@@ -2013,19 +2022,10 @@ static u8 *ramtrail_saved_tail(struct ramtrail_saved_writer *w)
 	return w->buf + sizeof(struct ramtrail_saved_chunk) + w->len;
 }
 
-/**
- * ramtrail_saved_add() - append a record of the zone merge to a saved trace
- * @w: the writer, started
- * @r: the record, whose CPU is below @w->nr_cpus
- * @ns: its time in CLOCK_MONOTONIC nanoseconds, not before the last one's
- *
- * A record whose task is not the one the chunk names last for its CPU is
- * preceded by a RAMTRAIL_EV_TASK event, so that a reader knows the task of
- * every record. When the open chunk is full, the next one starts, in the
- * oldest slot once all are taken: the oldest records are the ones lost.
- */
-void ramtrail_saved_add(struct ramtrail_saved_writer *w,
-			const struct ramtrail_record *r, u64 ns)
+/* ramtrail_saved_add(), inline in ramtrail_saved_merge(). */
+static __always_inline void ramtrail_saved_append(struct ramtrail_saved_writer *w,
+						  const struct ramtrail_record *r,
+						  u64 ns)
 {
 	u32 cap = w->chunk_size - sizeof(struct ramtrail_saved_chunk), n;
 	bool again;
@@ -2040,8 +2040,7 @@ void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 		ramtrail_saved_next_chunk(w, ns);
 	/*
 	 * @w->buf has room for a record's entries past the chunk's end: one
-	 * that does not fit goes to the next chunk, made again there. One
-	 * call of the encoder, inline.
+	 * that does not fit goes to the next chunk, made again there.
 	 */
 	for (again = false;; again = true) {
 		n = ramtrail_saved_encode(w, ramtrail_saved_tail(w), r, ns);
@@ -2052,6 +2051,23 @@ void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 	w->len += n;
 	w->records++;
 	w->chunk_records++;
+}
+
+/**
+ * ramtrail_saved_add() - append a record of the zone merge to a saved trace
+ * @w: the writer, started
+ * @r: the record, whose CPU is below @w->nr_cpus
+ * @ns: its time in CLOCK_MONOTONIC nanoseconds, not before the last one's
+ *
+ * A record whose task is not the one the chunk names last for its CPU is
+ * preceded by a RAMTRAIL_EV_TASK event, so that a reader knows the task of
+ * every record. When the open chunk is full, the next one starts, in the
+ * oldest slot once all are taken: the oldest records are the ones lost.
+ */
+void ramtrail_saved_add(struct ramtrail_saved_writer *w,
+			const struct ramtrail_record *r, u64 ns)
+{
+	ramtrail_saved_append(w, r, ns);
 }
 
 /**
@@ -2109,10 +2125,10 @@ void ramtrail_saved_merge(const struct ramtrail_region *reg,
 	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
 		ramtrail_zone_open(&cur[cpu], reg, cpu);
 	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
-	while ((r = ramtrail_merge_next(&m))) {
+	while ((r = ramtrail_merge_step(&m))) {
 		if (!ramtrail_ts_step_near(&reg->hdr, &step, r->ts, &ns))
 			ns = ramtrail_ts_step_far(&reg->hdr, &step, r->ts);
-		ramtrail_saved_add(w, r, ns);
+		ramtrail_saved_append(w, r, ns);
 		if (!(++n & 0xffff))
 			cond_resched();
 	}
