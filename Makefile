@@ -5,7 +5,8 @@
 #   make KVER=6.1     ramtrail.ko for Debian's 6.1 (or 6.12), fetched
 #   make demo         record, panic, reboot and read back in QEMU
 #   make check        all tests (installs what they need first)
-#   make check-full   the same, with the Debian guest on both kernels
+#   make check-full   the same, with 4 CPUs and the Debian guest on both
+#                     kernels
 #   make fuzz         fuzz the header, the decoder and the command, FUZZ_TIME s
 #                     each (600)
 #   make stress       crash campaign in QEMU: STRESS_CYCLES=10 cycles of
@@ -63,7 +64,7 @@ check: deps
 	@$(TOP)/tools/run-checks.sh
 
 check-full: deps
-	@DEBIAN_KVERS=6.1,6.12 $(TOP)/tools/run-checks.sh
+	@DEBIAN_KVERS=6.1,6.12 SMP4_KVERS=6.1,6.12 $(TOP)/tools/run-checks.sh
 
 fuzz: deps
 	$(MAKE) -C $(TOP)/tools O=$(BUILD)/tools $(BUILD)/tools/fuzz_decode \

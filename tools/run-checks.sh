@@ -5,7 +5,9 @@
 #   FUZZ_TIME   seconds of fuzzing (default 60)
 #   CRASHES     crash instants for the crash-consistency test (default 4000)
 #   QEMU=0      skip the module build and QEMU scenarios
-#   KVERS, SMPS kernels and CPU counts for QEMU (default "6.1,6.12", "2,4")
+#   KVERS, SMPS kernels and CPU counts for QEMU (default "6.1,6.12", "2")
+#   SMP4_KVERS  kernels also run with 4 CPUs (default: the last of KVERS;
+#               make check-full: all of them)
 #   STRESS_CYCLES, STRESS_SEED  crash campaign cycles on the last kernel (3, 1)
 #   DEBIAN_KVERS  kernels of the Debian guest scenario (default 6.12)
 set -u
@@ -88,7 +90,12 @@ if [ "${QEMU:-1}" != 0 ]; then
 	suite module build_module
 	suite packages "$top/scripts/package/test-packages.sh" "$KVERS"
 	suite qemu python3 "$top/qemu-tests/test_module.py" --kver "$KVERS" \
-		--smp "${SMPS:-2,4}"
+		--smp "${SMPS:-2}"
+	# Four CPUs on one kernel (make check-full: on each).
+	if [ -n "${SMP4_KVERS-${KVERS##*,}}" ]; then
+		suite qemu-smp4 python3 "$top/qemu-tests/test_module.py" \
+			--kver "${SMP4_KVERS-${KVERS##*,}}" --smp 4
+	fi
 	# The packages installed in a real Debian guest (make check-full: both kernels).
 	suite debian python3 "$top/qemu-tests/test_debian.py" --kver "${DEBIAN_KVERS:-6.12}"
 	# A few cycles of the crash campaign (make stress runs the long one).
