@@ -560,6 +560,88 @@ pstore
     no_oops(res, t, r.log)
 
 
+def scenario_lowmem(k, ko, smp, res):
+    """pstore keeps every file it lists in memory: on a machine short of it
+    a mount shows whole parts of a trace, the oldest first, and leaves the
+    others out, whole, with their files' numbers; once the files shown are
+    removed, a new mount shows the next ones. Boot 2 takes the guest's
+    memory down to what a small machine has (huge pages) and mounts, lists
+    and removes until nothing is left. A part half shown would let rm erase
+    records never shown; a mount that takes all memory wakes the OOM
+    killer. Memory does not depend on the CPU count: 2 CPUs only."""
+    if smp != 2:
+        return
+    t = f"[{k.kver} smp{smp} lowmem]"
+    g = Guest(k, ko, "lowmem", smp, f"""
+rt_load mem_address={RESV:#x} mem_size=8M functions='*'
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 2
+    echo c > /proc/sysrq-trigger
+fi
+status
+# A sixteenth of RAM stays available past the parts made: leave about
+# three parts' worth above it (ramtrail guesses 20 MiB a part).
+tot=$(awk '/^MemTotal:/ {{print $2}}' /proc/meminfo)
+avail=$(awk '/^MemAvailable:/ {{print $2}}' /proc/meminfo)
+echo $(( (avail - tot / 16 - 45 * 1024) / 2048 )) >/proc/sys/vm/nr_hugepages
+echo "hugepages $(cat /proc/sys/vm/nr_hugepages) of 2 MiB, MemAvailable was $avail kB"
+# Function lines of a text file: one ": " (after the time); events have two.
+funcs() {{ awk -F': ' 'NF == 2' "$1" | wc -l; }}
+round() {{
+    for f in /sys/fs/pstore/ftrace-ramtrail-*; do
+        [ -e "$f" ] && echo "ftrace $(basename $f) $(wc -l <$f)"
+    done
+    for f in /sys/fs/pstore/console-ramtrail-*; do
+        [ -e "$f" ] && echo "console $(basename $f) $(funcs $f)"
+    done
+}}
+r=0
+while [ $r -lt 8 ]; do
+    mount -t pstore pstore /sys/fs/pstore
+    begin round; quiet round; end round
+    shown=$(ls /sys/fs/pstore | grep -c -e '^ftrace-ramtrail-' -e '^console-ramtrail-')
+    rm -f /sys/fs/pstore/*-ramtrail-*
+    umount /sys/fs/pstore
+    [ "$shown" = 0 ] && break
+    r=$((r + 1))
+done
+""")
+    r = g.run(timeout=600)
+    res.check(f"{t} panic, warm reboot, poweroff", boots(r) == 2 and r.rc == 0, brief(r))
+    st = last_status(r)
+    trace = [x for x in st.get("trace", []) if x.get("boot") == 1]
+    first, parts = (trace[0].get("first"), trace[0].get("files")) if trace else (None, 0)
+    rounds = []
+    for text in h.sections(r.log, "round"):
+        got = {"ftrace": {}, "console": {}}
+        for kind, name, n in re.findall(r"^(ftrace|console) \S+-ramtrail-(\d+) (\d+)$",
+                                        text, re.M):
+            got[kind][int(name)] = int(n)
+        rounds.append(got)
+    shown = [sorted(x["ftrace"]) for x in rounds]
+    res.check(f"{t} boot 1's trace saved in several parts ({parts})",
+              not differs(st, previous_boot_id=1, previous_trace="saved") and parts >= 3,
+              (st.get("previous_trace"), trace))
+    res.check(f"{t} the first mount shows some parts and leaves others out",
+              rounds and 0 < len(rounds[0]["ftrace"]) < parts, shown)
+    res.check(f"{t} each mount shows whole parts: its ftrace files' records are "
+              "its text's function lines",
+              rounds and all(sum(x["ftrace"].values()) == sum(x["console"].values())
+                             for x in rounds),
+              [(sum(x["ftrace"].values()), sum(x["console"].values())) for x in rounds])
+    ids = [i for x in shown for i in x]
+    res.check(f"{t} later mounts show the rest: every part once, oldest first",
+              first is not None and ids == list(range(first, first + parts)) and
+              len(rounds) > 2 and not rounds[-1]["ftrace"], shown)
+    text_ids = [i for x in rounds for i in sorted(x["console"])]
+    res.check(f"{t} text files keep their numbers: each once, none skipped",
+              first is not None and text_ids == list(range(first, first + len(text_ids))),
+              [sorted(x["console"]) for x in rounds])
+    res.check(f"{t} no OOM kill", "Out of memory" not in r.log and "oom-kill" not in r.log,
+              [x for x in r.log.splitlines() if "oom" in x.lower()][:3])
+    no_oops(res, t, r.log)
+
+
 def scenario_oops(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} oops]"
     g = Guest(k, ko, "oops", smp, f"""

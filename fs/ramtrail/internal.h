@@ -106,8 +106,9 @@ struct ramtrail_dump;
  * @saved: the saved traces before the one being read, numbered
  * @part: next part of it
  * @id: pstore id of that part (ftrace-ramtrail-@id)
- * @text: the part's ftrace file was read: its text files are next
- * @text_id: pstore id of the next text file (console-ramtrail-@text_id)
+ * @made: the part's files are made: pstore.c gives them one by one
+ * @text_id: pstore id of the next part's first text file
+ *	(console-ramtrail-@text_id)
  * @text_end: the trace's text files are numbered below it
  * @walk: pstore.c's read positions in the trace, from open() to close()
  */
@@ -116,7 +117,7 @@ struct ramtrail_cursor {
 	struct ramtrail_saved_walk saved;
 	u32 part;
 	u64 id;
-	bool text;
+	bool made;
 	u64 text_id;
 	u64 text_end;
 	struct ramtrail_pstore_walk *walk;

@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kmsg_dump.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pstore.h>
 #include <linux/sizes.h>
@@ -28,6 +29,25 @@
 #define RAMTRAIL_TEXT_FILE_SIZE	SZ_2M
 /* Tasks whose names other tasks' events can show: as many as the tools. */
 #define RAMTRAIL_TEXT_COMMS	32768
+/* Bytes of text a record is counted for, when a part's size is guessed. */
+#define RAMTRAIL_TEXT_GUESS	128
+/*
+ * Text files of one part at most: a file but the last holds at least this
+ * many lines of RAMTRAIL_TEXT_LINE_MAX, and a part that many records.
+ */
+#define RAMTRAIL_PART_TEXT_FILES					\
+	DIV_ROUND_UP(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES, \
+		     RAMTRAIL_TEXT_FILE_SIZE / RAMTRAIL_TEXT_LINE_MAX - 1)
+
+/**
+ * struct ramtrail_part_file - a file of a part, made, not yet given to pstore
+ * @buf: its contents (kmalloc()ed: pstore frees them), NULL once given
+ * @size: bytes of @buf
+ */
+struct ramtrail_part_file {
+	char *buf;
+	size_t size;
+};
 
 /**
  * struct ramtrail_pstore_walk - the saved trace pstore is reading
@@ -37,6 +57,12 @@
  * @rl: how the trace's offsets map to this boot
  * @tx: names of functions (kernel's, through @rl) and of tasks
  * @comms: memory of @tx's pid -> comm table
+ * @ftrace_file: the part's ftrace file, while not given to pstore
+ * @text_file: the part's text files
+ * @nr_text: text files made of the part
+ * @next_text: the next of them to give
+ * @first_text_id: pstore id of the part's first text file
+ * @low_told: a part was left out for want of memory, and the log told
  * @buf: the text file being written
  */
 struct ramtrail_pstore_walk {
@@ -46,8 +72,27 @@ struct ramtrail_pstore_walk {
 	struct ramtrail_reloc rl;
 	struct ramtrail_text tx;
 	struct ramtrail_comm comms[RAMTRAIL_TEXT_COMMS];
+	struct ramtrail_part_file ftrace_file;
+	struct ramtrail_part_file text_file[RAMTRAIL_PART_TEXT_FILES];
+	u32 nr_text;
+	u32 next_text;
+	u64 first_text_id;
+	bool low_told;
 	char buf[RAMTRAIL_TEXT_FILE_SIZE];
 };
+
+/* Free what was made of a part and not given to pstore. */
+static void ramtrail_part_free(struct ramtrail_pstore_walk *w)
+{
+	u32 i;
+
+	kfree(w->ftrace_file.buf);
+	w->ftrace_file.buf = NULL;
+	for (i = w->next_text; i < w->nr_text; i++)
+		kfree(w->text_file[i].buf);
+	w->nr_text = 0;
+	w->next_text = 0;
+}
 
 static int ramtrail_open(struct pstore_info *psi)
 {
@@ -64,6 +109,8 @@ static int ramtrail_close(struct pstore_info *psi)
 {
 	struct ramtrail_context *cxt = psi->data;
 
+	if (cxt->cursor.walk)
+		ramtrail_part_free(cxt->cursor.walk);
 	vfree(cxt->cursor.walk);
 	cxt->cursor.walk = NULL;
 	return 0;
@@ -118,22 +165,24 @@ static void ramtrail_walk_start(struct ramtrail_context *cxt,
 	w->tx.arg = &w->rl;
 }
 
-/* The function records of a part, up to @end, as pstore's ftrace file. */
-static ssize_t ramtrail_read_ftrace(struct ramtrail_pstore_walk *w,
-				    struct pstore_record *record, u64 end,
-				    bool erased, u64 id)
+/*
+ * The function records of a part, up to @end (@room at most), as pstore's
+ * ftrace file, into @w->ftrace_file when @keep. Return: 0, or -ENOMEM.
+ */
+static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
+				u64 room, bool keep)
 {
 	struct pstore_ftrace_record *out = NULL;
 	const struct ramtrail_record *r;
-	u64 n = 0, room;
+	u64 n = 0;
+	int err = 0;
 
-	/* Each chunk holds RAMTRAIL_SAVED_CHUNK_ENTRIES at most. */
-	room = (end - min(end, w->ftrace.next)) * RAMTRAIL_SAVED_CHUNK_ENTRIES;
-	room = min(room, w->t->nr_records);
-
-	if (!erased)
+	if (keep && room) {
 		out = kmalloc_array(room, sizeof(*out),
 				    GFP_KERNEL | __GFP_NOWARN);
+		if (!out)
+			err = -ENOMEM;
+	}
 	while ((r = ramtrail_saved_read(&w->ftrace, end))) {
 		if (!out || r->type == RAMTRAIL_W_EVENT || n >= room)
 			continue;
@@ -145,89 +194,143 @@ static ssize_t ramtrail_read_ftrace(struct ramtrail_pstore_walk *w,
 	}
 	if (!n) {
 		kfree(out);
-		return erased || out ? 0 : -ENOMEM;
+		out = NULL;
 	}
-	record->type = PSTORE_TYPE_FTRACE;
-	record->id = id;
-	record->buf = (char *)out;
-	record->size = n * sizeof(*out);
-	return record->size;
+	w->ftrace_file.buf = (char *)out;
+	w->ftrace_file.size = n * sizeof(*out);
+	return err;
 }
 
 /*
- * The next text file of a part, up to @end: whole lines, at most
- * RAMTRAIL_TEXT_FILE_SIZE bytes. Its record's @part holds the id of the
- * part's ftrace file, for erase().
+ * The next text file of a part, up to @end, into @w->buf: whole lines, at
+ * most RAMTRAIL_TEXT_FILE_SIZE bytes. Return: its length, 0 at the end.
  */
-static ssize_t ramtrail_read_text(struct ramtrail_cursor *c,
-				  struct pstore_record *record, u64 end,
-				  bool erased)
+static size_t ramtrail_make_text(struct ramtrail_pstore_walk *w, u64 end)
 {
-	struct ramtrail_pstore_walk *w = c->walk;
 	const struct ramtrail_record *r;
 	size_t len = 0;
 
 	while (len + RAMTRAIL_TEXT_LINE_MAX <= sizeof(w->buf) &&
 	       (r = ramtrail_saved_read(&w->text, end))) {
-		if (!erased)
-			len += ramtrail_text_record(w->buf + len,
-						    sizeof(w->buf) - len, r,
-						    r->ts, &w->tx);
+		len += ramtrail_text_record(w->buf + len, sizeof(w->buf) - len,
+					    r, r->ts, &w->tx);
 		cond_resched();
 	}
-	if (!len)
-		return 0;
-	record->buf = kmemdup(w->buf, len, GFP_KERNEL | __GFP_NOWARN);
-	if (!record->buf)
-		return -ENOMEM;
-	record->type = PSTORE_TYPE_CONSOLE;
-	record->id = c->text_id;
-	record->part = c->id;	/* file ids stay far below 2^32 */
-	record->size = len;
 	return len;
 }
 
 /*
- * The next file of part @c->part of @t: its ftrace file, then its text
- * files. Return: its size, 0 when the part has no more, or an error for
- * that file alone.
+ * pstore keeps the files it is given in memory until they are removed or
+ * it is unmounted: a part of @room records is made only when RAM keeps a
+ * sixteenth of itself available besides (a guess at its size, the ftrace
+ * file's allocation and RAMTRAIL_TEXT_GUESS bytes of text a record), so
+ * that mounting pstore never wakes the OOM killer.
  */
-static ssize_t ramtrail_read_part(struct ramtrail_context *cxt,
-				  struct pstore_record *record,
-				  const struct ramtrail_saved_trace *t)
+static bool ramtrail_part_fits(u64 room)
+{
+	u64 need = 0;
+
+	if (room)
+		need = (PAGE_SIZE << get_order(room *
+				sizeof(struct pstore_ftrace_record))) +
+		       room * RAMTRAIL_TEXT_GUESS;
+	return si_mem_available() > totalram_pages() / 16 + (need >> PAGE_SHIFT);
+}
+
+/*
+ * Make every file of part @c->part of @t before pstore is given the first:
+ * a part is shown whole or not at all, so that no rm of one of its files
+ * erases records that were never shown. Its text files are numbered from
+ * @c->text_id on, whether shown, erased or not: a file's name stays its
+ * own (the text of an erased part is written to count its files).
+ */
+static void ramtrail_make_part(struct ramtrail_context *cxt,
+			       const struct ramtrail_saved_trace *t)
 {
 	struct ramtrail_cursor *c = &cxt->cursor;
+	struct ramtrail_pstore_walk *w = c->walk;
 	u64 end = ramtrail_saved_part_end(t, c->part);
 	bool erased = ramtrail_saved_part_erased(t, c->part);
-	ssize_t ret;
+	struct ramtrail_part_file *f;
+	size_t len;
+	u64 room;
+	u32 n = 0;
+	int err;
 
-	if (!c->text) {
-		c->text = true;
-		ret = ramtrail_read_ftrace(c->walk, record, end, erased, c->id);
-		if (ret < 0)
-			pr_warn("ftrace-ramtrail-%llu not shown: error %zd\n",
-				c->id, ret);
-		if (ret)
-			return ret;
+	/* Each chunk holds RAMTRAIL_SAVED_CHUNK_ENTRIES at most. */
+	room = min((end - min(end, w->ftrace.next)) *
+		   RAMTRAIL_SAVED_CHUNK_ENTRIES, w->t->nr_records);
+	/* The last part's files were all given: its slots are free. */
+	w->nr_text = 0;
+	w->next_text = 0;
+	w->first_text_id = c->text_id;
+	err = erased || ramtrail_part_fits(room) ? 0 : -EFBIG;
+	err = ramtrail_make_ftrace(w, end, room, !erased && !err) ?: err;
+	while ((len = ramtrail_make_text(w, end))) {
+		n++;
+		if (erased || err)
+			continue;
+		if (w->nr_text == ARRAY_SIZE(w->text_file) ||
+		    c->text_id + n > c->text_end) {
+			err = -ENOSPC;
+			continue;
+		}
+		f = &w->text_file[w->nr_text];
+		f->buf = kmemdup(w->buf, len, GFP_KERNEL | __GFP_NOWARN);
+		f->size = len;
+		if (f->buf)
+			w->nr_text++;
+		else
+			err = -ENOMEM;
 	}
-	if (c->text_id >= c->text_end) {
-		pr_warn_once("a trace's console files past %llu are not shown\n",
-			     RAMTRAIL_IDS_PER_BOOT);
+	c->text_id += n;
+	if (!err)
+		return;
+	ramtrail_part_free(w);
+	if (err == -EFBIG && w->low_told)
+		pr_debug("ftrace-ramtrail-%llu not shown: memory low\n", c->id);
+	else if (err == -EFBIG)
+		pr_warn("ftrace-ramtrail-%llu and its console files are not shown, nor are later parts that would leave less than a sixteenth of RAM available; they stay in the region, for a later mount (remove the files shown first) or ramtrail decode\n",
+			c->id);
+	else if (err == -ENOSPC)
+		pr_warn("ftrace-ramtrail-%llu and its console files are not shown: a trace's files are numbered below %llu; ramtrail decode reads the region\n",
+			c->id, c->text_end);
+	else
+		pr_warn("ftrace-ramtrail-%llu and its %u console files are not shown: out of memory; they stay in the region, for a later mount or ramtrail decode\n",
+			c->id, n);
+	w->low_told |= err == -EFBIG;
+}
+
+/* The next file made of the part: its ftrace file, then its text. */
+static ssize_t ramtrail_part_next(struct ramtrail_cursor *c,
+				  struct pstore_record *record)
+{
+	struct ramtrail_pstore_walk *w = c->walk;
+	struct ramtrail_part_file *f;
+
+	if (w->ftrace_file.buf) {
+		f = &w->ftrace_file;
+		record->type = PSTORE_TYPE_FTRACE;
+		record->id = c->id;
+	} else if (w->next_text < w->nr_text) {
+		f = &w->text_file[w->next_text];
+		record->type = PSTORE_TYPE_CONSOLE;
+		record->id = w->first_text_id + w->next_text++;
+		record->part = c->id;	/* file ids stay far below 2^32 */
+	} else {
 		return 0;
 	}
-	ret = ramtrail_read_text(c, record, end, erased);
-	if (ret < 0)
-		pr_warn("console-ramtrail-%llu not shown: error %zd\n",
-			c->text_id, ret);
-	if (ret)
-		c->text_id++;
-	return ret;
+	record->buf = f->buf;
+	record->size = f->size;
+	f->buf = NULL;
+	return record->size;
 }
 
 /*
  * The next record pstore has not seen. One that cannot be read now (out
  * of memory) is skipped with a warning rather than returned as an error:
- * pstore stops at the first error and would hide every later file.
+ * pstore stops at the first error and would hide every later file. A
+ * part of a trace is skipped whole (ramtrail_make_part()).
  */
 static ssize_t ramtrail_read(struct pstore_record *record)
 {
@@ -268,13 +371,15 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 			c->part = ramtrail_saved_parts(t);
 		while (c->part < ramtrail_saved_parts(t)) {
 			c->id = w.first + c->part;
-			ret = ramtrail_read_part(cxt, record, t);
+			if (!c->made) {
+				ramtrail_make_part(cxt, t);
+				c->made = true;
+			}
+			ret = ramtrail_part_next(c, record);
 			if (ret > 0)
 				return ret;
-			if (ret < 0)
-				continue;	/* that file alone is lost */
 			c->part++;
-			c->text = false;
+			c->made = false;
 		}
 		c->saved = w;
 		c->part = 0;
