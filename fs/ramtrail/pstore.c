@@ -62,7 +62,8 @@ struct ramtrail_part_file {
  * @nr_text: text files made of the part
  * @next_text: the next of them to give
  * @first_text_id: pstore id of the part's first text file
- * @low_told: a part was left out for want of memory, and the log told
+ * @low_told: a part was left out for want of memory (the log told): so
+ *	are the later ones, until the next mount
  * @buf: the text file being written
  */
 struct ramtrail_pstore_walk {
@@ -264,7 +265,11 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	w->nr_text = 0;
 	w->next_text = 0;
 	w->first_text_id = c->text_id;
-	err = erased || ramtrail_part_fits(room) ? 0 : -EFBIG;
+	/* Past a part left out for memory, the later ones are too. */
+	if (erased)
+		err = 0;
+	else
+		err = w->low_told || !ramtrail_part_fits(room) ? -EFBIG : 0;
 	err = ramtrail_make_ftrace(w, end, room, !erased && !err) ?: err;
 	while ((len = ramtrail_make_text(w, end))) {
 		n++;
@@ -290,7 +295,7 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	if (err == -EFBIG && w->low_told)
 		pr_debug("ftrace-ramtrail-%llu not shown: memory low\n", c->id);
 	else if (err == -EFBIG)
-		pr_warn("ftrace-ramtrail-%llu and its console files are not shown, nor are later parts that would leave less than a sixteenth of RAM available; they stay in the region, for a later mount (remove the files shown first) or ramtrail decode\n",
+		pr_warn("ftrace-ramtrail-%llu and its console files are not shown, nor are the later parts: making them would leave less than a sixteenth of RAM available; they stay in the region, for a later mount (remove the files shown first) or ramtrail decode\n",
 			c->id);
 	else if (err == -ENOSPC)
 		pr_warn("ftrace-ramtrail-%llu and its console files are not shown: a trace's files are numbered below %llu; ramtrail decode reads the region\n",
