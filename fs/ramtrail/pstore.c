@@ -62,8 +62,8 @@ struct ramtrail_part_file {
  * @nr_text: text files made of the part
  * @next_text: the next of them to give
  * @first_text_id: pstore id of the part's first text file
- * @low_told: a part was left out for want of memory (the log told): so
- *	are the later ones, until the next mount
+ * @low: a part was left out for want of memory: so are the later ones,
+ *	until the next mount
  * @buf: the text file being written
  */
 struct ramtrail_pstore_walk {
@@ -78,7 +78,7 @@ struct ramtrail_pstore_walk {
 	u32 nr_text;
 	u32 next_text;
 	u64 first_text_id;
-	bool low_told;
+	bool low;
 	char buf[RAMTRAIL_TEXT_FILE_SIZE];
 };
 
@@ -225,7 +225,7 @@ static size_t ramtrail_make_text(struct ramtrail_pstore_walk *w, u64 end)
  * it is unmounted: a part of @room records is made only when RAM keeps a
  * sixteenth of itself available besides (a guess at its size, the ftrace
  * file's allocation and RAMTRAIL_TEXT_GUESS bytes of text a record), so
- * that mounting pstore never wakes the OOM killer.
+ * that a mount leaves the machine room.
  */
 static bool ramtrail_part_fits(u64 room)
 {
@@ -265,12 +265,13 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	w->nr_text = 0;
 	w->next_text = 0;
 	w->first_text_id = c->text_id;
-	/* Past a part left out for memory, the later ones are too. */
-	if (erased)
-		err = 0;
-	else
-		err = w->low_told || !ramtrail_part_fits(room) ? -EFBIG : 0;
-	err = ramtrail_make_ftrace(w, end, room, !erased && !err) ?: err;
+	if (!erased && !ramtrail_part_fits(room)) {
+		pr_warn("ftrace-ramtrail-%llu and its console files are not shown, nor are the later parts: making them would leave less than a sixteenth of RAM available; they stay in the region, for a later mount (remove the files shown first) or ramtrail decode\n",
+			c->id);
+		w->low = true;
+		return;
+	}
+	err = ramtrail_make_ftrace(w, end, room, !erased);
 	while ((len = ramtrail_make_text(w, end))) {
 		n++;
 		if (erased || err)
@@ -292,18 +293,12 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	if (!err)
 		return;
 	ramtrail_part_free(w);
-	if (err == -EFBIG && w->low_told)
-		pr_debug("ftrace-ramtrail-%llu not shown: memory low\n", c->id);
-	else if (err == -EFBIG)
-		pr_warn("ftrace-ramtrail-%llu and its console files are not shown, nor are the later parts: making them would leave less than a sixteenth of RAM available; they stay in the region, for a later mount (remove the files shown first) or ramtrail decode\n",
-			c->id);
-	else if (err == -ENOSPC)
+	if (err == -ENOSPC)
 		pr_warn("ftrace-ramtrail-%llu and its console files are not shown: a trace's files are numbered below %llu; ramtrail decode reads the region\n",
 			c->id, c->text_end);
 	else
 		pr_warn("ftrace-ramtrail-%llu and its %u console files are not shown: out of memory; they stay in the region, for a later mount or ramtrail decode\n",
 			c->id, n);
-	w->low_told |= err == -EFBIG;
 }
 
 /* The next file made of the part: its ftrace file, then its text. */
@@ -380,6 +375,9 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 				ramtrail_make_part(cxt, t);
 				c->made = true;
 			}
+			/* The first part left out for memory ends the mount's. */
+			if (c->walk->low)
+				return 0;
 			ret = ramtrail_part_next(c, record);
 			if (ret > 0)
 				return ret;
