@@ -2150,20 +2150,60 @@ void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
 	c->nr_cpus = t->nr_cpus;
 }
 
+/*
+ * Chunk @i of @t (0 the oldest its slots keep): its header, its number
+ * in the trace in @n and the bytes its slot holds in @room.
+ */
+static const struct ramtrail_saved_chunk *
+ramtrail_saved_chunk_at(const struct ramtrail_saved_trace *t, u64 i, u64 *n,
+			u64 *room)
+{
+	u64 off;
+
+	*n = t->nr_chunks - t->nr_slots + i;
+	off = *n % t->nr_slots * t->chunk_size;
+	*room = min_t(u64, t->size - ramtrail_saved_fixed(t->modtab_count) - off,
+		      t->chunk_size);
+	return (const void *)(ramtrail_saved_slots(t) + off);
+}
+
+/**
+ * ramtrail_saved_part_records() - the records a part of a saved trace
+ *	holds at most, from its chunks' headers alone
+ * @t: a saved trace that ramtrail_saved_next() returned
+ * @part: the part (ramtrail_saved_part_end())
+ *
+ * Each chunk counts what its header claims, bounded by what a chunk
+ * holds; a chunk whose header names another number, which a reader
+ * skips, counts none. Nothing past the headers is read.
+ *
+ * Return: the bound, task events left out.
+ */
+u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part)
+{
+	u64 i = part ? ramtrail_saved_part_end(t, part - 1) : 0;
+	u64 end = ramtrail_saved_part_end(t, part), n, room, sum = 0;
+	const struct ramtrail_saved_chunk *k;
+
+	for (; i < end; i++) {
+		k = ramtrail_saved_chunk_at(t, i, &n, &room);
+		if (room >= sizeof(*k) && READ_ONCE(k->seq) == n)
+			sum += min_t(u32, READ_ONCE(k->records),
+				     RAMTRAIL_SAVED_CHUNK_ENTRIES);
+	}
+	return sum;
+}
+
 /* Open chunk @c->next; false (and counted) if it is not a valid one. */
 static bool ramtrail_saved_chunk_open(struct ramtrail_saved_cursor *c)
 {
 	const struct ramtrail_saved_trace *t = c->t;
-	u64 n = t->nr_chunks - t->nr_slots + c->next++;
-	u64 off = n % t->nr_slots * t->chunk_size;
-	u64 room = t->size - ramtrail_saved_fixed(t->modtab_count) - off;
+	u64 n, room;
 	const struct ramtrail_saved_chunk *k =
-		(const void *)(ramtrail_saved_slots(t) + off);
+		ramtrail_saved_chunk_at(t, c->next++, &n, &room);
 
 	c->p = NULL;
 	c->end = NULL;
-	if (room > t->chunk_size)
-		room = t->chunk_size;
 	if (room < sizeof(*k) || k->len > room - sizeof(*k) || k->seq != n ||
 	    k->records > RAMTRAIL_SAVED_CHUNK_ENTRIES || k->reserved ||
 	    k->checksum != ramtrail_saved_chunk_checksum(k, t->boot_id,

@@ -626,6 +626,8 @@ static inline u64 ramtrail_saved_part_end(const struct ramtrail_saved_trace *t,
 	return back < t->nr_slots ? t->nr_slots - back : 0;
 }
 
+u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part);
+
 /* Bytes of all zones of a region. */
 static inline u64 ramtrail_zones_size(const struct ramtrail_region_header *h)
 {

@@ -1575,6 +1575,61 @@ static void test_saved_parts_are_runs_of_chunks(void)
 	test_region_free(t);
 }
 
+/*
+ * The bound a mount sizes a part by, read from its chunks' headers
+ * alone, is what a reader gets from the part, in a ring that wrapped;
+ * a chunk a reader skips for a damaged entry still counts its claim
+ * (bounded), one whose header names another chunk counts none.
+ */
+static void test_saved_part_records_from_chunk_headers(void)
+{
+	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
+	struct ramtrail_saved_trace *s;
+	struct ramtrail_saved_chunk *k;
+	u64 room = sizeof(*s) + 20 * RAMTRAIL_SAVED_CHUNK_MIN;
+	u64 p, last, got, sum = 0, wrong = 0, before, claim;
+
+	fill_with_tasks(t, 3000);
+	s = test_save_zones(t, 0, 1, room, RAMTRAIL_SAVED_CHUNK_MIN);
+	CHECK(s && s->nr_slots == 20 && s->nr_chunks > s->nr_slots &&
+	      ramtrail_saved_parts(s) == 3, "%llu of %llu chunks kept",
+	      (unsigned long long)s->nr_slots,
+	      (unsigned long long)s->nr_chunks);
+	last = ramtrail_saved_parts(s) - 1;
+	ramtrail_saved_open(&saved_cur, s);
+	for (p = 0; p <= last; p++) {
+		for (got = 0; ramtrail_saved_read(&saved_cur,
+						  ramtrail_saved_part_end(s, p));)
+			got++;
+		wrong += got != ramtrail_saved_part_records(s, p);
+		sum += got;
+	}
+	CHECK(!wrong && sum == s->nr_records && sum > 100 && !saved_cur.bad,
+	      "%llu parts off, %llu records of %llu",
+	      (unsigned long long)wrong, (unsigned long long)sum,
+	      (unsigned long long)s->nr_records);
+	/* The newest chunk, where the ring's last write went. */
+	k = (void *)(ramtrail_saved_slots(s) +
+		     (s->nr_chunks - 1) % s->nr_slots * s->chunk_size);
+	before = ramtrail_saved_part_records(s, last);
+	claim = k->records;
+	((u8 *)(k + 1))[k->len / 2] ^= 0x10;
+	CHECK(claim && ramtrail_saved_part_records(s, last) == before,
+	      "damaged entries: %llu, was %llu",
+	      (unsigned long long)ramtrail_saved_part_records(s, last),
+	      (unsigned long long)before);
+	k->records = U32_MAX;
+	CHECK(ramtrail_saved_part_records(s, last) ==
+	      before - claim + RAMTRAIL_SAVED_CHUNK_ENTRIES,
+	      "a claim past what a chunk holds: %llu",
+	      (unsigned long long)ramtrail_saved_part_records(s, last));
+	k->seq++;
+	CHECK(ramtrail_saved_part_records(s, last) == before - claim,
+	      "another chunk's number: %llu",
+	      (unsigned long long)ramtrail_saved_part_records(s, last));
+	test_region_free(t);
+}
+
 /* A chunk of @len entry bytes @e in slot 0 of a fresh trace of 2 CPUs. */
 static struct ramtrail_saved_trace *hostile_trace(struct test_region *t,
 						  const void *e, u32 len)
@@ -1880,6 +1935,7 @@ int main(void)
 	RUN(test_saved_task_does_not_cross_chunks);
 	RUN(test_saved_trace_that_does_not_fit_keeps_the_newest);
 	RUN(test_saved_parts_are_runs_of_chunks);
+	RUN(test_saved_part_records_from_chunk_headers);
 	RUN(test_saved_hostile_entries_are_refused_and_counted);
 	RUN(test_absurd_clock_is_refused_and_time_saturates);
 	RUN(test_module_table_never_guesses);
