@@ -562,9 +562,10 @@ pstore
 
 def scenario_lowmem(k, ko, smp, res):
     """pstore keeps every file it lists in memory: on a machine short of it
-    a mount shows whole parts of a trace, the oldest first, and leaves the
-    others out, whole, with their files' numbers; once the files shown are
-    removed, a new mount shows the next ones. Boot 2 takes the guest's
+    a mount shows whole parts of a trace, the newest first (the crash's
+    own records), and leaves the older ones out, whole, with their files'
+    numbers; once the files shown are removed, a new mount shows the ones
+    before. Boot 2 takes the guest's
     memory down to what a small machine has (huge pages) and mounts, lists
     and removes until nothing is left. A part half shown would let rm erase
     records never shown; a mount that takes all memory wakes the OOM
@@ -580,7 +581,8 @@ if [ "$(boot_id)" = 1 ]; then
 fi
 status
 # A sixteenth of RAM stays available past the parts made (ramtrail
-# guesses 20 MiB a part, these take about 11): leave 60 MiB above it.
+# guesses about 13 MiB for each of these parts, 4 MiB of ftrace file
+# and 128 bytes a record): leave 60 MiB above it, 3 to 4 parts a mount.
 mem() {{ awk "/^$1:/ {{print \\$2}}" /proc/meminfo; }}
 avail=$(mem MemAvailable)
 echo $(( (avail - $(mem MemTotal) / 16 - 60 * 1024) / 2048 )) >/proc/sys/vm/nr_hugepages
@@ -638,12 +640,16 @@ done
               rounds and all(sum(x["ftrace"].values()) == sum(x["console"].values())
                              for x in rounds),
               [(sum(x["ftrace"].values()), sum(x["console"].values())) for x in rounds])
-    ids = [i for x in shown for i in x]
-    res.check(f"{t} later mounts show the rest: every part once, oldest first",
+    # Newest first: each mount a run of parts that ends where the one
+    # after it (shown before) starts, the first ending at the last part.
+    ids = [i for x in reversed(shown) for i in x]
+    res.check(f"{t} the first mount ends at the last part, later mounts show the "
+              "ones before: every part once",
               first is not None and ids == list(range(first, first + parts)) and
               len(rounds) > 2 and not rounds[-1]["ftrace"], shown)
-    text_ids = [i for x in rounds for i in sorted(x["console"])]
-    res.check(f"{t} text files keep their numbers: each once, none skipped",
+    text_ids = [i for x in reversed(rounds) for i in sorted(x["console"])]
+    res.check(f"{t} text files keep their numbers: each once, none skipped, "
+              "the newest first",
               first is not None and text_ids == list(range(first, first + len(text_ids))),
               [sorted(x["console"]) for x in rounds])
     res.check(f"{t} no OOM kill", "Out of memory" not in r.log and "oom-kill" not in r.log,

@@ -64,6 +64,11 @@ struct ramtrail_part_file {
  * @first_text_id: pstore id of the part's first text file
  * @low: a part was left out for want of memory: so are the later ones,
  *	until the next mount
+ * @shown_from: first part shown of each trace, by its index in the
+ *	region's saved[] (ramtrail_choose_parts())
+ * @all: the saved traces, by the same index (NULL: not valid)
+ * @first_id: the pstore id of each one's first part
+ * @index: the index of @t there
  * @buf: the text file being written
  */
 struct ramtrail_pstore_walk {
@@ -79,6 +84,10 @@ struct ramtrail_pstore_walk {
 	u32 next_text;
 	u64 first_text_id;
 	bool low;
+	u32 index;
+	u64 shown_from[RAMTRAIL_MAX_SAVED];
+	const struct ramtrail_saved_trace *all[RAMTRAIL_MAX_SAVED];
+	u64 first_id[RAMTRAIL_MAX_SAVED];
 	char buf[RAMTRAIL_TEXT_FILE_SIZE];
 };
 
@@ -93,28 +102,6 @@ static void ramtrail_part_free(struct ramtrail_pstore_walk *w)
 		kfree(w->text_file[i].buf);
 	w->nr_text = 0;
 	w->next_text = 0;
-}
-
-static int ramtrail_open(struct pstore_info *psi)
-{
-	struct ramtrail_context *cxt = psi->data;
-
-	/* Where read() is: dmesg slots first, then the parts of saved traces. */
-	memset(&cxt->cursor, 0, sizeof(cxt->cursor));
-	/* Without it, read() shows the dmesg records only. */
-	cxt->cursor.walk = vzalloc(sizeof(*cxt->cursor.walk));
-	return 0;
-}
-
-static int ramtrail_close(struct pstore_info *psi)
-{
-	struct ramtrail_context *cxt = psi->data;
-
-	if (cxt->cursor.walk)
-		ramtrail_part_free(cxt->cursor.walk);
-	vfree(cxt->cursor.walk);
-	cxt->cursor.walk = NULL;
-	return 0;
 }
 
 static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
@@ -222,28 +209,94 @@ static size_t ramtrail_make_text(struct ramtrail_pstore_walk *w, u64 end)
 
 /*
  * pstore keeps the files it is given in memory until they are removed or
- * it is unmounted: a part of @room records is made only when RAM keeps a
- * sixteenth of itself available besides (a guess at its size, the ftrace
- * file's allocation and RAMTRAIL_TEXT_GUESS bytes of text a record), so
- * that a mount leaves the machine room.
+ * it is unmounted: a part is made only when RAM keeps a sixteenth of
+ * itself available besides a guess at its size, so that a mount leaves
+ * the machine room. The guess: the allocation of an ftrace file of
+ * @room records and RAMTRAIL_TEXT_GUESS bytes of text for each of the
+ * part's @records. Return: the guess, in pages.
  */
-static bool ramtrail_part_fits(u64 room)
+static unsigned long ramtrail_part_pages(u64 room, u64 records)
 {
-	u64 need = 0;
+	u64 need = records * RAMTRAIL_TEXT_GUESS;
 
 	if (room)
-		need = (PAGE_SIZE << get_order(room *
-				sizeof(struct pstore_ftrace_record))) +
-		       room * RAMTRAIL_TEXT_GUESS;
-	return si_mem_available() > totalram_pages() / 16 + (need >> PAGE_SHIFT);
+		need += PAGE_SIZE << get_order(room *
+				sizeof(struct pstore_ftrace_record));
+	return need >> PAGE_SHIFT;
+}
+
+/* Pages that may be taken before less than a sixteenth of RAM is left. */
+static long ramtrail_pages_spare(void)
+{
+	return si_mem_available() - (long)(totalram_pages() / 16);
+}
+
+/* The guess of ramtrail_part_pages() for part @part of @t. */
+static unsigned long ramtrail_part_guess(const struct ramtrail_saved_trace *t,
+					 u64 part)
+{
+	u64 start = part ? ramtrail_saved_part_end(t, part - 1) : 0;
+
+	/* Its ftrace file is sized for full chunks (ramtrail_make_part()). */
+	return ramtrail_part_pages(min((ramtrail_saved_part_end(t, part) - start) *
+				       RAMTRAIL_SAVED_CHUNK_ENTRIES,
+				       t->nr_records),
+				   ramtrail_saved_part_records(t, part));
+}
+
+/*
+ * Which parts a mount shows when RAM cannot hold them all: the newest that
+ * fit (ramtrail_part_guess()), counted back from the last part of the
+ * newest trace, with none left out between them, so that the records of
+ * the last crash come first. @w->shown_from[i] is the first part shown of
+ * the saved trace at @cxt->reg.saved[i]; the parts before it are left out
+ * whole, for a later mount.
+ */
+static void ramtrail_choose_parts(struct ramtrail_context *cxt,
+				  struct ramtrail_pstore_walk *w)
+{
+	const struct ramtrail_saved_trace *t, **all = w->all;
+	struct ramtrail_saved_walk sw = { 0 };
+	u64 part, from, hidden = 0, newest = 0;
+	long spare = ramtrail_pages_spare();
+	unsigned long need;
+	u32 i;
+
+	/* The walk's traces, at their index in @cxt->reg.saved. */
+	while ((t = ramtrail_saved_walk(&cxt->reg, &sw))) {
+		all[sw.pos - 1] = t;
+		w->first_id[sw.pos - 1] = sw.first;
+	}
+	for (i = cxt->reg.nr_saved; i-- > 0;) {
+		if (!all[i])
+			continue;
+		from = ramtrail_saved_parts(all[i]);
+		for (part = from; part-- > 0;) {
+			if (ramtrail_saved_part_erased(all[i], part)) {
+				from = hidden ? from : part;
+				continue;
+			}
+			need = ramtrail_part_guess(all[i], part);
+			if (!hidden && (long)need < spare) {
+				spare -= need;
+				from = part;
+			} else if (!hidden++) {
+				newest = w->first_id[i] + part;
+			}
+		}
+		w->shown_from[i] = from;
+	}
+	if (hidden)
+		pr_warn("%llu parts of saved traces are not shown, ftrace-ramtrail-%llu and older: making them would leave less than a sixteenth of RAM available; the newest parts come first, the others stay in the region for a later mount (remove the files shown first) or ramtrail decode\n",
+			hidden, newest);
 }
 
 /*
  * Make every file of part @c->part of @t before pstore is given the first:
  * a part is shown whole or not at all, so that no rm of one of its files
  * erases records that were never shown. Its text files are numbered from
- * @c->text_id on, whether shown, erased or not: a file's name stays its
- * own (the text of an erased part is written to count its files).
+ * @c->text_id on, whether shown, erased or left out: a file's name stays
+ * its own (the text of a part not shown is written to count its files).
  */
 static void ramtrail_make_part(struct ramtrail_context *cxt,
 			       const struct ramtrail_saved_trace *t)
@@ -251,8 +304,10 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	struct ramtrail_cursor *c = &cxt->cursor;
 	struct ramtrail_pstore_walk *w = c->walk;
 	u64 end = ramtrail_saved_part_end(t, c->part);
-	bool erased = ramtrail_saved_part_erased(t, c->part);
+	bool hide = ramtrail_saved_part_erased(t, c->part) ||
+		    c->part < w->shown_from[w->index];
 	struct ramtrail_part_file *f;
+	unsigned long need;
 	size_t len;
 	u64 room;
 	u32 n = 0;
@@ -261,20 +316,21 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	/* Each chunk holds RAMTRAIL_SAVED_CHUNK_ENTRIES at most. */
 	room = min((end - min(end, w->ftrace.next)) *
 		   RAMTRAIL_SAVED_CHUNK_ENTRIES, w->t->nr_records);
+	need = ramtrail_part_pages(room, ramtrail_saved_part_records(t, c->part));
 	/* The last part's files were all given: its slots are free. */
 	w->nr_text = 0;
 	w->next_text = 0;
 	w->first_text_id = c->text_id;
-	if (!erased && !ramtrail_part_fits(room)) {
+	if (!hide && (long)need >= ramtrail_pages_spare()) {
 		pr_warn("ftrace-ramtrail-%llu and its console files are not shown, nor are the later parts: making them would leave less than a sixteenth of RAM available; they stay in the region, for a later mount (remove the files shown first) or ramtrail decode\n",
 			c->id);
 		w->low = true;
 		return;
 	}
-	err = ramtrail_make_ftrace(w, end, room, !erased);
+	err = ramtrail_make_ftrace(w, end, room, !hide);
 	while ((len = ramtrail_make_text(w, end))) {
 		n++;
-		if (erased || err)
+		if (hide || err)
 			continue;
 		if (w->nr_text == ARRAY_SIZE(w->text_file) ||
 		    c->text_id + n > c->text_end) {
@@ -326,6 +382,30 @@ static ssize_t ramtrail_part_next(struct ramtrail_cursor *c,
 	return record->size;
 }
 
+static int ramtrail_open(struct pstore_info *psi)
+{
+	struct ramtrail_context *cxt = psi->data;
+
+	/* Where read() is: dmesg slots first, then the parts of saved traces. */
+	memset(&cxt->cursor, 0, sizeof(cxt->cursor));
+	/* Without it, read() shows the dmesg records only. */
+	cxt->cursor.walk = vzalloc(sizeof(*cxt->cursor.walk));
+	if (cxt->cursor.walk)
+		ramtrail_choose_parts(cxt, cxt->cursor.walk);
+	return 0;
+}
+
+static int ramtrail_close(struct pstore_info *psi)
+{
+	struct ramtrail_context *cxt = psi->data;
+
+	if (cxt->cursor.walk)
+		ramtrail_part_free(cxt->cursor.walk);
+	vfree(cxt->cursor.walk);
+	cxt->cursor.walk = NULL;
+	return 0;
+}
+
 /*
  * The next record pstore has not seen. One that cannot be read now (out
  * of memory) is skipped with a warning rather than returned as an error:
@@ -362,13 +442,18 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 		t = (void *)ramtrail_saved_walk(&cxt->reg, &w);
 		if (!t)
 			return 0;
+		/* Nothing to show: no part's files need counting. */
+		if (ramtrail_saved_all_erased(t) ||
+		    c->walk->shown_from[w.pos - 1] >= ramtrail_saved_parts(t)) {
+			c->saved = w;
+			continue;
+		}
 		if (c->walk->t != t) {
 			ramtrail_walk_start(cxt, c->walk, t);
+			c->walk->index = w.pos - 1;
 			c->text_id = w.first;
 			c->text_end = w.first + RAMTRAIL_IDS_PER_BOOT;
 		}
-		if (ramtrail_saved_all_erased(t))
-			c->part = ramtrail_saved_parts(t);
 		while (c->part < ramtrail_saved_parts(t)) {
 			c->id = w.first + c->part;
 			if (!c->made) {
