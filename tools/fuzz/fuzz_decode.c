@@ -34,9 +34,14 @@ static void drain_saved(const struct ramtrail_saved_trace *t)
 		n++;
 	}
 	ramtrail_saved_open(&part, t);
-	for (p = 0; p < ramtrail_saved_parts(t); p++)
+	for (p = 0; p < ramtrail_saved_parts(t); p++) {
+		/* A mount's bound reads the part's chunk headers only. */
+		if (ramtrail_saved_part_records(t, p) >
+		    RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES)
+			abort();
 		while (ramtrail_saved_read(&part, ramtrail_saved_part_end(t, p)))
 			m++;
+	}
 	if (m != n || part.bad != whole.bad || part.tasks != whole.tasks)
 		abort();
 }
