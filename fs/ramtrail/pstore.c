@@ -231,16 +231,21 @@ static long ramtrail_pages_spare(void)
 	return si_mem_available() - (long)(totalram_pages() / 16);
 }
 
+/* The records the ftrace file of part @part of @t is sized for. */
+static u64 ramtrail_part_room(const struct ramtrail_saved_trace *t, u64 part)
+{
+	u64 start = part ? ramtrail_saved_part_end(t, part - 1) : 0;
+
+	/* Each chunk holds RAMTRAIL_SAVED_CHUNK_ENTRIES at most. */
+	return min((ramtrail_saved_part_end(t, part) - start) *
+		   RAMTRAIL_SAVED_CHUNK_ENTRIES, t->nr_records);
+}
+
 /* The guess of ramtrail_part_pages() for part @part of @t. */
 static unsigned long ramtrail_part_guess(const struct ramtrail_saved_trace *t,
 					 u64 part)
 {
-	u64 start = part ? ramtrail_saved_part_end(t, part - 1) : 0;
-
-	/* Its ftrace file is sized for full chunks (ramtrail_make_part()). */
-	return ramtrail_part_pages(min((ramtrail_saved_part_end(t, part) - start) *
-				       RAMTRAIL_SAVED_CHUNK_ENTRIES,
-				       t->nr_records),
+	return ramtrail_part_pages(ramtrail_part_room(t, part),
 				   ramtrail_saved_part_records(t, part));
 }
 
@@ -306,22 +311,18 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	u64 end = ramtrail_saved_part_end(t, c->part);
 	bool hide = ramtrail_saved_part_erased(t, c->part) ||
 		    c->part < w->shown_from[w->index];
+	u64 room = ramtrail_part_room(t, c->part);
 	struct ramtrail_part_file *f;
-	unsigned long need;
 	size_t len;
-	u64 room;
 	u32 n = 0;
 	int err;
 
-	/* Each chunk holds RAMTRAIL_SAVED_CHUNK_ENTRIES at most. */
-	room = min((end - min(end, w->ftrace.next)) *
-		   RAMTRAIL_SAVED_CHUNK_ENTRIES, w->t->nr_records);
-	need = ramtrail_part_pages(room, ramtrail_saved_part_records(t, c->part));
 	/* The last part's files were all given: its slots are free. */
 	w->nr_text = 0;
 	w->next_text = 0;
 	w->first_text_id = c->text_id;
-	if (!hide && (long)need >= ramtrail_pages_spare()) {
+	if (!hide && (long)ramtrail_part_guess(t, c->part) >=
+		     ramtrail_pages_spare()) {
 		pr_warn("ftrace-ramtrail-%llu and its console files are not shown, nor are the later parts: making them would leave less than a sixteenth of RAM available; they stay in the region, for a later mount (remove the files shown first) or ramtrail decode\n",
 			c->id);
 		w->low = true;
