@@ -887,39 +887,51 @@ static u32 ramtrail_cont_of(u64 w)
 
 /*
  * The blocks a FUNC_REF of the cursor's block may name, by how far back:
- * @b[0] the block itself, then those of @c->back; their laps in @lap; in
- * @end, the word a record of the block before must start below (the
+ * @r->b[0] the block itself, then those of @c->back; in @r->head, the low
+ * bits a FUNC_PARENT head of the block's lap has (any context); in
+ * @r->end, the word a record of the block before must start below (the
  * header's end for a block there is none of: no word).
  */
-static __always_inline void ramtrail_ref_blocks(const struct ramtrail_zone_cursor *c,
-						const u64 **b, unsigned int *lap,
-						u32 *end)
+struct ramtrail_ref_blocks {
+	const u64 *b[RAMTRAIL_REF_BACK_MAX + 1];
+	u64 head[RAMTRAIL_REF_BACK_MAX + 1];
+	u32 end[RAMTRAIL_REF_BACK_MAX + 1];
+};
+
+/* The type bits of a FUNC_PARENT head that do not tell its context. */
+#define RAMTRAIL_PARENT_BITS	(RAMTRAIL_W_FUNC_PARENT | \
+				 RAMTRAIL_LAP_MASK << RAMTRAIL_LAP_SHIFT)
+
+static __always_inline void
+ramtrail_ref_blocks(const struct ramtrail_zone_cursor *c,
+		    struct ramtrail_ref_blocks *r)
 {
 	u32 k;
 
-	b[0] = c->block;
-	lap[0] = c->lap;
-	end[0] = 0;	/* the referring record's word: ramtrail_ref_resolve() */
+	r->b[0] = c->block;
+	r->head[0] = RAMTRAIL_W_FUNC_PARENT | c->lap << RAMTRAIL_LAP_SHIFT;
+	r->end[0] = 0;	/* the referring record's word: ramtrail_ref_resolve() */
 	for (k = 1; k <= RAMTRAIL_REF_BACK_MAX; k++) {
-		b[k] = c->back[k - 1];
-		lap[k] = c->back_lap[k - 1];
-		end[k] = b[k] ? RT_WORDS - 1 : RAMTRAIL_BLOCK_WORDS_HDR;
+		r->b[k] = c->back[k - 1];
+		r->head[k] = RAMTRAIL_W_FUNC_PARENT |
+			     c->back_lap[k - 1] << RAMTRAIL_LAP_SHIFT;
+		r->end[k] = r->b[k] ? RT_WORDS - 1 : RAMTRAIL_BLOCK_WORDS_HDR;
 	}
 }
 
 /*
  * The function and caller that the FUNC_REF @w at word @word names: those
  * of the FUNC_PARENT record at its word, earlier in its block or in one of
- * the three before (@b, @lap and @end from ramtrail_ref_blocks()), complete
- * in the lap of its block, and matching the check @w carries. Return: 1
- * with @ip and @parent set; 0 if there is no such record; -1 if the
- * reference names a block before and a later lap took that block (the
- * window's oldest blocks refer to them).
+ * the three before (@r from ramtrail_ref_blocks()), complete in the lap of
+ * its block, and matching the check @w carries. @word is past the block's
+ * header (RAMTRAIL_BLOCK_WORDS_HDR or more). Return: 1 with @ip and
+ * @parent set; 0 if there is no such record; -1 if the reference names a
+ * block before and a later lap took that block (the window's oldest
+ * blocks refer to them).
  */
-static __always_inline int ramtrail_ref_resolve(const u64 *const *b,
-						const unsigned int *lap,
-						const u32 *end, u32 word,
-						u64 w, u32 *ip, u32 *parent)
+static __always_inline int ramtrail_ref_resolve(const struct ramtrail_ref_blocks *r,
+						u32 word, u64 w, u32 *ip,
+						u32 *parent)
 {
 	u32 p = ramtrail_payload(w), i = RAMTRAIL_REF_WORD(p);
 	u32 back = RAMTRAIL_REF_BACK(p), e;
@@ -929,16 +941,16 @@ static __always_inline int ramtrail_ref_resolve(const u64 *const *b,
 	 * Both words of the record inside the block, past its header: in the
 	 * block itself, before @word (below RT_WORDS).
 	 */
-	e = back ? end[back] : max_t(u32, word, RAMTRAIL_BLOCK_WORDS_HDR);
+	e = back ? r->end[back] : word;
 	if (i - RAMTRAIL_BLOCK_WORDS_HDR >= e - RAMTRAIL_BLOCK_WORDS_HDR)
 		return 0;
-	head = ramtrail_load(b[back] + i);
+	head = ramtrail_load(r->b[back] + i);
 	/* A FUNC_PARENT (types 12 to 15) of the block's lap. */
-	if ((head & (RAMTRAIL_W_FUNC_PARENT | RAMTRAIL_LAP_MASK << RAMTRAIL_LAP_SHIFT)) !=
-	    (RAMTRAIL_W_FUNC_PARENT | lap[back] << RAMTRAIL_LAP_SHIFT))
+	if ((head & RAMTRAIL_PARENT_BITS) != r->head[back])
 		return back && ramtrail_lap(head) ==
-			       ((lap[back] + 1) & RAMTRAIL_LAP_MASK) ? -1 : 0;
-	cont = ramtrail_load(b[back] + i + 1);
+			       ((ramtrail_lap(r->head[back]) + 1) &
+				RAMTRAIL_LAP_MASK) ? -1 : 0;
+	cont = ramtrail_load(r->b[back] + i + 1);
 	if ((u32)cont != ramtrail_cont_of(head))
 		return 0;
 	*ip = ramtrail_payload(head);
@@ -957,17 +969,18 @@ static __always_inline int ramtrail_ref_resolve(const u64 *const *b,
  */
 static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 {
-	const u64 *blk[RAMTRAIL_REF_BACK_MAX + 1], *b = c->block;
-	unsigned int blap[RAMTRAIL_REF_BACK_MAX + 1], lap = c->lap;
-	u32 bend[RAMTRAIL_REF_BACK_MAX + 1];
+	struct ramtrail_ref_blocks r;
+	const u64 *b = c->block;
 	u64 ts = c->ts, pos = c->g << RAMTRAIL_BLOCK_SHIFT;
+	u64 cur = (u64)c->lap << RAMTRAIL_LAP_SHIFT;
 	struct ramtrail_record_head *e = c->batch;
 	u32 word = c->word, stop = RT_WORDS, n = 0;
 	bool task_known = c->task_known;
 
-	if (!c->in_block || !c->have_base)
+	/* A block's first records are the header: the general path's. */
+	if (!c->in_block || !c->have_base || word < RAMTRAIL_BLOCK_WORDS_HDR)
 		return 0;
-	ramtrail_ref_blocks(c, blk, blap, bend);
+	ramtrail_ref_blocks(c, &r);
 	/* The record at or past @c->end_pos ends the zone: the general path's. */
 	if (c->end_pos <= pos)
 		stop = 0;
@@ -975,18 +988,17 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 		stop = DIV_ROUND_UP(c->end_pos - pos, 8);
 	while (n < RAMTRAIL_BATCH && word < stop) {
 		u64 w = ramtrail_load(b + word), cont;
-		unsigned int type = ramtrail_type(w), kind, ctx, words = 1;
+		unsigned int low = w & (RAMTRAIL_PARENT_BITS | RAMTRAIL_CTX_MASK);
+		unsigned int kind, ctx = RAMTRAIL_W_CTX(low), words = 1;
 		u32 ip = ramtrail_payload(w), parent = 0;
 
-		if (ramtrail_lap(w) != lap)
-			break;
-		if (type == RAMTRAIL_W_FUNC_REF) {
-			if (ramtrail_ref_resolve(blk, blap, bend, word, w, &ip,
-						 &parent) <= 0)
+		/* Type and lap at once: a word of another lap matches none. */
+		if (low == (RAMTRAIL_W_FUNC_REF | cur)) {
+			if (ramtrail_ref_resolve(&r, word, w, &ip, &parent) <= 0)
 				break;
 			kind = RAMTRAIL_W_FUNC_PARENT;
 			ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));
-		} else if (RAMTRAIL_W_HAS_PARENT(type)) {
+		} else if ((low & RAMTRAIL_PARENT_BITS) == r.head[0]) {
 			if (word + 1 >= RT_WORDS)
 				break;
 			cont = ramtrail_load(b + word + 1);
@@ -994,21 +1006,22 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 				break;
 			parent = ramtrail_payload(cont);
 			kind = RAMTRAIL_W_FUNC_PARENT;
-			ctx = RAMTRAIL_W_CTX(type);
 			words = 2;
-		} else if (RAMTRAIL_W_IS_FUNC(type)) {
+		} else if ((low & RAMTRAIL_PARENT_BITS) == (RAMTRAIL_W_FUNC | cur)) {
 			kind = RAMTRAIL_W_FUNC;
-			ctx = RAMTRAIL_W_CTX(type);
 		} else {
 			break;
 		}
 		/* The writer keeps records within 2^26 of the base. */
 		ts += (ramtrail_tsbits(w) - ts) & RAMTRAIL_TS_MASK;
-		e[n] = (struct ramtrail_record_head) {
-			.ts = ts, .pos = pos + word * 8, .ip = ip,
-			.parent = parent, .type = kind, .ctx = ctx,
-			.task_known = task_known,
-		};
+		/* @len, @flags and @id stay 0 from ramtrail_cursor_reset(). */
+		e[n].ts = ts;
+		e[n].pos = pos + word * 8;
+		e[n].ip = ip;
+		e[n].parent = parent;
+		e[n].type = kind;
+		e[n].ctx = ctx;
+		e[n].task_known = task_known;
 		word += words;
 		n++;
 	}
@@ -1101,13 +1114,12 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 				break;
 			}
 			if (type == RAMTRAIL_W_FUNC_REF) {
-				const u64 *blk[RAMTRAIL_REF_BACK_MAX + 1];
-				unsigned int blap[RAMTRAIL_REF_BACK_MAX + 1];
-				u32 bend[RAMTRAIL_REF_BACK_MAX + 1];
+				u32 past = max_t(u32, c->word,
+						 RAMTRAIL_BLOCK_WORDS_HDR);
+				struct ramtrail_ref_blocks r;
 
-				ramtrail_ref_blocks(c, blk, blap, bend);
-				named = ramtrail_ref_resolve(blk, blap, bend,
-							     c->word, w, &ip,
+				ramtrail_ref_blocks(c, &r);
+				named = ramtrail_ref_resolve(&r, past, w, &ip,
 							     &parent);
 				if (named <= 0) {
 					if (named)

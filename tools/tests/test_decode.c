@@ -475,6 +475,34 @@ static void test_func_ref_to_nothing_is_dropped(void)
 	*ref = good;
 	test_region_free(t);
 
+	/*
+	 * A block whose header was lost, a function in its words and then a
+	 * reference naming a later word of the block: dropped too, whichever
+	 * path of the decoder meets it after the function.
+	 */
+	t = fresh(1, 4);
+	for (i = 0; i < PER_BLOCK + 40; i++)
+		ramtrail_ring_func(&t->ring[0], 5, 6);
+	got = test_decode(t, out, MAXREC, &st);
+	for (k = RAMTRAIL_BLOCK_WORDS_HDR; k < RAMTRAIL_BLOCK_WORDS; k++) {
+		def = word_at(t, 0, RAMTRAIL_BLOCK_SIZE + k * 8);
+		if (RAMTRAIL_W_HAS_PARENT(*def & 15))
+			break;
+	}
+	p = (*def & RAMTRAIL_CTX_MASK) | k << RAMTRAIL_REF_WORD_SHIFT |
+	    RAMTRAIL_REF_CHECK(5, 6) << RAMTRAIL_REF_CHECK_SHIFT;
+	ref = word_at(t, 0, RAMTRAIL_BLOCK_SIZE);
+	ref[0] = 0;
+	ref[1] = (*def & 0xfffffff0ULL) | RAMTRAIL_W_FUNC | 7ULL << 32;
+	ref[2] = (*def & 0xfffffff0ULL) | RAMTRAIL_W_FUNC_REF |
+		 (u64)p << RAMTRAIL_PAYLOAD_SHIFT;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(k < RAMTRAIL_BLOCK_WORDS && n == got + 1 && st.torn == 1 &&
+	      st.headerless_blocks == 1,
+	      "word %u: %zu records of %u, torn %llu", k, n, got,
+	      (unsigned long long)st.torn);
+	test_region_free(t);
+
 	/* Wrap: the oldest block's references to the block before are lost. */
 	t = fresh(1, 4);
 	for (i = 0; i < 12 * PER_BLOCK; i++)
