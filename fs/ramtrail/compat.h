@@ -117,6 +117,17 @@ static inline bool ramtrail_reserve_mem_find(const char *name,
 }
 #endif
 
+/*
+ * pstore frees the buffer of a file it was given with kvfree() in 6.12, with
+ * kfree() in 6.1; the versions between, not built here, take kmalloc(),
+ * which both free.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define RAMTRAIL_PSTORE_KVFREE	1
+#else
+#define RAMTRAIL_PSTORE_KVFREE	0
+#endif
+
 /* pstore_info.buf_lock became a raw spinlock in 6.12. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #define ramtrail_pstore_lock_init(psi)	raw_spin_lock_init(&(psi)->buf_lock)

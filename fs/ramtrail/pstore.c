@@ -23,8 +23,8 @@
 
 /*
  * Bytes of text per console file. 6.1's pstore frees record->buf with
- * kfree(), 6.12's with kvfree(): it comes from kmalloc(), which gives up to
- * 4 MiB (KMALLOC_MAX_SIZE); a part's text takes several files.
+ * kfree(), 6.12's with kvfree(): a text file comes from kmalloc(), which
+ * gives up to 4 MiB (KMALLOC_MAX_SIZE); a part's text takes several files.
  */
 #define RAMTRAIL_TEXT_FILE_SIZE	SZ_2M
 /* Tasks whose names other tasks' events can show: as many as the tools. */
@@ -41,7 +41,8 @@
 
 /**
  * struct ramtrail_part_file - a file of a part, made, not yet given to pstore
- * @buf: its contents (kmalloc()ed: pstore frees them), NULL once given
+ * @buf: its contents (pstore frees them: see ramtrail_ftrace_alloc()),
+ *	NULL once given
  * @size: bytes of @buf
  */
 struct ramtrail_part_file {
@@ -96,7 +97,7 @@ static void ramtrail_part_free(struct ramtrail_pstore_walk *w)
 {
 	u32 i;
 
-	kfree(w->ftrace_file.buf);
+	kvfree(w->ftrace_file.buf);
 	w->ftrace_file.buf = NULL;
 	for (i = w->next_text; i < w->nr_text; i++)
 		kfree(w->text_file[i].buf);
@@ -154,6 +155,30 @@ static void ramtrail_walk_start(struct ramtrail_context *cxt,
 }
 
 /*
+ * An ftrace file of @n records: kmalloc() gives a power of two of pages
+ * (4 MiB for 2.1 MiB of records); where pstore frees it with kvfree(), it
+ * takes the pages it needs, from vmalloc().
+ */
+static struct pstore_ftrace_record *ramtrail_ftrace_alloc(u64 n)
+{
+	size_t size = n * sizeof(struct pstore_ftrace_record);
+
+	if (RAMTRAIL_PSTORE_KVFREE && size > PAGE_SIZE)
+		return __vmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+	return kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+}
+
+/* The pages ramtrail_ftrace_alloc() takes for @n records. */
+static unsigned long ramtrail_ftrace_pages(u64 n)
+{
+	size_t size = n * sizeof(struct pstore_ftrace_record);
+
+	if (RAMTRAIL_PSTORE_KVFREE && size > PAGE_SIZE)
+		return PAGE_ALIGN(size) >> PAGE_SHIFT;
+	return 1UL << get_order(size);
+}
+
+/*
  * The function records of a part, up to @end (@room at most), as pstore's
  * ftrace file, into @w->ftrace_file when @keep. Return: 0, or -ENOMEM.
  */
@@ -166,8 +191,7 @@ static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
 	int err = 0;
 
 	if (keep && room) {
-		out = kmalloc_array(room, sizeof(*out),
-				    GFP_KERNEL | __GFP_NOWARN);
+		out = ramtrail_ftrace_alloc(room);
 		if (!out)
 			err = -ENOMEM;
 	}
@@ -181,7 +205,7 @@ static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
 		n++;
 	}
 	if (!n) {
-		kfree(out);
+		kvfree(out);
 		out = NULL;
 	}
 	w->ftrace_file.buf = (char *)out;
@@ -217,12 +241,9 @@ static size_t ramtrail_make_text(struct ramtrail_pstore_walk *w, u64 end)
  */
 static unsigned long ramtrail_part_pages(u64 room, u64 records)
 {
-	u64 need = records * RAMTRAIL_TEXT_GUESS;
+	unsigned long pages = records * RAMTRAIL_TEXT_GUESS >> PAGE_SHIFT;
 
-	if (room)
-		need += PAGE_SIZE << get_order(room *
-				sizeof(struct pstore_ftrace_record));
-	return need >> PAGE_SHIFT;
+	return room ? pages + ramtrail_ftrace_pages(room) : pages;
 }
 
 /* Pages that may be taken before less than a sixteenth of RAM is left. */
@@ -231,14 +252,15 @@ static long ramtrail_pages_spare(void)
 	return si_mem_available() - (long)(totalram_pages() / 16);
 }
 
-/* The records the ftrace file of part @part of @t is sized for. */
+/*
+ * The records the ftrace file of part @part of @t is sized for: what its
+ * chunks' headers count (ramtrail_saved_part_records()), at most the
+ * trace's count. A trace this module saved holds no more; records past
+ * them (a forged entry) are left out of the ftrace file, not of the text.
+ */
 static u64 ramtrail_part_room(const struct ramtrail_saved_trace *t, u64 part)
 {
-	u64 start = part ? ramtrail_saved_part_end(t, part - 1) : 0;
-
-	/* Each chunk holds RAMTRAIL_SAVED_CHUNK_ENTRIES at most. */
-	return min((ramtrail_saved_part_end(t, part) - start) *
-		   RAMTRAIL_SAVED_CHUNK_ENTRIES, t->nr_records);
+	return min(ramtrail_saved_part_records(t, part), t->nr_records);
 }
 
 /* The guess of ramtrail_part_pages() for part @part of @t. */
