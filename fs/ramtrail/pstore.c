@@ -156,7 +156,7 @@ static void ramtrail_walk_start(struct ramtrail_context *cxt,
 
 /*
  * An ftrace file of @n records: kmalloc() gives a power of two of pages
- * (4 MiB for 2.1 MiB of records); where pstore frees it with kvfree(), it
+ * (4 MiB for 2.03 MiB of records); where pstore frees it with kvfree(), it
  * takes the pages it needs, from vmalloc().
  */
 static struct pstore_ftrace_record *ramtrail_ftrace_alloc(u64 n)
