@@ -2425,3 +2425,20 @@ ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end)
 		return &c->rec;
 	}
 }
+
+/**
+ * ramtrail_saved_skip() - move a saved trace's cursor past chunks unread
+ * @c: the cursor
+ * @end: the next ramtrail_saved_read() returns the first record of chunk
+ *	@end or later; nothing moves if @c is past chunk @end already
+ *
+ * Chunks stand alone (their tables, times and tasks start afresh), so the
+ * records read after a skip are those a whole read gives there.
+ */
+void ramtrail_saved_skip(struct ramtrail_saved_cursor *c, u64 end)
+{
+	if (c->next > end)
+		return;
+	c->p = c->end;		/* the open chunk, numbered @c->next - 1 */
+	c->next = min_t(u64, end, c->nr);
+}

@@ -607,6 +607,7 @@ void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
 			 const struct ramtrail_saved_trace *t);
 const struct ramtrail_record *
 ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end);
+void ramtrail_saved_skip(struct ramtrail_saved_cursor *c, u64 end);
 
 /*
  * Part @part of @t holds the chunks from the end of the part before up to

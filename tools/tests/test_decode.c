@@ -1604,6 +1604,74 @@ static void test_saved_parts_are_runs_of_chunks(void)
 }
 
 /*
+ * A mount passes the parts it does not show unread: after a skip to the
+ * end of a part, from its start or from the middle of one of its chunks,
+ * a reader gets the records a whole read gives from the next part on,
+ * with their tasks; a skip back to a part already passed moves nothing.
+ */
+static void test_saved_skip_passes_parts_unread(void)
+{
+	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
+	static struct ramtrail_record whole[MAXREC];
+	size_t first[64], n, k, same = 0, read = 0, want = 0;
+	const struct ramtrail_record *x;
+	struct ramtrail_saved_trace *s;
+	u64 p, parts;
+
+	fill_with_tasks(t, 3000);
+	s = test_save_zones(t, 0, 1, 0, RAMTRAIL_SAVED_CHUNK_MIN);
+	n = read_saved(s);
+	memcpy(whole, saved_out, n * sizeof(*whole));
+	parts = ramtrail_saved_parts(s);
+	CHECK(parts >= 4 && parts < ARRAY_SIZE(first), "%llu parts",
+	      (unsigned long long)parts);
+	if (parts < 4 || parts >= ARRAY_SIZE(first))
+		goto out;
+	ramtrail_saved_open(&saved_cur, s);
+	for (p = 0, k = 0; p < parts; p++) {
+		first[p] = k;
+		while (ramtrail_saved_read(&saved_cur,
+					   ramtrail_saved_part_end(s, p)))
+			k++;
+	}
+	first[parts] = k;
+	/* Part 0 read, 1 skipped whole, 2 read, 3 left after one record... */
+	ramtrail_saved_open(&saved_cur, s);
+	for (p = 0; p < parts; p++) {
+		u64 end = ramtrail_saved_part_end(s, p);
+
+		if (p % 3 == 1) {
+			ramtrail_saved_skip(&saved_cur, end);
+			continue;
+		}
+		k = first[p];
+		while ((x = ramtrail_saved_read(&saved_cur, end))) {
+			same += k < n && !memcmp(x, &whole[k],
+						 offsetof(struct ramtrail_record,
+							  data));
+			read++;
+			k++;
+			if (p % 3 == 2)
+				break;
+		}
+		want += p % 3 ? 1 : first[p + 1] - first[p];
+		if (p % 3 == 2)
+			ramtrail_saved_skip(&saved_cur, end);
+		/* Back to a part passed: nothing moves. */
+		ramtrail_saved_skip(&saved_cur,
+				    p ? ramtrail_saved_part_end(s, p - 1) : 0);
+		CHECK(saved_cur.next == end && saved_cur.p == saved_cur.end,
+		      "after part %llu: chunk %llu", (unsigned long long)p,
+		      (unsigned long long)saved_cur.next);
+	}
+	CHECK(!ramtrail_saved_read(&saved_cur, saved_cur.nr) &&
+	      read == want && same == read && read > parts && !saved_cur.bad,
+	      "%zu of %zu records the same, %zu wanted", same, read, want);
+out:
+	test_region_free(t);
+}
+
+/*
  * The bound a mount sizes a part by, read from its chunks' headers
  * alone, is what a reader gets from the part, in a ring that wrapped;
  * a chunk a reader skips for a damaged entry still counts its claim
@@ -1963,6 +2031,7 @@ int main(void)
 	RUN(test_saved_task_does_not_cross_chunks);
 	RUN(test_saved_trace_that_does_not_fit_keeps_the_newest);
 	RUN(test_saved_parts_are_runs_of_chunks);
+	RUN(test_saved_skip_passes_parts_unread);
 	RUN(test_saved_part_records_from_chunk_headers);
 	RUN(test_saved_hostile_entries_are_refused_and_counted);
 	RUN(test_absurd_clock_is_refused_and_time_saturates);
