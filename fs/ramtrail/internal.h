@@ -107,9 +107,6 @@ struct ramtrail_dump;
  * @part: next part of it
  * @id: pstore id of that part (ftrace-ramtrail-@id)
  * @made: the part's files are made: pstore.c gives them one by one
- * @text_id: pstore id of the next part's first text file
- *	(console-ramtrail-@text_id)
- * @text_end: the trace's text files are numbered below it
  * @walk: pstore.c's read positions in the trace, from open() to close()
  */
 struct ramtrail_cursor {
@@ -118,8 +115,6 @@ struct ramtrail_cursor {
 	u32 part;
 	u64 id;
 	bool made;
-	u64 text_id;
-	u64 text_end;
 	struct ramtrail_pstore_walk *walk;
 };
 

@@ -3,9 +3,10 @@
  * The pstore backend "ramtrail": saved traces appear as ftrace-ramtrail-N
  * (struct pstore_ftrace_record: function records only, relocated to this
  * boot's addresses so that pstore prints symbols) and, the full trace with
- * tasks, flags and events, as ftrace text in console-ramtrail-M; oops and
- * panic logs as dmesg-ramtrail-N. Removing a file erases it from the
- * region for good: a trace's file of either kind erases its part.
+ * tasks, flags and events, as ftrace text in console-ramtrail-(N * 100)
+ * and up; oops and panic logs as dmesg-ramtrail-N. Removing a file erases
+ * it from the region for good: a trace's file of either kind erases its
+ * part.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,6 +39,12 @@
 #define RAMTRAIL_PART_TEXT_FILES					\
 	DIV_ROUND_UP(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES, \
 		     RAMTRAIL_TEXT_FILE_SIZE / RAMTRAIL_TEXT_LINE_MAX - 1)
+/*
+ * The text files of part ftrace-ramtrail-N are console-ramtrail-(N * 100)
+ * and up: a name that no other part's text, nor what this kernel makes of
+ * the names in the text (its modules), can change.
+ */
+#define RAMTRAIL_PART_TEXT_IDS	100
 
 /**
  * struct ramtrail_part_file - a file of a part, made, not yet given to pstore
@@ -63,6 +70,7 @@ struct ramtrail_part_file {
  * @nr_text: text files made of the part
  * @next_text: the next of them to give
  * @first_text_id: pstore id of the part's first text file
+ *	(ramtrail_text_id())
  * @low: a part was left out for want of memory: so are the later ones,
  *	until the next mount
  * @shown_from: first part shown of each trace, by its index in the
@@ -319,11 +327,23 @@ static void ramtrail_choose_parts(struct ramtrail_context *cxt,
 }
 
 /*
+ * The pstore id of the first text file of ftrace-ramtrail-@id, or U64_MAX
+ * if its files cannot be numbered (only a forged boot_id numbers a part
+ * that far).
+ */
+static u64 ramtrail_text_id(u64 id)
+{
+	BUILD_BUG_ON(RAMTRAIL_PART_TEXT_FILES > RAMTRAIL_PART_TEXT_IDS);
+	if (id >= U64_MAX / RAMTRAIL_PART_TEXT_IDS)
+		return U64_MAX;
+	return id * RAMTRAIL_PART_TEXT_IDS;
+}
+
+/*
  * Make every file of part @c->part of @t before pstore is given the first:
  * a part is shown whole or not at all, so that no rm of one of its files
- * erases records that were never shown. Its text files are numbered from
- * @c->text_id on, whether shown, erased or left out: a file's name stays
- * its own (the text of a part not shown is written to count its files).
+ * erases records that were never shown. A part erased or left out is
+ * passed unread: no other part's file names depend on it.
  */
 static void ramtrail_make_part(struct ramtrail_context *cxt,
 			       const struct ramtrail_saved_trace *t)
@@ -331,53 +351,53 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	struct ramtrail_cursor *c = &cxt->cursor;
 	struct ramtrail_pstore_walk *w = c->walk;
 	u64 end = ramtrail_saved_part_end(t, c->part);
-	bool hide = ramtrail_saved_part_erased(t, c->part) ||
-		    c->part < w->shown_from[w->index];
 	u64 room = ramtrail_part_room(t, c->part);
 	struct ramtrail_part_file *f;
 	size_t len;
-	u32 n = 0;
 	int err;
 
 	/* The last part's files were all given: its slots are free. */
 	w->nr_text = 0;
 	w->next_text = 0;
-	w->first_text_id = c->text_id;
-	if (!hide && (long)ramtrail_part_guess(t, c->part) >=
-		     ramtrail_pages_spare()) {
+	w->first_text_id = ramtrail_text_id(c->id);
+	if (ramtrail_saved_part_erased(t, c->part) ||
+	    c->part < w->shown_from[w->index]) {
+		ramtrail_saved_skip(&w->ftrace, end);
+		ramtrail_saved_skip(&w->text, end);
+		return;
+	}
+	if ((long)ramtrail_part_guess(t, c->part) >= ramtrail_pages_spare()) {
 		pr_warn("ftrace-ramtrail-%llu and its console files are not shown, nor are the later parts: making them would leave less than a sixteenth of RAM available; they stay in the region, for a later mount (remove the files shown first) or ramtrail decode\n",
 			c->id);
 		w->low = true;
 		return;
 	}
-	err = ramtrail_make_ftrace(w, end, room, !hide);
-	while ((len = ramtrail_make_text(w, end))) {
-		n++;
-		if (hide || err)
-			continue;
-		if (w->nr_text == ARRAY_SIZE(w->text_file) ||
-		    c->text_id + n > c->text_end) {
+	err = ramtrail_make_ftrace(w, end, room, true);
+	if (!err && w->first_text_id == U64_MAX)
+		err = -ENOSPC;
+	while (!err && (len = ramtrail_make_text(w, end))) {
+		if (w->nr_text == ARRAY_SIZE(w->text_file)) {
 			err = -ENOSPC;
-			continue;
+			break;
 		}
 		f = &w->text_file[w->nr_text];
 		f->buf = kmemdup(w->buf, len, GFP_KERNEL | __GFP_NOWARN);
 		f->size = len;
-		if (f->buf)
-			w->nr_text++;
-		else
+		if (!f->buf)
 			err = -ENOMEM;
+		else
+			w->nr_text++;
 	}
-	c->text_id += n;
 	if (!err)
 		return;
+	ramtrail_saved_skip(&w->text, end);
 	ramtrail_part_free(w);
 	if (err == -ENOSPC)
-		pr_warn("ftrace-ramtrail-%llu and its console files are not shown: a trace's files are numbered below %llu; ramtrail decode reads the region\n",
-			c->id, c->text_end);
+		pr_warn("ftrace-ramtrail-%llu and its console files are not shown: its text takes more files than a part has names for; ramtrail decode reads the region\n",
+			c->id);
 	else
-		pr_warn("ftrace-ramtrail-%llu and its %u console files are not shown: out of memory; they stay in the region, for a later mount or ramtrail decode\n",
-			c->id, n);
+		pr_warn("ftrace-ramtrail-%llu and its console files are not shown: out of memory; they stay in the region, for a later mount or ramtrail decode\n",
+			c->id);
 }
 
 /* The next file made of the part: its ftrace file, then its text. */
@@ -465,7 +485,7 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 		t = (void *)ramtrail_saved_walk(&cxt->reg, &w);
 		if (!t)
 			return 0;
-		/* Nothing to show: no part's files need counting. */
+		/* Nothing to show: no part of it is read. */
 		if (ramtrail_saved_all_erased(t) ||
 		    c->walk->shown_from[w.pos - 1] >= ramtrail_saved_parts(t)) {
 			c->saved = w;
@@ -474,8 +494,6 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 		if (c->walk->t != t) {
 			ramtrail_walk_start(cxt, c->walk, t);
 			c->walk->index = w.pos - 1;
-			c->text_id = w.first;
-			c->text_end = w.first + RAMTRAIL_IDS_PER_BOOT;
 		}
 		while (c->part < ramtrail_saved_parts(t)) {
 			c->id = w.first + c->part;
