@@ -17,6 +17,8 @@
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make bench-load BASE=REV  the module's load with make bench's full
 #                     region image, this tree against revision REV (QEMU)
+#   make bench-mount [BASE=REV]  pstore mounts of make bench's saved trace
+#                     in a 512 MiB guest: time, parts, memory (QEMU)
 #   make tools        build the userspace side only (build/tools/ramtrail)
 #   make deb          build/deb/ramtrail-dkms_<version>_all.deb and
 #                     ramtrail-tools_<version>_amd64.deb (version: VERSION)
@@ -26,7 +28,8 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 comma := ,
 
-.PHONY: all module tools check check-full deps deb fuzz bench bench-core bench-load demo \
+.PHONY: all module tools check check-full deps deb fuzz bench bench-core bench-load \
+	bench-mount demo \
 	stress checkpatch clean
 
 all: module
@@ -93,6 +96,10 @@ bench-load:
 	@test -n "$(BASE)" || { echo "make bench-load BASE=REV" >&2; exit 1; }
 	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
 	python3 $(TOP)/qemu-tests/bench_load.py --base $(BASE)
+
+bench-mount:
+	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
+	python3 $(TOP)/qemu-tests/bench_mount.py $(if $(BASE),--base $(BASE))
 
 clean:
 	rm -rf $(BUILD)
