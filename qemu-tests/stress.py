@@ -147,22 +147,11 @@ def fingerprint(name, data):
 
 def part_text(files, erased):
     """The console-ramtrail files (a part's text) that erasing the ftrace
-    files @erased erases too: those whose first record lies in the time
-    span of one of them."""
-    spans = []
-    for n in erased:
-        recs = rg.parse_ftrace(files[n].decode(errors="replace"))[0] \
-            if n.startswith("ftrace") else []
-        if recs:
-            spans.append((rg.usec(recs[0][1]), rg.usec(recs[-1][1])))
-    out = []
-    for n, data in files.items():
-        first = rg.parse_text(data.decode(errors="replace"))[:1] \
-            if n.startswith("console") else []
-        key = lambda us: tuple(map(int, us.split(".")))
-        if first and any(key(lo) <= key(first[0][4]) <= key(hi) for lo, hi in spans):
-            out.append(n)
-    return out
+    files @erased erases too: the text of ftrace-ramtrail-N is
+    console-ramtrail-(N * 100) and up."""
+    num = lambda n: int(n.rsplit("-", 1)[1])
+    parts = {num(n) for n in erased if n.startswith("ftrace-ramtrail-")}
+    return [n for n in files if n.startswith("console-ramtrail-") and num(n) // 100 in parts]
 
 
 def fp_str(fp):
