@@ -38,6 +38,21 @@ dmesg | grep -E 'ramtrail: (loading out-of-tree|module verification)|saved boot|
 STAMP = re.compile(r"^KLOG \[\s*([\d.]+)\]", re.M)
 
 
+# The region image make bench leaves: 64 MiB of zones frozen by a panic.
+IMAGE = str(h.REPO / "build" / "bench" / "region.img")
+
+
+def read_image(path, who):
+    """The region image at `path`, or exit, as `who`, saying how to make it."""
+    try:
+        image = open(path, "rb").read()
+    except OSError as e:
+        sys.exit(f"{who}: {e}: run make bench first, it leaves the image")
+    if len(image) != rg.RESV_SIZE:
+        sys.exit(f"{who}: {path}: {len(image)} bytes, not {rg.RESV_SIZE}")
+    return image
+
+
 def base_module(rev, kver):
     """ramtrail.ko built from revision `rev` in a worktree of its own, which
     is removed once the module is copied out."""
@@ -78,14 +93,9 @@ def main():
     ap.add_argument("--kver", default="6.12")
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--image", default=str(h.REPO / "build" / "bench" / "region.img"))
+    ap.add_argument("--image", default=IMAGE)
     a = ap.parse_args()
-    try:
-        image = open(a.image, "rb").read()
-    except OSError as e:
-        sys.exit(f"bench_load: {e}: run make bench first, it leaves the image")
-    if len(image) != rg.RESV_SIZE:
-        sys.exit(f"bench_load: {a.image}: {len(image)} bytes, not {rg.RESV_SIZE}")
+    image = read_image(a.image, "bench_load")
     k = h.kernel(a.kver)
     kos = {"base": base_module(a.base, a.kver), "tree": rg.build_all(a.kver)}
     work = h.BUILD / "bench-load"

@@ -23,7 +23,7 @@ import sys
 
 import harness as h
 import ramtrail_guest as rg
-from bench_load import base_module
+from bench_load import IMAGE, base_module, read_image
 
 # Below the top of a 512 MiB guest's RAM, as memmap= wants it.
 RESV = 0x18000000
@@ -92,14 +92,9 @@ def main():
     ap.add_argument("--kver", default="6.12")
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--mem", default="512M")
-    ap.add_argument("--image", default=str(h.REPO / "build" / "bench" / "region.img"))
+    ap.add_argument("--image", default=IMAGE)
     a = ap.parse_args()
-    try:
-        image = open(a.image, "rb").read()
-    except OSError as e:
-        sys.exit(f"bench_mount: {e}: run make bench first, it leaves the image")
-    if len(image) != rg.RESV_SIZE:
-        sys.exit(f"bench_mount: {a.image}: {len(image)} bytes, not {rg.RESV_SIZE}")
+    image = read_image(a.image, "bench_mount")
     if RESV + rg.RESV_SIZE > h._size(a.mem):
         sys.exit(f"bench_mount: --mem {a.mem} does not reach {RESV + rg.RESV_SIZE:#x}")
     k = h.kernel(a.kver)
