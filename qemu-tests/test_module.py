@@ -590,6 +590,20 @@ a0=$(mem MemAvailable)
 echo "hugepages $(cat /proc/sys/vm/nr_hugepages) of 2 MiB, MemAvailable $avail kB, then $a0 kB"
 # Function lines of a text file: one ": " (after the time); events have two.
 funcs() {{ awk -F': ' 'NF == 2' "$1" | wc -l; }}
+# The functions and callers of part $1, as pstore names them in its ftrace
+# file ("%ps <- %pS") and as ramtrail does in its text ("%ps <-%ps").
+names() {{
+    awk '{{ sub(/^CPU:[0-9]+ ts:[0-9]+ [0-9a-f]+  [0-9a-f]+  /, "")
+           i = index($0, " <- "); f = substr($0, 1, i - 1); c = substr($0, i + 4)
+           sub(/\\+0x[0-9a-f]+\\/0x[0-9a-f]+/, "", c)
+           print (c == "0x0" ? f : f " <-" c) }}' /sys/fs/pstore/ftrace-ramtrail-$1 >/tmp/nf
+    for f in $(ls /sys/fs/pstore | grep ^console-ramtrail- | sort -t- -k3 -n); do
+        [ $((${{f#console-ramtrail-}} / 100)) = $1 ] && cat /sys/fs/pstore/$f
+    done | awk -F': ' 'NF == 2 {{print $2}}' >/tmp/nc
+    cmp -s /tmp/nf /tmp/nc && same=same || same=differ
+    echo "names $1 $(wc -l </tmp/nf) $(wc -l </tmp/nc) $same"
+    [ $same = same ] || diff /tmp/nf /tmp/nc | head -n 6
+}}
 round() {{
     for f in /sys/fs/pstore/ftrace-ramtrail-*; do
         [ -e "$f" ] && echo "ftrace $(basename $f) $(wc -l <$f)"
@@ -597,6 +611,8 @@ round() {{
     for f in /sys/fs/pstore/console-ramtrail-*; do
         [ -e "$f" ] && echo "console $(basename $f) $(funcs $f)"
     done
+    n=$(ls /sys/fs/pstore | sed -n 's/^ftrace-ramtrail-//p' | sort -n | head -n 1)
+    [ -n "$n" ] && names $n
 }}
 r=0
 while [ $r -lt 8 ]; do
@@ -628,6 +644,8 @@ done
         for kind, name, n in re.findall(r"^(ftrace|console) \S+-ramtrail-(\d+) (\d+)$",
                                         text, re.M):
             got[kind][int(name)] = int(n)
+        names = re.search(r"^names (\d+) (\d+) (\d+) (\w+)$", text, re.M)
+        got["names"] = names and (int(names[2]), int(names[3]), names[4])
         rounds.append(got)
     shown = [sorted(x["ftrace"]) for x in rounds]
     res.check(f"{t} boot 1's trace saved in several parts ({parts})",
@@ -658,6 +676,13 @@ done
               "ones before: every part once",
               first is not None and ids == list(range(first, first + parts)) and
               len(rounds) > 2 and not rounds[-1]["ftrace"], shown)
+    # pstore names each record of the ftrace file as it reads it; ramtrail
+    # names the text's once a function, from what it kept.
+    res.check(f"{t} a part's text names every function and caller as pstore's "
+              "ftrace file does (the first part of each mount)",
+              all(x["names"] and x["names"][0] == x["names"][1] > 0 and
+                  x["names"][2] == "same" for x in rounds if x["ftrace"]),
+              [x["names"] for x in rounds])
     text_ids = [i for x in rounds for i in x["console"]]
     res.check(f"{t} text files: each name once over the mounts",
               text_ids and len(text_ids) == len(set(text_ids)),

@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/kmsg_dump.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -45,6 +46,20 @@
  * the names in the text (its modules), can change.
  */
 #define RAMTRAIL_PART_TEXT_IDS	100
+/* Names a mount keeps, by offset: a trace's functions are a few thousand. */
+#define RAMTRAIL_NAME_CACHE_BITS	12
+
+/**
+ * struct ramtrail_name_slot - a function's name, as this kernel printed it
+ * @off: the function's offset in the trace
+ * @len: bytes of @name before its NUL; 0: the slot is empty
+ * @name: what "%ps" gave, whole
+ */
+struct ramtrail_name_slot {
+	u32 off;
+	u32 len;
+	char name[88];
+};
 
 /**
  * struct ramtrail_part_file - a file of a part, made, not yet given to pstore
@@ -78,6 +93,7 @@ struct ramtrail_part_file {
  * @all: the saved traces, by the same index (NULL: not valid)
  * @first_id: the pstore id of each one's first part
  * @index: the index of @t there
+ * @names: the names of @t's functions that @tx printed, by their offset
  * @buf: the text file being written
  */
 struct ramtrail_pstore_walk {
@@ -97,6 +113,7 @@ struct ramtrail_pstore_walk {
 	u64 shown_from[RAMTRAIL_MAX_SAVED];
 	const struct ramtrail_saved_trace *all[RAMTRAIL_MAX_SAVED];
 	u64 first_id[RAMTRAIL_MAX_SAVED];
+	struct ramtrail_name_slot names[1 << RAMTRAIL_NAME_CACHE_BITS];
 	char buf[RAMTRAIL_TEXT_FILE_SIZE];
 };
 
@@ -131,11 +148,30 @@ static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
 	return d->len;
 }
 
-/* A function of a saved trace, named by this kernel. */
+/*
+ * A function of a saved trace, named by this kernel. A part's records name
+ * the same few thousand functions over and over: each name is looked up
+ * once a trace (in @w->names), unless it is too long to keep.
+ */
 static size_t ramtrail_text_name(void *arg, char *buf, size_t len, u32 off,
 				 enum ramtrail_text_func which)
 {
-	return scnprintf(buf, len, "%ps", (void *)ramtrail_relocate(arg, off));
+	struct ramtrail_pstore_walk *w = arg;
+	struct ramtrail_name_slot *s =
+		&w->names[hash_32(off, RAMTRAIL_NAME_CACHE_BITS)];
+	void *addr;
+	size_t n;
+
+	if (!s->len || s->off != off) {
+		addr = (void *)ramtrail_relocate(&w->rl, off);
+		n = scnprintf(s->name, sizeof(s->name), "%ps", addr);
+		/* A name that fills the slot may have been cut: not kept. */
+		s->len = n < sizeof(s->name) - 1 ? n : 0;
+		s->off = off;
+		if (!s->len)
+			return scnprintf(buf, len, "%ps", addr);
+	}
+	return strscpy(buf, s->name, len) < 0 ? len - 1 : s->len;
 }
 
 /*
@@ -158,8 +194,10 @@ static void ramtrail_walk_start(struct ramtrail_context *cxt,
 	ramtrail_saved_open(&w->text, t);
 	ramtrail_saved_open(&w->ftrace, t);
 	ramtrail_reloc_init(cxt, &w->rl, t);
+	/* Another trace's offsets name other functions. */
+	memset(w->names, 0, sizeof(w->names));
 	w->tx.name = ramtrail_text_name;
-	w->tx.arg = &w->rl;
+	w->tx.arg = w;
 }
 
 /*
