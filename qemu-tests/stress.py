@@ -145,13 +145,18 @@ def fingerprint(name, data):
             lines[0][:80] if lines else "", lines[-1][:80] if lines else "")
 
 
+def file_num(name):
+    """N of a pstore file named <kind>-ramtrail-N."""
+    return int(name.rsplit("-", 1)[1])
+
+
 def part_text(files, erased):
     """The console-ramtrail files (a part's text) that erasing the ftrace
     files @erased erases too: the text of ftrace-ramtrail-N is
     console-ramtrail-(N * 100) and up."""
-    num = lambda n: int(n.rsplit("-", 1)[1])
-    parts = {num(n) for n in erased if n.startswith("ftrace-ramtrail-")}
-    return [n for n in files if n.startswith("console-ramtrail-") and num(n) // 100 in parts]
+    parts = {file_num(n) for n in erased if n.startswith("ftrace-ramtrail-")}
+    return [n for n in files
+            if n.startswith("console-ramtrail-") and file_num(n) // 100 in parts]
 
 
 def fp_str(fp):
@@ -359,8 +364,7 @@ class Campaign:
         for n in new:
             self.first.setdefault(fps[n], (c, n))
         self.stats["files"] += len(new)
-        num = lambda n: int(n.rsplit("-", 1)[1])
-        traces = sorted((n for n in fps if n.startswith("ftrace")), key=num)
+        traces = sorted((n for n in fps if n.startswith("ftrace")), key=file_num)
         dmesgs = [n for n in fps if n.startswith("dmesg")]
 
         # new traces: lines parse and are in order; names exist
@@ -415,7 +419,7 @@ class Campaign:
                   not any(n in after for n in gone) and len(gone) == len(rb["erased"]),
                   f"after rm: {after}")
         self.order = sorted((n for n in after if "ramtrail" in n),
-                            key=lambda n: (n.split("-")[0], num(n)))
+                            key=lambda n: (n.split("-")[0], file_num(n)))
 
     def check_trace(self, t, name, data, c):
         recs, bad = rg.parse_ftrace(data.decode(errors="replace"))
