@@ -226,23 +226,23 @@ static unsigned long ramtrail_ftrace_pages(u64 n)
 
 /*
  * The function records of a part, up to @end (@room at most), as pstore's
- * ftrace file, into @w->ftrace_file when @keep. Return: 0, or -ENOMEM.
+ * ftrace file, into @w->ftrace_file. Return: 0, or -ENOMEM.
  */
 static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
-				u64 room, bool keep)
+				u64 room)
 {
-	struct pstore_ftrace_record *out = NULL;
+	struct pstore_ftrace_record *out = room ? ramtrail_ftrace_alloc(room) : NULL;
 	const struct ramtrail_record *r;
 	u64 n = 0;
-	int err = 0;
 
-	if (keep && room) {
-		out = ramtrail_ftrace_alloc(room);
-		if (!out)
-			err = -ENOMEM;
+	if (!out) {
+		w->ftrace_file.buf = NULL;
+		w->ftrace_file.size = 0;
+		ramtrail_saved_skip(&w->ftrace, end);
+		return room ? -ENOMEM : 0;
 	}
 	while ((r = ramtrail_saved_read(&w->ftrace, end))) {
-		if (!out || r->type == RAMTRAIL_W_EVENT || n >= room)
+		if (r->type == RAMTRAIL_W_EVENT || n >= room)
 			continue;
 		out[n].ip = ramtrail_relocate(&w->rl, r->ip);
 		out[n].parent_ip = ramtrail_relocate(&w->rl, r->parent);
@@ -256,7 +256,7 @@ static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
 	}
 	w->ftrace_file.buf = (char *)out;
 	w->ftrace_file.size = n * sizeof(*out);
-	return err;
+	return 0;
 }
 
 /*
@@ -389,7 +389,6 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	struct ramtrail_cursor *c = &cxt->cursor;
 	struct ramtrail_pstore_walk *w = c->walk;
 	u64 end = ramtrail_saved_part_end(t, c->part);
-	u64 room = ramtrail_part_room(t, c->part);
 	struct ramtrail_part_file *f;
 	size_t len;
 	int err;
@@ -410,7 +409,7 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 		w->low = true;
 		return;
 	}
-	err = ramtrail_make_ftrace(w, end, room, true);
+	err = ramtrail_make_ftrace(w, end, ramtrail_part_room(t, c->part));
 	if (!err && w->first_text_id == U64_MAX)
 		err = -ENOSPC;
 	while (!err && (len = ramtrail_make_text(w, end))) {
