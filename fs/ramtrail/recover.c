@@ -1034,6 +1034,10 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 	}
 	if (!n)
 		return 0;
+	/* Counted as decoded: every record of a batch is returned. */
+	c->stats.records += n;
+	if (!task_known)
+		c->stats.no_task += n;
 	c->stats.lost_words += c->stale;
 	c->stale = 0;
 	c->ts = ts;
@@ -1048,8 +1052,6 @@ static __always_inline void ramtrail_batch_pop(struct ramtrail_zone_cursor *c)
 {
 	/* @c->rec.cpu is the cursor's since it was opened. */
 	c->rec.head = c->batch[c->next_batch++];
-	c->stats.no_task += !c->task_known;
-	c->stats.records++;
 }
 
 /* ramtrail_zone_next() past its fast path. */
@@ -1348,7 +1350,6 @@ void ramtrail_merge_start(struct ramtrail_merge *m,
 
 	m->heap = heap;
 	m->nr = 0;
-	m->advance = false;
 	for (i = 0; i < nr; i++)
 		if (ramtrail_zone_next(&cursor[i]))
 			heap[m->nr++] = (struct ramtrail_merge_slot) {
@@ -1358,7 +1359,8 @@ void ramtrail_merge_start(struct ramtrail_merge *m,
 	for (i = m->nr / 2; i-- > 0;)
 		ramtrail_sift_down(m, i, heap[i]);
 	ramtrail_merge_limit(m);
-	m->top = m->nr ? heap[0].cursor : NULL;
+	m->top = NULL;
+	m->first = m->nr ? heap[0].cursor : NULL;
 }
 
 /*
@@ -1391,7 +1393,7 @@ ramtrail_merge_sift(struct ramtrail_merge *m, bool more)
  * The top cursor moved on (@more) or ended: its record or the oldest of
  * the others is the next. Return: that record, NULL at the end.
  */
-static noinline const struct ramtrail_record *
+static __always_inline const struct ramtrail_record *
 ramtrail_merge_settle(struct ramtrail_merge *m, bool more)
 {
 	struct ramtrail_zone_cursor *c = m->top;
@@ -1414,23 +1416,26 @@ ramtrail_merge_settle(struct ramtrail_merge *m, bool more)
 	return &m->top->rec;
 }
 
+/* The merge's first record, or NULL at the end: @m->top is not set yet. */
+static noinline const struct ramtrail_record *
+ramtrail_merge_first(struct ramtrail_merge *m)
+{
+	m->top = m->first;
+	m->first = NULL;
+	return m->top ? &m->top->rec : NULL;
+}
+
 /* ramtrail_merge_next(), inline where the save calls it. */
 static __always_inline const struct ramtrail_record *
 ramtrail_merge_step(struct ramtrail_merge *m)
 {
 	struct ramtrail_zone_cursor *c = m->top;
 
-	if (!c)
-		return NULL;
-	if (!m->advance) {
-		m->advance = true;
-		return &c->rec;
-	}
+	if (unlikely(!c))
+		return ramtrail_merge_first(m);
 	/* The top's next decoded record, while no other zone's is older. */
 	if (likely(c->next_batch < c->nr_batch)) {
 		ramtrail_batch_pop(c);
-		if (c->rec.ts < m->limit)
-			return &c->rec;
 		return ramtrail_merge_settle(m, true);
 	}
 	return ramtrail_merge_settle(m, ramtrail_zone_refill(c));

@@ -217,18 +217,19 @@ struct ramtrail_merge_slot {
 
 /**
  * struct ramtrail_merge - k-way merge of all zones by (ts, cpu, pos)
- * @top: the cursor whose record is the oldest; NULL at the end
+ * @top: the cursor whose record was returned last, which moves on before
+ *	the next is returned; NULL before the first record and at the end
+ * @first: the cursor of the first record, until it is returned
  * @heap: nr_cpus slots, owned by the caller
  * @nr: cursors still in the heap
- * @advance: @top must move on before the next record is returned
  * @limit: the oldest counter value of the top's children: a top record
  *	older than it stays on top without a sift
  */
 struct ramtrail_merge {
 	struct ramtrail_zone_cursor *top;
+	struct ramtrail_zone_cursor *first;
 	struct ramtrail_merge_slot *heap;
 	u32 nr;
-	bool advance;
 	u64 limit;
 };
 

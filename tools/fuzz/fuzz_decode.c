@@ -155,7 +155,8 @@ static void drain(const struct ramtrail_region *reg, int err)
 	const struct ramtrail_record *r;
 	struct ramtrail_merge_slot heap[RAMTRAIL_MAX_CPUS];
 	struct ramtrail_merge m;
-	u64 last = 0;
+	u64 last = 0, n = 0, counted = 0;
+	u32 cpu;
 
 	if (!reg->base)
 		return;
@@ -171,8 +172,14 @@ static void drain(const struct ramtrail_region *reg, int err)
 		if (r->ts < last || r->cpu >= reg->hdr.nr_cpus)
 			abort();
 		last = r->ts;
+		n++;
 		(void)ramtrail_ts_to_ns(&reg->hdr, r->ts);
 	}
+	/* The zones' counts are of the records returned. */
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
+		counted += cur[cpu].stats.records;
+	if (counted != n)
+		abort();
 	save_and_read(reg, cur, heap);
 	free(cur);
 }
@@ -210,7 +217,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 		ramtrail_zone_open_raw(&c, t.zone, t.nr_blocks, 0);
 		while (ramtrail_zone_next(&c))
-			;
+			n++;
+		if (n != c.stats.records)
+			abort();
+		n = 0;
 		/* A dump's tail, the writer's position taken from the input. */
 		memcpy(&t.end, data, sizeof(t.end));
 		ramtrail_tail_find(&t, &c, 1 + data[8] % 64);
