@@ -1249,7 +1249,7 @@ if [ "$(boot_id)" = 1 ]; then
     runs() {{
         ramtrail decode {rg.REGION} --system-map /proc/kallsyms 2>/dev/null >/tmp/runs
         grep -c 'counter not synchronised' /tmp/runs | sed 's/^/unsynced /'
-        sed -n 's/^[^[]*\[\([0-9]*\)\] .* \([a-z_0-9]*\) <-.*$/\\1 \\2/p' /tmp/runs | uniq -c
+        sed -n 's/^[^[]*\\[\\([0-9]*\\)\\] .* \\([a-z_0-9]*\\) <-.*$/\\1 \\2/p' /tmp/runs | uniq -c
     }}
     begin runs; runs; end runs
     begin bad
@@ -1265,7 +1265,7 @@ if [ "$(boot_id)" = 1 ]; then
     frz 2
     ramtrail decode {rg.REGION} --system-map /proc/kallsyms >/tmp/d 2>/dev/null
     begin tail; c=0
-    while [ $c -lt $NCPU ]; do grep "\[00$c\]" /tmp/d | tail -n 1; c=$((c + 1)); done
+    while [ $c -lt $NCPU ]; do grep "\\[00$c\\]" /tmp/d | tail -n 1; c=$((c + 1)); done
     end tail
     begin newest; tail -n 20 /tmp/d; end newest
     sleep 1
