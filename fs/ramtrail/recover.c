@@ -1652,6 +1652,12 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 	last = reg->hdr.saved_size - sizeof(*t);
 	while (reg->nr_saved < RAMTRAIL_MAX_SAVED && off <= last) {
 		/* The magic first: most of the area is records or zeroes. */
+		while (off + 24 <= last &&
+		       READ_ONCE(area[off / 4]) != RAMTRAIL_SAVED_MAGIC &&
+		       READ_ONCE(area[off / 4 + 2]) != RAMTRAIL_SAVED_MAGIC &&
+		       READ_ONCE(area[off / 4 + 4]) != RAMTRAIL_SAVED_MAGIC &&
+		       READ_ONCE(area[off / 4 + 6]) != RAMTRAIL_SAVED_MAGIC)
+			off += 32;
 		while (off <= last &&
 		       READ_ONCE(area[off / 4]) != RAMTRAIL_SAVED_MAGIC)
 			off += 8;

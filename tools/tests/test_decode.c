@@ -1024,6 +1024,36 @@ static void test_saved_traces_found_anywhere_listed_by_boot(void)
 }
 
 /*
+ * The scan looks at several places at once: a trace is found at every
+ * 8-byte offset of such a group, and at the last offset where a trace of
+ * one chunk fits.
+ */
+static void test_saved_trace_found_at_every_offset(void)
+{
+	struct test_region *t = test_region_new_saved(1, 4, 0, 65536);
+	u8 *area = t->mem + t->hdr->saved_offset;
+	u64 size = test_add_saved(t, 0, 7, 3)->size, off, want;
+	char got[256], exp[64];
+	int bad = 0;
+
+	for (off = 0; off <= 64 + 8; off += 8) {
+		want = off > 64 ? t->hdr->saved_size - ramtrail_saved_fixed(0) -
+				  RAMTRAIL_SAVED_CHUNK_MIN : 4096 + off;
+		memset(area, 0, t->hdr->saved_size);
+		test_add_saved(t, want, 7, 3);
+		saved_list(t, got, sizeof(got));
+		snprintf(exp, sizeof(exp), "7@%llu", (unsigned long long)want);
+		if (strcmp(got, exp)) {
+			printf("     at %llu: listed \"%s\"\n",
+			       (unsigned long long)want, got);
+			bad++;
+		}
+	}
+	CHECK(!bad && size % 8 == 0 && want % 8 == 0, "%d offsets missed", bad);
+	test_region_free(t);
+}
+
+/*
  * A new trace goes where no kept trace is: the first free span that holds
  * it (erased traces are free), else the largest, never over a kept trace.
  */
@@ -2021,6 +2051,7 @@ int main(void)
 	RUN(test_torn_or_formatting_header_keeps_saved_and_dmesg);
 	RUN(test_dmesg_and_saved_checksums);
 	RUN(test_saved_traces_found_anywhere_listed_by_boot);
+	RUN(test_saved_trace_found_at_every_offset);
 	RUN(test_saved_space_of_erased_traces_is_reused);
 	RUN(test_saved_trace_keeps_events_tasks_and_contexts);
 	RUN(test_saved_damaged_chunk_loses_only_itself);
