@@ -34,6 +34,18 @@ static __printf(2, 3) void ramtrail_put(struct ramtrail_line *l,
 		l->pos = l->pos + n < l->len ? l->pos + n : l->len - 1;
 }
 
+/* @n bytes of @s, as ramtrail_put(l, "%.*s", n, s) puts them. */
+static void ramtrail_put_str(struct ramtrail_line *l, const char *s, size_t n)
+{
+	if (l->pos + 1 >= l->len)
+		return;
+	if (n > l->len - l->pos - 1)
+		n = l->len - l->pos - 1;
+	memcpy(l->buf + l->pos, s, n);
+	l->pos += n;
+	l->buf[l->pos] = 0;
+}
+
 static void ramtrail_put_name(struct ramtrail_line *l,
 			      const struct ramtrail_text *tx, u32 off,
 			      enum ramtrail_text_func which)
@@ -318,7 +330,7 @@ size_t ramtrail_text_event(char *buf, size_t len,
 	if (r->type != RAMTRAIL_W_EVENT) {
 		ramtrail_put_name(&l, tx, r->ip, RAMTRAIL_TEXT_IP);
 		if (r->type == RAMTRAIL_W_FUNC_PARENT && r->parent) {
-			ramtrail_put(&l, " <-");
+			ramtrail_put_str(&l, " <-", 3);
 			ramtrail_put_name(&l, tx, r->parent,
 					  RAMTRAIL_TEXT_PARENT);
 		}
@@ -356,6 +368,96 @@ void ramtrail_text_flags(char *flags, const struct ramtrail_record *r)
 	flags[5] = 0;
 }
 
+/*
+ * The longest prefix ramtrail_text_prefix() writes: the task's columns
+ * (16 + 1 + 7), " [CPU] " (7), the flags (5), " ", the seconds (20 digits
+ * at most), ".", the microseconds (6) and ": ".
+ */
+#define RAMTRAIL_TEXT_PREFIX_MAX	(24 + 7 + 5 + 1 + 20 + 1 + 6 + 2)
+
+/* @v in decimal at @p, @width digits at least (zeros before). */
+static __always_inline char *ramtrail_put_dec(char *p, u64 v,
+					      unsigned int width)
+{
+	unsigned int n = 1, i;
+	u64 x = 10;
+	u32 digit, y;
+
+	/* Digits: 10^n is past @v, or n is 20 (10^20 is past 2^64). */
+	for (; n < 20 && v >= x; n++)
+		x *= 10;
+	if (n < width)
+		n = width;
+	for (i = n; v > U32_MAX; i--) {
+		v = div_u64_rem(v, 10, &digit);
+		p[i - 1] = '0' + digit;
+	}
+	for (y = v; i > 0; i--) {
+		p[i - 1] = '0' + y % 10;
+		y /= 10;
+	}
+	return p + n;
+}
+
+/*
+ * ramtrail_text_record()'s "<comm>-<pid> [CPU] <flags> <sec>.<usec>: ",
+ * the same bytes as its vsnprintf() formats, written directly: a mount
+ * writes the line of every record of a trace. False, with nothing
+ * written, when the line's room or a value does not fit the columns
+ * (a pid of 8 digits, a CPU of 4), which vsnprintf() then writes.
+ */
+static bool ramtrail_text_prefix(struct ramtrail_line *l,
+				 const struct ramtrail_record *r,
+				 const char *flags, u64 sec, u32 usec)
+{
+	char *p = l->buf + l->pos, *start;
+	const char *comm = r->task.comm;
+	size_t n;
+	u32 pid = r->task.pid;
+
+	if (l->len - l->pos <= RAMTRAIL_TEXT_PREFIX_MAX || r->cpu > 999 ||
+	    (r->task_known && pid > 9999999))
+		return false;
+	if (!r->task_known)
+		comm = "<unknown>";
+	else if (!pid)
+		comm = "<idle>";
+	n = strnlen(comm, RAMTRAIL_COMM_LEN - 1);
+	memset(p, ' ', 16 - n);
+	memcpy(p + 16 - n, comm, n);
+	p[16] = '-';
+	start = p + 17;
+	if (r->task_known) {
+		p = ramtrail_put_dec(start, pid, 1);
+	} else {
+		*start = '?';
+		p = start + 1;
+	}
+	memset(p, ' ', start + 7 - p);
+	p = start + 7;
+	memcpy(p, " [", 2);
+	p = ramtrail_put_dec(p + 2, r->cpu, 3);
+	*p++ = ']';
+	*p++ = ' ';
+	memcpy(p, flags, 5);
+	p += 5;
+	*p++ = ' ';
+	start = p;
+	p = ramtrail_put_dec(p, sec, 1);
+	if (p - start < 5) {
+		/* "%5llu": right-aligned in 5 columns. */
+		n = 5 - (p - start);
+		memmove(start + n, start, p - start);
+		memset(start, ' ', n);
+		p += n;
+	}
+	*p++ = '.';
+	p = ramtrail_put_dec(p, usec, 6);
+	memcpy(p, ": ", 3);
+	l->pos = p + 2 - l->buf;
+	return true;
+}
+
 /**
  * ramtrail_text_record() - the line ftrace's "trace" file prints
  * @buf: the line, newline and NUL included, cut if @len is short
@@ -380,20 +482,22 @@ size_t ramtrail_text_record(char *buf, size_t len,
 	u64 sec;
 
 	buf[0] = 0;
-	if (!r->task_known)
-		ramtrail_put(&l, "%16s-%-7s", "<unknown>", "?");
-	else if (!r->task.pid)
-		ramtrail_put(&l, "%16s-%-7d", "<idle>", 0);
-	else
-		ramtrail_put(&l, "%16.*s-%-7d", RAMTRAIL_COMM_LEN - 1,
-			     r->task.comm, (int)r->task.pid);
 	ramtrail_text_flags(flags, r);
 	/* Rounded to the microsecond, as ftrace does. */
 	sec = div_u64_rem(div_u64_rem(ns + 500, 1000, &usec), 1000000, &usec);
-	ramtrail_put(&l, " [%03u] %s %5llu.%06u: ", r->cpu, flags,
-		     (unsigned long long)sec, usec);
+	if (!ramtrail_text_prefix(&l, r, flags, sec, usec)) {
+		if (!r->task_known)
+			ramtrail_put(&l, "%16s-%-7s", "<unknown>", "?");
+		else if (!r->task.pid)
+			ramtrail_put(&l, "%16s-%-7d", "<idle>", 0);
+		else
+			ramtrail_put(&l, "%16.*s-%-7d", RAMTRAIL_COMM_LEN - 1,
+				     r->task.comm, (int)r->task.pid);
+		ramtrail_put(&l, " [%03u] %s %5llu.%06u: ", r->cpu, flags,
+			     (unsigned long long)sec, usec);
+	}
 	if (l.pos + 1 < l.len)
 		l.pos += ramtrail_text_event(l.buf + l.pos, l.len - l.pos, r, tx);
-	ramtrail_put(&l, "\n");
+	ramtrail_put_str(&l, "\n", 1);
 	return l.pos;
 }

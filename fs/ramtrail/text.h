@@ -5,8 +5,10 @@
  *   "<comm>-<pid> [CPU] <flags> <sec>.<usec>: <what>\n"
  *
  * with the event lines of the kernel's own TP_printk formats. Shared by the
- * module and tools/; plain C, snprintf only, no allocation: the caller
- * gives the line buffer and the memory of the pid -> comm table.
+ * module and tools/; plain C, no allocation: the caller gives the line
+ * buffer and the memory of the pid -> comm table. The columns before
+ * <what> are written without snprintf when they fit (a mount writes the
+ * line of every record), the same bytes.
  */
 #ifndef _RAMTRAIL_TEXT_H
 #define _RAMTRAIL_TEXT_H

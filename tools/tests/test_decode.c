@@ -7,6 +7,7 @@
 #include <string.h>
 #include "check.h"
 #include "testlib.h"
+#include "text.h"
 
 static u64 clock_now = 1000, clock_step = 10, reserved_ts;
 
@@ -1918,6 +1919,94 @@ static void test_absurd_clock_is_refused_and_time_saturates(void)
 	test_region_free(t);
 }
 
+/* The name of the function at @off, as a tx->name callback writes it. */
+static size_t test_name(void *arg, char *buf, size_t len, u32 off,
+			enum ramtrail_text_func which)
+{
+	int n = snprintf(buf, len, "%s_%x", which == RAMTRAIL_TEXT_IP ?
+			 "func" : "caller", off);
+
+	return n < (int)len ? (size_t)n : len - 1;
+}
+
+/*
+ * ftrace's line of a function record, "%16.*s-%-7d [%03u] %s %5llu.%06u: ",
+ * the time rounded to the microsecond, then "func <-caller\n", cut at @len.
+ */
+static void test_line(char *buf, size_t len, const struct ramtrail_record *r,
+		      u64 ns)
+{
+	char task[64], flags[RAMTRAIL_TEXT_FLAGS_LEN];
+	u64 us = (ns + 500) / 1000;
+
+	if (!r->task_known)
+		snprintf(task, sizeof(task), "%16s-%-7s", "<unknown>", "?");
+	else if (!r->task.pid)
+		snprintf(task, sizeof(task), "%16s-%-7d", "<idle>", 0);
+	else
+		snprintf(task, sizeof(task), "%16.*s-%-7d", RAMTRAIL_COMM_LEN - 1,
+			 r->task.comm, (int)r->task.pid);
+	ramtrail_text_flags(flags, r);
+	snprintf(buf, len, "%s [%03u] %s %5llu.%06u: func_%x <-caller_%x\n",
+		 task, r->cpu, flags, (unsigned long long)(us / 1000000),
+		 (unsigned int)(us % 1000000), r->ip, r->parent);
+}
+
+/*
+ * A line's columns are ftrace's whatever their values: every width of
+ * comm, pids and CPUs up to and past their columns, the idle and unknown
+ * tasks, times near a rounding and near 2^64; and any room, cut as
+ * snprintf() cuts.
+ */
+static void test_text_line_is_ftrace_format(void)
+{
+	static const u32 pids[] = { 1, 9, 10, 4242, 9999999, 10000000,
+				    0x7fffffff, 0x80000000, 0xffffffff };
+	static const u32 cpus[] = { 0, 7, 99, 191, 999, 1000, 123456 };
+	static const u64 times[] = { 0, 499, 500, 999999499, 999999500,
+				     12345678901ULL, 1234567890123ULL,
+				     99999999999499ULL, 123456789012345678ULL,
+				     10000000000000000000ULL, ~0ULL - 600,
+				     ~0ULL - 100 };
+	static const size_t rooms[] = { 1, 2, 17, 40, 66, 67, 70, 80, 512 };
+	static struct ramtrail_comm slots[16];
+	struct ramtrail_text tx = { .name = test_name };
+	struct ramtrail_record r = { .type = RAMTRAIL_W_FUNC_PARENT };
+	char got[512], want[512];
+	u32 i, k, bad = 0, lines = 0;
+	size_t n;
+
+	ramtrail_comms_init(&tx.comms, slots, 16);
+	for (i = 0; i < 17 * 9 * 7 * ARRAY_SIZE(times); i++) {
+		u32 c = i % 17, p = i / 17 % 9;
+
+		/* comm of c bytes; 16 has no NUL in its 16 */
+		memset(r.task.comm, 0, sizeof(r.task.comm));
+		memset(r.task.comm, 'a' + c % 26, c);
+		r.task_known = c != 3;
+		r.task.pid = c == 5 ? 0 : pids[p];
+		r.cpu = cpus[i / (17 * 9) % 7];
+		r.ctx = i % 4;
+		r.ip = 0x100 + i;
+		r.parent = 0x9000 + i;
+		for (k = 0; k < ARRAY_SIZE(rooms); k++) {
+			u64 ns = times[i / (17 * 9 * 7)];
+
+			test_line(want, rooms[k], &r, ns);
+			n = ramtrail_text_record(got, rooms[k], &r, ns, &tx);
+			lines++;
+			if (strcmp(got, want) || n != strlen(want)) {
+				if (bad++ < 3)
+					printf("     room %zu: got \"%s\" (%zu) want \"%s\"\n",
+					       rooms[k], got, n, want);
+			}
+		}
+	}
+	CHECK(!bad && lines == 17 * 9 * 7 * ARRAY_SIZE(times) * ARRAY_SIZE(rooms),
+	      "%u of %u lines differ",
+	      bad, lines);
+}
+
 static void test_module_table_never_guesses(void)
 {
 	struct ramtrail_module_entry tab[3] = {
@@ -2066,6 +2155,7 @@ int main(void)
 	RUN(test_saved_part_records_from_chunk_headers);
 	RUN(test_saved_hostile_entries_are_refused_and_counted);
 	RUN(test_absurd_clock_is_refused_and_time_saturates);
+	RUN(test_text_line_is_ftrace_format);
 	RUN(test_module_table_never_guesses);
 	return check_summary();
 }
