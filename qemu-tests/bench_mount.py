@@ -49,7 +49,7 @@ while [ $r -lt 16 ]; do
     [ "$files" = 0 ] && break
     r=$((r + 1))
 done
-dmesg | grep -ciE 'out of memory|oom-kill|Oops|BUG:' | sed 's/^/BAD /'
+dmesg | grep -cE 'Out of memory|oom-kill|Oops:|BUG:' | sed 's/^/BAD /'
 """
 MOUNT = re.compile(r"^MOUNT (\d+) ([\d.]+) ([\d.]+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)$",
                    re.M)
