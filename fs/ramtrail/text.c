@@ -392,10 +392,15 @@ static __always_inline char *ramtrail_put_dec(char *p, u64 v,
 		v = div_u64_rem(v, 10, &digit);
 		p[i - 1] = '0' + digit;
 	}
-	for (y = v; i > 0; i--) {
-		p[i - 1] = '0' + y % 10;
-		y /= 10;
+	/* Two digits a step: one division of the whole number for both. */
+	for (y = v; i > 1; i -= 2) {
+		digit = y % 100;
+		y /= 100;
+		p[i - 1] = '0' + digit % 10;
+		p[i - 2] = '0' + digit / 10;
 	}
+	if (i)
+		p[0] = '0' + y;
 	return p + n;
 }
 
