@@ -159,19 +159,18 @@ static size_t ramtrail_text_name(void *arg, char *buf, size_t len, u32 off,
 	struct ramtrail_pstore_walk *w = arg;
 	struct ramtrail_name_slot *s =
 		&w->names[hash_32(off, RAMTRAIL_NAME_CACHE_BITS)];
-	void *addr;
 	size_t n;
 
-	if (!s->len || s->off != off) {
-		addr = (void *)ramtrail_relocate(&w->rl, off);
-		n = scnprintf(s->name, sizeof(s->name), "%ps", addr);
-		/* A name that fills the slot may have been cut: not kept. */
-		s->len = n < sizeof(s->name) - 1 ? n : 0;
+	if (s->len && s->off == off)
+		return strscpy(buf, s->name, len) < 0 ? len - 1 : s->len;
+	n = scnprintf(buf, len, "%ps", (void *)ramtrail_relocate(&w->rl, off));
+	/* A name that filled @buf or would fill the slot may be cut: not kept. */
+	if (n + 1 < len && n < sizeof(s->name) - 1) {
+		memcpy(s->name, buf, n + 1);
+		s->len = n;
 		s->off = off;
-		if (!s->len)
-			return scnprintf(buf, len, "%ps", addr);
 	}
-	return strscpy(buf, s->name, len) < 0 ? len - 1 : s->len;
+	return n;
 }
 
 /*
