@@ -2246,7 +2246,8 @@ static bool ramtrail_saved_chunk_open(struct ramtrail_saved_cursor *c)
 	return true;
 }
 
-static bool ramtrail_get_varint(const u8 **pp, const u8 *end, u64 *v)
+static noinline bool ramtrail_get_varint_long(const u8 **pp, const u8 *end,
+					      u64 *v)
 {
 	const u8 *p = *pp;
 	unsigned int shift;
@@ -2261,6 +2262,30 @@ static bool ramtrail_get_varint(const u8 **pp, const u8 *end, u64 *v)
 		}
 	}
 	return false;
+}
+
+/*
+ * A varint at *@pp, before @end. Most take one or two bytes: an index, a
+ * time delta under 16 us.
+ */
+static __always_inline bool ramtrail_get_varint(const u8 **pp, const u8 *end,
+						u64 *v)
+{
+	const u8 *p = *pp;
+
+	if (likely(end - p >= 2)) {
+		if (!(p[0] & 0x80)) {
+			*v = p[0];
+			*pp = p + 1;
+			return true;
+		}
+		if (!(p[1] & 0x80)) {
+			*v = (p[0] & 0x7f) | (u64)p[1] << 7;
+			*pp = p + 2;
+			return true;
+		}
+	}
+	return ramtrail_get_varint_long(pp, end, v);
 }
 
 /* A function offset of an entry, by @ref; false if no writer makes it. */
