@@ -375,20 +375,19 @@ void ramtrail_text_flags(char *flags, const struct ramtrail_record *r)
  */
 #define RAMTRAIL_TEXT_PREFIX_MAX	(24 + 7 + 5 + 1 + 20 + 1 + 6 + 2)
 
-/* @v in decimal at @p, @width digits at least (zeros before). */
-static __always_inline char *ramtrail_put_dec(char *p, u64 v,
-					      unsigned int width)
+/* "00" to "99": two digits a lookup. */
+static const char ramtrail_digit_pairs[] = {
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+};
+
+/* @v, below 10^@n, in @n decimal digits at @p (zeros before). */
+static __always_inline char *ramtrail_put_digits(char *p, u64 v,
+						 unsigned int n)
 {
-	unsigned int n = 1, i;
-	u64 x = 10;
+	unsigned int i = n;
 	u32 digit, y;
 
-	/* Digits: 10^n is past @v, or n is 20 (10^20 is past 2^64). */
-	for (; n < 20 && v >= x; n++)
-		x *= 10;
-	if (n < width)
-		n = width;
-	for (i = n; v > U32_MAX; i--) {
+	for (; v > U32_MAX; i--) {
 		v = div_u64_rem(v, 10, &digit);
 		p[i - 1] = '0' + digit;
 	}
@@ -396,12 +395,22 @@ static __always_inline char *ramtrail_put_dec(char *p, u64 v,
 	for (y = v; i > 1; i -= 2) {
 		digit = y % 100;
 		y /= 100;
-		p[i - 1] = '0' + digit % 10;
-		p[i - 2] = '0' + digit / 10;
+		memcpy(p + i - 2, ramtrail_digit_pairs + 2 * digit, 2);
 	}
 	if (i)
 		p[0] = '0' + y;
 	return p + n;
+}
+
+/* The decimal digits of @v: 1 to 20 (10^20 is past 2^64). */
+static __always_inline unsigned int ramtrail_dec_len(u64 v)
+{
+	unsigned int n = 1;
+	u64 x = 10;
+
+	for (; n < 20 && v >= x; n++)
+		x *= 10;
+	return n;
 }
 
 /*
@@ -410,54 +419,56 @@ static __always_inline char *ramtrail_put_dec(char *p, u64 v,
  * writes the line of every record of a trace. False, with nothing
  * written, when the line's room or a value does not fit the columns
  * (a pid of 8 digits, a CPU of 4), which vsnprintf() then writes.
+ * Columns are filled with spaces first, then written over; nothing is
+ * written past the prefix's longest.
  */
 static bool ramtrail_text_prefix(struct ramtrail_line *l,
 				 const struct ramtrail_record *r,
 				 const char *flags, u64 sec, u32 usec)
 {
+	/* A comm's 16 bytes are copied whole: so are these. */
+	static const char unknown[RAMTRAIL_COMM_LEN] = "<unknown>";
+	static const char idle[RAMTRAIL_COMM_LEN] = "<idle>";
 	char *p = l->buf + l->pos, *start;
 	const char *comm = r->task.comm;
-	size_t n;
+	unsigned int n;
 	u32 pid = r->task.pid;
 
 	if (l->len - l->pos <= RAMTRAIL_TEXT_PREFIX_MAX || r->cpu > 999 ||
 	    (r->task_known && pid > 9999999))
 		return false;
 	if (!r->task_known)
-		comm = "<unknown>";
+		comm = unknown;
 	else if (!pid)
-		comm = "<idle>";
+		comm = idle;
+	/* "%16.16s": right-aligned; @p + 32 is within the prefix. */
 	n = strnlen(comm, RAMTRAIL_COMM_LEN - 1);
-	memset(p, ' ', 16 - n);
-	memcpy(p + 16 - n, comm, n);
+	memset(p, ' ', 16);
+	memcpy(p + 16 - n, comm, RAMTRAIL_COMM_LEN);
 	p[16] = '-';
+	/* "%-7d", then " [" */
 	start = p + 17;
-	if (r->task_known) {
-		p = ramtrail_put_dec(start, pid, 1);
-	} else {
+	memset(start, ' ', 7);
+	if (r->task_known)
+		ramtrail_put_digits(start, pid, ramtrail_dec_len(pid));
+	else
 		*start = '?';
-		p = start + 1;
-	}
-	memset(p, ' ', start + 7 - p);
 	p = start + 7;
 	memcpy(p, " [", 2);
-	p = ramtrail_put_dec(p + 2, r->cpu, 3);
+	p = ramtrail_put_digits(p + 2, r->cpu, 3);
 	*p++ = ']';
 	*p++ = ' ';
 	memcpy(p, flags, 5);
 	p += 5;
 	*p++ = ' ';
-	start = p;
-	p = ramtrail_put_dec(p, sec, 1);
-	if (p - start < 5) {
-		/* "%5llu": right-aligned in 5 columns. */
-		n = 5 - (p - start);
-		memmove(start + n, start, p - start);
-		memset(start, ' ', n);
-		p += n;
-	}
+	/* "%5llu": right-aligned in 5 columns. */
+	n = ramtrail_dec_len(sec);
+	memset(p, ' ', 4);
+	if (n < 5)
+		p += 5 - n;
+	p = ramtrail_put_digits(p, sec, n);
 	*p++ = '.';
-	p = ramtrail_put_dec(p, usec, 6);
+	p = ramtrail_put_digits(p, usec, 6);
 	memcpy(p, ": ", 3);
 	l->pos = p + 2 - l->buf;
 	return true;
