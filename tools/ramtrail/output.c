@@ -23,13 +23,49 @@ static const char *rt_strip_offset(const char *sym, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Names from symbols, each address's looked up once a trace: its records
+ * name the same few thousand functions over and over (rt_text_init()
+ * forgets them). A slot holds the whole of what rt_symbolize() writes.
+ */
+struct rt_name_slot {
+	u64 addr;
+	u32 len;		/* 0: empty */
+	bool offset;
+	char name[RT_SYM_LEN];
+};
+
+static struct rt_name_slot rt_names[1 << 14];
+
+/* rt_symbolize()'s name of @addr, its length in *@len. */
+static const char *rt_symbol(struct rt_trace *t, const struct rt_symbols *s,
+			     u64 addr, bool offset, size_t *len)
+{
+	struct rt_name_slot *e =
+		&rt_names[(addr * 0x9e3779b97f4a7c15ULL) >> 50];
+
+	if (!e->len || e->addr != addr || e->offset != offset) {
+		rt_symbolize(s, t, addr, offset, e->name, sizeof(e->name));
+		e->len = strlen(e->name);
+		e->addr = addr;
+		e->offset = offset;
+	}
+	*len = e->len;
+	return e->name;
+}
+
 /* The name to print for @addr, from the input itself or from symbols. */
 static const char *rt_name(struct rt_trace *t, const struct rt_symbols *s,
 			   u64 addr, const char *given, bool offset, char *buf)
 {
+	const char *name;
+	size_t n;
+
 	if (given)
 		return offset ? given : rt_strip_offset(given, buf, RT_SYM_LEN);
-	return rt_symbolize(s, t, addr, offset, buf, RT_SYM_LEN);
+	name = rt_symbol(t, s, addr, offset, &n);
+	memcpy(buf, name, n + 1);
+	return buf;
 }
 
 static void rt_print_origin(struct rt_trace *t, FILE *out, const char *lead)
@@ -70,20 +106,29 @@ static size_t rt_text_name(void *arg, char *buf, size_t len, u32 off,
 {
 	const struct rt_text *x = arg;
 	const struct rt_rec *r = x->r;
+	const char *given = NULL, *name;
 	char tmp[RT_SYM_LEN];
-	const char *name;
-	int n;
+	size_t n;
 
 	if (which == RAMTRAIL_TEXT_IP)
-		name = rt_name(x->t, x->s, r->ip, r->ip_sym, x->sym_offset, tmp);
+		given = r->ip_sym;
 	else if (which == RAMTRAIL_TEXT_PARENT)
-		name = rt_name(x->t, x->s, r->parent, r->parent_sym,
-			       x->sym_offset, tmp);
-	else	/* an event's function prints as %ps: no offset */
-		name = rt_symbolize(x->s, x->t, x->t->text_base + off, false,
-				    tmp, sizeof(tmp));
-	n = snprintf(buf, len, "%s", name);
-	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+		given = r->parent_sym;
+	if (given) {
+		name = rt_name(x->t, x->s, 0, given, x->sym_offset, tmp);
+		n = strlen(name);
+	} else if (which == RAMTRAIL_TEXT_IP) {
+		name = rt_symbol(x->t, x->s, r->ip, x->sym_offset, &n);
+	} else if (which == RAMTRAIL_TEXT_PARENT) {
+		name = rt_symbol(x->t, x->s, r->parent, x->sym_offset, &n);
+	} else {	/* an event's function prints as %ps: no offset */
+		name = rt_symbol(x->t, x->s, x->t->text_base + off, false, &n);
+	}
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, name, n);
+	buf[n] = 0;
+	return n;
 }
 
 /**
@@ -103,6 +148,7 @@ void rt_text_init(struct rt_text *x, struct rt_trace *t,
 	struct rt_rec r;
 
 	memset(x, 0, sizeof(*x));
+	memset(rt_names, 0, sizeof(rt_names));
 	x->t = t;
 	x->s = s;
 	x->sym_offset = sym_offset;
