@@ -11,6 +11,12 @@
  *   DIR/expect.txt        what decode --sym-offset must print: "CPU TIME TEXT"
  *   DIR/expect-ftrace.txt the same records as whole lines of decode's
  *                         output: task, CPU, flags, time and text
+ *   DIR/many.img          a region of one CPU whose function records name
+ *                         more functions and callers than a tool keeps
+ *                         names of (MANY_FUNCS functions, each called
+ *                         from another's + 0x11)
+ *   DIR/System.map-many   its kernel's symbols
+ *   DIR/expect-many.txt   what decode --sym-offset must print of it
  *
  * The traced kernel ran with a KASLR offset of KASLR bytes: the region's
  * anchor is panic's link-time address plus KASLR.
@@ -211,6 +217,46 @@ static void kernel_event(struct ramtrail_ring *r, u32 cpu, u32 k, u32 i,
 	}
 }
 
+/* Functions of many.img: 20000, twice as many names with the callers. */
+#define MANY_FUNCS	20000
+#define MANY_PANIC	(LINK_TEXT + MANY_FUNCS * FUNC_SIZE)
+
+/* many.img, its System.map and what decode prints of it. */
+static void many_names(const char *dir)
+{
+	struct test_region *t = test_region_new(1, 128, 0);
+	FILE *map, *exp, *img;
+	u32 i, us, caller;
+
+	snprintf(t->hdr->release, sizeof(t->hdr->release), "many");
+	t->hdr->anchor_addr = MANY_PANIC + KASLR;
+	test_region_seal(t);
+	map = open_in(dir, "System.map-many");
+	fprintf(map, "%016llx T _stext\n", LINK_TEXT);
+	for (i = 0; i < MANY_FUNCS; i++)
+		fprintf(map, "%016llx T m%u\n", LINK_TEXT + i * FUNC_SIZE, i);
+	fprintf(map, "%016llx T panic\n%016llx T _etext\n", MANY_PANIC,
+		MANY_PANIC + FUNC_SIZE);
+	fclose(map);
+	exp = open_in(dir, "expect-many.txt");
+	ramtrail_user_env.task = 1;
+	ramtrail_user_env.ctx = 0;
+	ramtrail_user_env.flags = 0;
+	for (i = 0; i < MANY_FUNCS; i++) {
+		now += STEP_NS;
+		us = (now + 500) / 1000;
+		caller = (i * 7919 + 1) % MANY_FUNCS;
+		ramtrail_ring_func(&t->ring[0], func(i, 0), func(caller, 0x11));
+		fprintf(exp, "0 %u.%06u m%u+0x0/0x40 <-m%u+0x11/0x40\n",
+			us / 1000000, us % 1000000, i, caller);
+	}
+	fclose(exp);
+	img = open_in(dir, "many.img");
+	fwrite(t->mem, t->size, 1, img);
+	fclose(img);
+	test_region_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	struct ramtrail_module_entry *mod;
@@ -322,5 +368,6 @@ int main(int argc, char **argv)
 	fclose(img);
 	free(ram);
 	test_region_free(t);
+	many_names(argv[1]);
 	return 0;
 }

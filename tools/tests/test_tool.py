@@ -172,6 +172,16 @@ def main():
     p = run("decode", region, "--system-map", smap, "--sym-offset", "--boot", 1)
     check("decode: --boot names the zones' boot", records(p.stdout) == expect,
           p.stderr)
+    # 40000 names, more than the tool keeps: slots are taken over, never
+    # given to another address.
+    many = (work / "expect-many.txt").read_text().splitlines()
+    p = run("decode", work / "many.img", "--system-map", work / "System.map-many",
+            "--sym-offset")
+    got = records(p.stdout)
+    check("decode: 20000 functions and their 20000 callers, each named as itself",
+          p.returncode == 0 and got == many,
+          f"rc={p.returncode} {p.stderr} {len(got)}/{len(many)} "
+          f"{next(((a, b) for a, b in zip(got + [''], many + ['']) if a != b), None)}")
 
     # Tasks, contexts and the kernel's events, as ftrace prints them
     ftrace = (work / "expect-ftrace.txt").read_text().splitlines()
