@@ -25,17 +25,21 @@ static const char *rt_strip_offset(const char *sym, char *buf, size_t len)
 
 /*
  * Names from symbols, each address's looked up once a trace: its records
- * name the same few thousand functions over and over (rt_text_init()
- * forgets them). A slot holds the whole of what rt_symbolize() writes.
+ * name the same few thousand functions over and over. A slot holds the
+ * whole of what rt_symbolize() writes; it is of this trace if its @gen is
+ * rt_names_gen, which rt_text_init() moves on (the table is not cleared:
+ * a fuzzer decodes many traces in one process).
  */
 struct rt_name_slot {
 	u64 addr;
-	u32 len;		/* 0: empty */
+	u32 gen;
+	u32 len;
 	bool offset;
 	char name[RT_SYM_LEN];
 };
 
 static struct rt_name_slot rt_names[1 << 14];
+static u32 rt_names_gen;
 
 /* rt_symbolize()'s name of @addr, its length in *@len. */
 static const char *rt_symbol(struct rt_trace *t, const struct rt_symbols *s,
@@ -44,11 +48,12 @@ static const char *rt_symbol(struct rt_trace *t, const struct rt_symbols *s,
 	struct rt_name_slot *e =
 		&rt_names[(addr * 0x9e3779b97f4a7c15ULL) >> 50];
 
-	if (!e->len || e->addr != addr || e->offset != offset) {
+	if (e->gen != rt_names_gen || e->addr != addr || e->offset != offset) {
 		rt_symbolize(s, t, addr, offset, e->name, sizeof(e->name));
 		e->len = strlen(e->name);
 		e->addr = addr;
 		e->offset = offset;
+		e->gen = rt_names_gen;
 	}
 	*len = e->len;
 	return e->name;
@@ -148,7 +153,11 @@ void rt_text_init(struct rt_text *x, struct rt_trace *t,
 	struct rt_rec r;
 
 	memset(x, 0, sizeof(*x));
-	memset(rt_names, 0, sizeof(rt_names));
+	/* Slots of the earlier traces are empty to this one; 0 is no trace's. */
+	if (!++rt_names_gen) {
+		memset(rt_names, 0, sizeof(rt_names));
+		rt_names_gen = 1;
+	}
 	x->t = t;
 	x->s = s;
 	x->sym_offset = sym_offset;
