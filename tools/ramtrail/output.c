@@ -111,23 +111,27 @@ static size_t rt_text_name(void *arg, char *buf, size_t len, u32 off,
 {
 	const struct rt_text *x = arg;
 	const struct rt_rec *r = x->r;
+	/* an event's function prints as %ps: no offset */
+	u64 addr = x->t->text_base + off;
 	const char *given = NULL, *name;
+	bool offset = false;
 	char tmp[RT_SYM_LEN];
 	size_t n;
 
-	if (which == RAMTRAIL_TEXT_IP)
+	if (which == RAMTRAIL_TEXT_IP) {
+		addr = r->ip;
 		given = r->ip_sym;
-	else if (which == RAMTRAIL_TEXT_PARENT)
-		given = r->parent_sym;
-	if (given) {
-		name = rt_name(x->t, x->s, 0, given, x->sym_offset, tmp);
-		n = strlen(name);
-	} else if (which == RAMTRAIL_TEXT_IP) {
-		name = rt_symbol(x->t, x->s, r->ip, x->sym_offset, &n);
+		offset = x->sym_offset;
 	} else if (which == RAMTRAIL_TEXT_PARENT) {
-		name = rt_symbol(x->t, x->s, r->parent, x->sym_offset, &n);
-	} else {	/* an event's function prints as %ps: no offset */
-		name = rt_symbol(x->t, x->s, x->t->text_base + off, false, &n);
+		addr = r->parent;
+		given = r->parent_sym;
+		offset = x->sym_offset;
+	}
+	if (given) {
+		name = rt_name(x->t, x->s, addr, given, offset, tmp);
+		n = strlen(name);
+	} else {
+		name = rt_symbol(x->t, x->s, addr, offset, &n);
 	}
 	if (n >= len)
 		n = len - 1;
