@@ -154,6 +154,24 @@ void rt_image_free(struct rt_image *img)
 	img->buf = NULL;
 }
 
+/**
+ * rt_printable() - make a string of the image safe to print
+ * @s: the string, NUL-terminated within @len bytes or not
+ * @len: bytes at @s
+ *
+ * A byte that is not printable ASCII becomes '?': a release, build or
+ * module name of a forged image must not start lines of its own (a
+ * newline) or drive the terminal (an escape).
+ */
+void rt_printable(char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && s[i]; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			s[i] = '?';
+}
+
 /** rt_image_is_pstore() - the image is pstore's text form of a trace */
 bool rt_image_is_pstore(const struct rt_image *img)
 {
@@ -256,6 +274,7 @@ static void rt_use_zones(struct rt_trace *t)
 	t->kind = RT_ZONES;
 	t->boot_id = h->boot_id;
 	memcpy(t->release, h->release, sizeof(h->release));
+	rt_printable(t->release, sizeof(t->release));
 	t->nr_cpus = h->nr_cpus;
 	t->text_base = h->text_base;
 	t->anchor_addr = h->anchor_addr;
@@ -274,6 +293,7 @@ static void rt_use_saved(struct rt_trace *t, const struct ramtrail_saved_trace *
 	t->saved = s;
 	t->boot_id = s->boot_id;
 	memcpy(t->release, s->release, sizeof(s->release));
+	rt_printable(t->release, sizeof(t->release));
 	t->nr_cpus = s->nr_cpus;
 	t->text_base = s->text_base;
 	t->anchor_addr = s->anchor_addr;

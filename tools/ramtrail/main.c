@@ -4,10 +4,14 @@
  * file, a dump of the reserved range, a pstore file) with the decoder the
  * module uses. The manual is Documentation/ramtrail/ramtrail.1.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "ramtrail.h"
 
 static const char usage[] =
@@ -19,9 +23,10 @@ static const char usage[] =
 "                                         or Chrome JSON (Perfetto)\n"
 "       ramtrail stats IMAGE [options]    what the image holds, drop counts\n"
 "                                         (--format json: one JSON object)\n"
-"       ramtrail kallsyms IMAGE --system-map FILE [--modules DIR]\n"
+"       ramtrail kallsyms IMAGE [--system-map FILE] [--modules DIR]\n"
 "                                         the traced boot's symbols, as its\n"
 "                                         /proc/kallsyms would list them\n"
+"                                         (one of the two options at least)\n"
 "       ramtrail --help | --version\n"
 "\n"
 "IMAGE: a bare region, a RAM image holding one (QEMU -mem-path file, dump\n"
@@ -76,19 +81,29 @@ static int rt_usage(const char *why, const char *what)
 	return RT_EXIT_USAGE;
 }
 
-/* A size or address: 0x10000000, 64M, 1G. */
+/*
+ * A size or address: 0x10000000, 64M, 1G. Decimal unless 0x: a leading 0
+ * is not octal; no sign, no blank.
+ */
 static bool rt_number(const char *s, u64 *v)
 {
 	static const char units[] = "KMG";
-	const char *unit;
+	const char *unit = NULL;
+	int base = 10;
 	char *end;
 
-	if (!*s || *s == '-')
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!(base == 16 ? isxdigit((unsigned char)*s) :
+	      isdigit((unsigned char)*s)))
 		return false;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
-	unit = *end ? strchr(units, *end & ~0x20) : NULL;
-	if (unit && *end) {
+	*v = strtoull(s, &end, base);
+	if (*end)	/* never the NUL: memchr() stops before it */
+		unit = memchr(units, *end & ~0x20, sizeof(units) - 1);
+	if (unit) {
 		u32 shift = 10 * (unit - units + 1);
 
 		if (*v >> (64 - shift))
@@ -103,6 +118,21 @@ static bool rt_number(const char *s, u64 *v)
 static bool rt_is(const char *arg, size_t len, const char *name)
 {
 	return strlen(name) == len && !strncmp(arg, name, len);
+}
+
+/* Is @arg (its name @len bytes long) an option that takes a value? */
+static bool rt_takes_value(const char *arg, size_t len)
+{
+	static const char *const names[] = {
+		"--offset", "--size", "--boot", "--system-map", "--modules",
+		"--format", "-o", "--output",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (rt_is(arg, len, names[i]))
+			return true;
+	return false;
 }
 
 static int rt_parse(int argc, char **argv, struct rt_args *a)
@@ -144,6 +174,8 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		}
 		eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
 		len = eq ? (size_t)(eq - arg) : strlen(arg);
+		if (!rt_takes_value(arg, len))
+			return rt_usage("unknown option", arg);
 		if (eq)
 			val = eq + 1;
 		else if (i + 1 < argc)
@@ -151,7 +183,8 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		else
 			return rt_usage("option needs a value", arg);
 		if (rt_is(arg, len, "--offset")) {
-			if (!rt_number(val, &a->offset))
+			/* Any region starts on 8 bytes (the module's on a page). */
+			if (!rt_number(val, &a->offset) || a->offset % 8)
 				return rt_usage("bad --offset", val);
 			a->offset_given = true;
 		} else if (rt_is(arg, len, "--size")) {
@@ -167,10 +200,8 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 			a->modules = val;
 		} else if (rt_is(arg, len, "--format")) {
 			a->format = val;
-		} else if (rt_is(arg, len, "-o") || rt_is(arg, len, "--output")) {
+		} else {	/* -o, --output */
 			a->output = val;
-		} else {
-			return rt_usage("unknown option", arg);
 		}
 	}
 	if (!a->cmd)
@@ -190,6 +221,10 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		return rt_usage("format not offered by this command", a->format);
 	if (!strcmp(a->cmd, "export") && !a->output)
 		return rt_usage("export needs -o FILE", NULL);
+	/* Without either there is nothing to list: say so, not print nothing. */
+	if (!strcmp(a->cmd, "kallsyms") && !a->system_map && !a->modules)
+		return rt_usage("kallsyms needs --system-map FILE, --modules DIR or both",
+				NULL);
 	return 0;
 }
 
@@ -272,37 +307,85 @@ static void rt_report_drops(const struct rt_trace *t)
 			(unsigned long long)refused);
 }
 
+/* Is @path the file @out is? */
+static bool rt_same_file(const char *path, const struct stat *out)
+{
+	struct stat st;
+
+	return path && !stat(path, &st) && st.st_dev == out->st_dev &&
+	       st.st_ino == out->st_ino;
+}
+
+/*
+ * Open -o FILE without emptying it until it is known not to be an input:
+ * "decode img -o img" must not destroy the image it reads.
+ */
+static FILE *rt_open_output(const struct rt_args *a, int *err)
+{
+	struct stat st;
+	FILE *f = NULL;
+	int fd, i;
+	bool input;
+
+	fd = open(a->output, O_WRONLY | O_CREAT, 0666);
+	if (fd < 0 || fstat(fd, &st)) {
+		rt_err("%s: %s\n", a->output, strerror(errno));
+		*err = RT_EXIT_IO;
+		goto out;
+	}
+	input = rt_same_file(a->image, &st) ||
+		rt_same_file(a->system_map, &st);
+	for (i = 0; i < a->nr_more; i++)
+		input |= rt_same_file(a->more[i], &st);
+	if (input) {
+		*err = rt_usage("the output is an input file", a->output);
+		goto out;
+	}
+	/* A device or a FIFO (/dev/stdout) is written as it is. */
+	if (!S_ISREG(st.st_mode) || !ftruncate(fd, 0))
+		f = fdopen(fd, "w");
+	if (!f) {
+		rt_err("%s: %s\n", a->output, strerror(errno));
+		*err = RT_EXIT_IO;
+	}
+out:
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
+/* Load the symbols asked for: a pstore file names its own (rt_open()). */
+static int rt_load_symbols(const struct rt_args *a, struct rt_trace *t,
+			   struct rt_symbols *s)
+{
+	int err = 0;
+
+	if (!strcmp(a->cmd, "stats"))
+		return 0;
+	if (a->system_map && t->kind != RT_PSTORE)
+		err = rt_symbols_load_map(s, a->system_map);
+	if (!err && a->modules && t->kind != RT_PSTORE)
+		err = rt_symbols_load_modules(s, a->modules);
+	return err ?: rt_symbols_bind(s, t);
+}
+
 static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 {
 	FILE *out = stdout;
 	int n, err;
 
-	if (a->system_map) {
-		err = rt_symbols_load_map(s, a->system_map);
-		if (err)
-			return err;
-	}
-	if (a->modules) {
-		err = rt_symbols_load_modules(s, a->modules);
-		if (err)
-			return err;
-	}
-	if (!strcmp(a->cmd, "stats")) {
-		err = rt_print_stats(t, !strcmp(a->format, "json"), stdout);
-		return err ?: ferror(stdout) ? RT_EXIT_IO : RT_EXIT_OK;
-	}
-	err = rt_symbols_bind(s, t);
+	err = rt_load_symbols(a, t, s);
 	if (err)
 		return err;
 	if (a->output && strcmp(a->output, "-")) {
-		out = fopen(a->output, "w");
-		if (!out) {
-			rt_err("%s: %s\n", a->output,
-			       strerror(errno));
-			return RT_EXIT_IO;
-		}
+		out = rt_open_output(a, &err);
+		if (!out)
+			return err;
 	}
-	if (!strcmp(a->cmd, "kallsyms"))
+	errno = 0;
+	if (!strcmp(a->cmd, "stats"))
+		n = rt_print_stats(t, !strcmp(a->format, "json"), out);
+	else if (!strcmp(a->cmd, "kallsyms"))
 		n = rt_symbols_kallsyms(s, out) ? -1 : 0;
 	else if (!strcmp(a->format, "tracedat"))
 		n = rt_export_tracedat(t, s, out);
@@ -310,15 +393,20 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 		n = rt_print_json(t, s, out);
 	else
 		n = rt_print_ftrace(t, s, a->sym_offset, out);
-	if (out != stdout && fclose(out))
+	if (!strcmp(a->cmd, "stats") && n)
+		err = n;	/* out of memory, said; the output is cut */
+	if (ferror(out))
 		n = -1;
-	else if (out == stdout && fflush(out))
+	if (out != stdout ? fclose(out) : fflush(out))
 		n = -1;
 	if (n < 0) {
-		rt_err("%s: write failed\n",
-		       a->output ? a->output : "standard output");
+		rt_err("%s: write failed%s%s\n",
+		       a->output ? a->output : "standard output",
+		       errno ? ": " : "", errno ? strerror(errno) : "");
 		return RT_EXIT_IO;
 	}
+	if (!strcmp(a->cmd, "stats"))
+		return err;
 	rt_report_drops(t);
 	if (out != stdout && strcmp(a->cmd, "kallsyms"))
 		rt_err("%d records written to %s\n", n,

@@ -568,6 +568,7 @@ static const char *rt_name_field(char *buf, size_t len, const char *field,
 				 size_t field_len)
 {
 	snprintf(buf, len, "%.*s", (int)field_len, field);
+	rt_printable(buf, len);
 	return buf;
 }
 
@@ -782,7 +783,8 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
  * For a region: its header, the zones decoded CPU by CPU with every reason
  * a record was dropped, and the saved traces. For a pstore file: records
  * and time span per CPU. Both forms give the same facts under the same
- * keys; JSON adds a few (source, erased_mask, first_file, files).
+ * keys; JSON adds a few (source; of a saved trace build, freeze_cpu,
+ * erased_mask, first_file, files, offset, bytes, chunks).
  *
  * Return: RT_EXIT_OK, or RT_EXIT_IO if out of memory (the output is then
  * incomplete).

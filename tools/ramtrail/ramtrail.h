@@ -145,6 +145,7 @@ int rt_image_read(struct rt_image *img, const char *path);
 int rt_image_read_fd(struct rt_image *img, int fd);
 int rt_image_append(struct rt_image *img, const struct rt_image *more);
 bool rt_image_is_pstore(const struct rt_image *img);
+void rt_printable(char *s, size_t len);
 void rt_image_free(struct rt_image *img);
 int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 		   bool offset_given, struct rt_trace *t);

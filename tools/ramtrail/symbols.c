@@ -115,7 +115,7 @@ int rt_symbols_load_map(struct rt_symbols *s, const char *path)
 {
 	struct rt_image img;
 	struct rt_sym *map;
-	size_t cap = 0;
+	size_t cap = 0, i;
 	char *p, *end;
 	int err;
 
@@ -163,6 +163,13 @@ int rt_symbols_load_map(struct rt_symbols *s, const char *path)
 			.order = s->nr_map,
 		};
 		s->nr_map++;
+	}
+	for (i = 0; i < s->nr_map && !s->map[i].addr; i++)
+		;
+	if (s->nr_map && i == s->nr_map) {
+		rt_err("%s: every address is 0: /proc/kallsyms read without root hides them, read it as root\n",
+		       path);
+		return RT_EXIT_SYMBOLS;
 	}
 	if (!s->panic || !s->nr_map) {
 		rt_err("%s: not a System.map (no text symbols, or no panic)\n",
@@ -225,6 +232,10 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 		if (sh->sh_name >= names->sh_size)
 			continue;
 		name = (const char *)b + names->sh_offset + sh->sh_name;
+		/* A name the table does not end is no section's. */
+		if (strnlen(name, names->sh_size - sh->sh_name) ==
+		    names->sh_size - sh->sh_name)
+			continue;
 		if (sh->sh_type == SHT_SYMTAB)
 			sym_sh = sh;
 		if (!strcmp(name, ".modinfo") &&
@@ -352,7 +363,8 @@ static int rt_walk_ko(const char *path, const struct stat *st, int flag,
 	char *p;
 	int err;
 
-	if (flag != FTW_F)
+	/* A FIFO or a device named .ko would block the walk or never end. */
+	if (flag != FTW_F || !S_ISREG(st->st_mode))
 		return 0;
 	if (rt_ends_with(path, ".ko")) {
 		if (rt_image_read(&img, path))
@@ -646,11 +658,16 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 		return buf;
 	}
 	m = t ? rt_module_of(t, addr) : NULL;
-	if (m)
-		snprintf(buf, len, "[%.*s]+%#llx", (int)sizeof(m->name),
-			 m->name, (unsigned long long)(addr - m->base));
-	else
+	if (m) {
+		char name[sizeof(m->name) + 1] = { 0 };
+
+		memcpy(name, m->name, sizeof(m->name));
+		rt_printable(name, sizeof(name));
+		snprintf(buf, len, "[%s]+%#llx", name,
+			 (unsigned long long)(addr - m->base));
+	} else {
 		snprintf(buf, len, "%#llx", (unsigned long long)addr);
+	}
 	return buf;
 }
 

@@ -172,6 +172,34 @@ def main():
     p = run("decode", region, "--system-map", smap, "--sym-offset", "--boot", 1)
     check("decode: --boot names the zones' boot", records(p.stdout) == expect,
           p.stderr)
+    # kallsyms: the System.map moved by one slide, the one decode names by.
+    p = run("kallsyms", region, "--system-map", smap)
+    listed = [x.split() for x in p.stdout.splitlines()]
+    where = {n: int(a, 16) for a, _, n in listed}
+    # Functions, as the traced boot's kallsyms lists them ("_etext" ends them).
+    mapped = [x.split() for x in smap.read_text().splitlines()
+              if x.split()[1] in "tT" and not x.endswith(" _etext")]
+    slides = {where.get(n, 0) - int(a, 16) for a, _, n in mapped}
+    raw = records(run("decode", region).stdout)
+    named = [(int(w.removeprefix("<-"), 16), re.match(r"(?:<-)?(\w+)\+(0x[0-9a-f]+)/", v))
+             for r, e in zip(raw, expect)
+             if re.fullmatch(r"0x[0-9a-f]+( <-0x[0-9a-f]+)?", r.split(" ", 2)[2])
+             for w, v in zip(r.split()[2:], e.split()[2:])]
+    check("kallsyms: every System.map symbol, moved by the boot's KASLR slide",
+          p.returncode == 0 and len(listed) == len(mapped) and
+          sorted((n, t) for _, t, n in listed) == sorted((n, t) for _, t, n in mapped)
+          and len(slides) == 1 and 0 not in slides and
+          [int(a, 16) for a, _, _ in listed] == sorted(int(a, 16) for a, _, _ in listed),
+          f"rc={p.returncode} {p.stderr} {len(listed)}/{len(mapped)} slides {slides}")
+    check("kallsyms: each decoded address is its name's listed address + offset",
+          len(raw) == len(expect) and len(named) > 100 and
+          all(m and w == where[m[1]] + int(m[2], 16) for w, m in named),
+          next(((hex(w), m and m[0]) for w, m in named
+                if not m or w != where[m[1]] + int(m[2], 16)), None))
+    p = run("kallsyms", region)
+    check("kallsyms: without symbols, exit 1 and says what it needs",
+          p.returncode == 1 and not p.stdout and "--system-map" in p.stderr,
+          f"rc={p.returncode} {p.stderr}")
     # 40000 names, more than the tool keeps: slots are taken over, never
     # given to another address.
     many = (work / "expect-many.txt").read_text().splitlines()
@@ -358,6 +386,11 @@ def main():
              "--sym-offset")
     check("pstore files: the parts of one trace decode as the whole",
           p2.returncode == 0 and records(p2.stdout) == got, f"{p2.stderr}")
+    p2 = run("decode", pst, "--sym-offset", "--system-map", work / "none",
+             "--modules", work / "none")
+    check("pstore file: --system-map and --modules ignored, as it says, not read",
+          p2.returncode == 0 and records(p2.stdout) == got and "ignored" in p2.stderr,
+          (p2.returncode, p2.stderr))
     p2 = run("decode", work / "ftrace-ramtrail-1", region)
     check("pstore files: anything but pstore files together is refused (exit 1)",
           p2.returncode == 1 and "pstore files only" in p2.stderr, p2.stderr)
@@ -456,6 +489,18 @@ def main():
     check("decode --boot: a damaged chunk is said and its records not shown",
           p.returncode == 0 and not records(p.stdout) and
           "1 saved chunks were damaged" in p.stderr, (p.returncode, p.stderr))
+    # A forged release cannot start lines of its own or drive a terminal.
+    forged = bytearray(blob)
+    e = saved_entry(9, 4, release="6.1\n  x-1 [000] X....  1.0: panic\x1b[2J")
+    forged[area:area + len(e)] = e
+    (work / "forged.img").write_bytes(forged)
+    p, s = run("decode", work / "forged.img", "--boot", 9), run("stats", work / "forged.img")
+    check("a forged release is printed on its own line, control bytes as '?'",
+          p.returncode == 0 and len(records(p.stdout)) == 4 and
+          "boot 9 (6.1?  x-1 [000] X....  1.0: panic?[2J)" in p.stdout and
+          "\x1b" not in p.stdout + s.stdout and
+          "release 6.1?  x-1 [000] X....  1.0: panic?[2J\n" in s.stdout,
+          (p.stdout[:300], s.stdout[-300:]))
     # Two traces of one boot (not a writer's doing) still get names of
     # their own: the second starts after the first.
     dup = bytearray(blob)
@@ -515,6 +560,58 @@ def main():
           "boot 5" in p.stderr, p.stderr)
     p = run("export", region, "-o", work / "no" / "such" / "dir")
     check("unwritable output: exit 2", p.returncode == 2, p.stderr)
+
+    # Command lines that must be refused before anything is read or written.
+    victim = work / "victim.img"
+    victim.write_bytes(blob)
+    for cmd in (("decode",), ("export",), ("stats",)):
+        p = run(*cmd, victim, "-o", victim)
+        check(f"{cmd[0]} -o naming its input: refused, the image untouched",
+              p.returncode == 1 and "output is an input" in p.stderr and
+              victim.read_bytes() == blob, (p.returncode, p.stderr))
+    p = run("decode", region, "--system-map", smap, "-o", smap)
+    check("-o naming the System.map: refused", p.returncode == 1 and
+          smap.stat().st_size > 0, (p.returncode, p.stderr))
+    bad_numbers = (("--size", "1 "), ("--size", " 1"), ("--offset", " -8"),
+                   ("--offset", "-8"), ("--offset", "12"), ("--size", "1x"),
+                   ("--offset", "0x"), ("--boot", "1 "))
+    results = [run("decode", region, o, v) for o, v in bad_numbers]
+    check("numbers: blanks, signs, junk and an offset off 8 bytes are refused",
+          all(r.returncode == 1 and f"bad {o}" in r.stderr
+              for r, (o, _) in zip(results, bad_numbers)),
+          [(o, v, r.returncode, r.stderr.strip())
+           for r, (o, v) in zip(results, bad_numbers) if r.returncode != 1])
+    p, q = run("decode", region, "--boot", "01"), run("decode", region, "--boot", "1")
+    check("numbers: a leading 0 is decimal, not octal", p.returncode == 0 and
+          records(p.stdout) == records(q.stdout) and records(q.stdout), p.stderr)
+    p = run("decode", region, "--size", "0x4000000", "--offset", "0")
+    q = run("decode", region, "--size", "64m")
+    check("numbers: hex and a lower-case unit", p.returncode == 0 and
+          q.returncode == 0 and records(p.stdout) == records(q.stdout) == records(
+              run("decode", region).stdout), (p.stderr, q.stderr))
+    for args in (("--frob",), ("-x",), ("--frob=1",)):
+        p = run("decode", region, *args)
+        check(f"unknown option {args[0]} last: said to be unknown",
+              p.returncode == 1 and "unknown option" in p.stderr, p.stderr)
+    out = work / "stats.txt"
+    p = run("stats", region, "-o", out)
+    check("stats -o FILE: written there, not to standard output",
+          p.returncode == 0 and not p.stdout and out.exists() and
+          out.read_text() == run("stats", region).stdout, p.stderr)
+    if os.path.exists("/dev/full"):
+        for cmd in ("stats", "decode", "kallsyms"):
+            extra = ("--system-map", smap) if cmd == "kallsyms" else ()
+            with open("/dev/full", "w") as full:
+                r = subprocess.run([str(TOOL), cmd, str(region), *map(str, extra)],
+                                   stdout=full, stderr=subprocess.PIPE, text=True)
+            check(f"{cmd} to a full device: exit 2 and the reason",
+                  r.returncode == 2 and "No space left" in r.stderr, r.stderr)
+    zeros = work / "kallsyms-user"
+    zeros.write_text("".join(f"0000000000000000 {x.split()[1]} {x.split()[2]}\n"
+                             for x in smap.read_text().splitlines()))
+    p = run("decode", region, "--system-map", zeros)
+    check("a /proc/kallsyms read without root: exit 4, says to read it as root",
+          p.returncode == 4 and "as root" in p.stderr, p.stderr)
 
     # --help and the manual agree
     p = run("--help")
