@@ -200,8 +200,20 @@ static int rt_region_error(const struct rt_image *img, u64 off, u64 size,
 
 	if (size && size < avail)
 		avail = size;
+	if (err == RAMTRAIL_E_SHORT && avail == size) {
+		rt_err("%s: --size %llu is less than a region header\n",
+		       img->path, (unsigned long long)size);
+		return RT_EXIT_NOTRACE;
+	}
 	if (err == RAMTRAIL_E_GEOMETRY) {
 		memcpy(&h, img->buf + off, sizeof(h));
+		if (h.region_size > avail && avail == size) {
+			rt_err("%s: the region at %#llx is %llu bytes, more than --size %llu\n",
+			       img->path, (unsigned long long)off,
+			       (unsigned long long)h.region_size,
+			       (unsigned long long)size);
+			return RT_EXIT_NOTRACE;
+		}
 		if (h.region_size > avail) {
 			rt_err("%s: truncated: the region at %#llx is %llu bytes, the image holds %llu of them\n",
 			       img->path, (unsigned long long)off,

@@ -589,6 +589,10 @@ def main():
     check("numbers: hex and a lower-case unit", p.returncode == 0 and
           q.returncode == 0 and records(p.stdout) == records(q.stdout) == records(
               run("decode", region).stdout), (p.stderr, q.stderr))
+    p, q = run("decode", region, "--size", "4K"), run("decode", region, "--size", "100")
+    check("--size smaller than the region: --size is named, not the image",
+          p.returncode == q.returncode == 3 and "more than --size 4096" in p.stderr
+          and "--size 100 is less than a region header" in q.stderr, (p.stderr, q.stderr))
     for args in (("--frob",), ("-x",), ("--frob=1",)):
         p = run("decode", region, *args)
         check(f"unknown option {args[0]} last: said to be unknown",
