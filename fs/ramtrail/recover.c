@@ -1647,10 +1647,15 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 	u32 i;
 
 	reg->nr_saved = 0;
+	reg->saved_end = reg->hdr.saved_size;
 	if (reg->hdr.saved_size < sizeof(*t))
 		return;
 	last = reg->hdr.saved_size - sizeof(*t);
-	while (reg->nr_saved < RAMTRAIL_MAX_SAVED && off <= last) {
+	while (off <= last) {
+		if (reg->nr_saved == RAMTRAIL_MAX_SAVED) {
+			reg->saved_end = off;	/* more may follow, unlisted */
+			break;
+		}
 		/* The magic first: most of the area is records or zeroes. */
 		while (off + 24 <= last &&
 		       READ_ONCE(area[off / 4]) != RAMTRAIL_SAVED_MAGIC &&
@@ -1713,7 +1718,8 @@ ramtrail_saved_next(const struct ramtrail_region *reg, u64 *pos)
  *
  * Traces not fully erased stay where they are; erased ones and garbage are
  * free space. The first free span (by offset) that holds @need bytes is
- * chosen, else the largest one, where the caller keeps what fits.
+ * chosen, else the largest one, where the caller keeps what fits. No span
+ * goes past @reg->saved_end.
  *
  * Return: offset in the saved area of the span; *@len is 0 when there is
  * no room at all or RAMTRAIL_MAX_SAVED traces are kept already.
@@ -1739,7 +1745,8 @@ u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
 				continue;
 			start = reg->saved[i] + t->size;
 		}
-		end = reg->hdr.saved_size;
+		/* Never past the scan's end: an unlisted trace may lie there. */
+		end = reg->saved_end;
 		for (pos = 0; (t = ramtrail_saved_next(reg, &pos));) {
 			if (ramtrail_saved_all_erased(t))
 				continue;

@@ -32,6 +32,8 @@ enum ramtrail_error {
  * @nr_saved: entries in @saved
  * @saved: offsets in the saved area of the valid saved traces found by
  *	ramtrail_saved_scan(), in order of boot_id (then offset)
+ * @saved_end: where that scan stopped: the saved area's size, or the end
+ *	of the RAMTRAIL_MAX_SAVED-th entry (what lies past it is not known)
  */
 struct ramtrail_region {
 	const u8 *base;
@@ -39,6 +41,7 @@ struct ramtrail_region {
 	struct ramtrail_region_header hdr;
 	u32 nr_saved;
 	u64 saved[RAMTRAIL_MAX_SAVED];
+	u64 saved_end;
 };
 
 /**

@@ -1097,6 +1097,28 @@ static void test_saved_space_of_erased_traces_is_reused(void)
 	      "%u traces kept, room %llu past the limit", reg.nr_saved,
 	      (unsigned long long)len);
 	test_region_free(t);
+
+	/*
+	 * One erased and 255 kept fill the scan's list: a kept trace after
+	 * them is not listed, and no span may reach it.
+	 */
+	t = test_region_new_saved(1, 4, 0, 256 * 1024);
+	for (i = 0, at = 0; i < RAMTRAIL_MAX_SAVED; i++) {
+		a = test_add_saved(t, at, i + 1, 1);
+		if (!i)
+			a->erased = ~0ULL;
+		at += a->size;
+	}
+	end = at;
+	c = test_add_saved(t, end, RAMTRAIL_MAX_SAVED + 1, 1);
+	ramtrail_region_open(&reg, t->mem, t->size);
+	at = ramtrail_saved_place(&reg, t->hdr->saved_size, &len);
+	CHECK(reg.nr_saved == RAMTRAIL_MAX_SAVED && reg.saved_end == end &&
+	      at + len <= end && c->magic == RAMTRAIL_SAVED_MAGIC,
+	      "an unlisted trace at %llu, span %llu+%llu, scan end %llu",
+	      (unsigned long long)end, (unsigned long long)at,
+	      (unsigned long long)len, (unsigned long long)reg.saved_end);
+	test_region_free(t);
 }
 
 /* The saved trace format: chunks, entries, task events, parts. */
