@@ -792,6 +792,9 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 	bool written;
 	u64 g, ts;
 
+	/* A zone of stale words is one call of ramtrail_zone_next(). */
+	if (c->may_sleep)
+		cond_resched();
 	c->block = b;
 	ramtrail_back_blocks(c);
 	c->stats.blocks++;
@@ -2152,8 +2155,10 @@ void ramtrail_saved_merge(const struct ramtrail_region *reg,
 	u64 n = 0, ns;
 	u32 cpu;
 
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
 		ramtrail_zone_open(&cur[cpu], reg, cpu);
+		cur[cpu].may_sleep = true;	/* the save sleeps */
+	}
 	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
 	while ((r = ramtrail_merge_step(&m))) {
 		if (!ramtrail_ts_step_near(&reg->hdr, &step, r->ts, &ns))

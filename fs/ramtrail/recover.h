@@ -171,6 +171,7 @@ struct ramtrail_zone_stats {
  * @ts: running timestamp
  * @entry_ts: @ts when block @g was entered
  * @entry_base: @have_base then
+ * @may_sleep: the caller sleeps: each block entered may reschedule
  * @end_pos: the zone ends before this position (a live zone's snapshot)
  * @end_ts: the zone ends before the first record newer than this
  * @stats: counters
@@ -199,6 +200,7 @@ struct ramtrail_zone_cursor {
 	u64 ts;
 	u64 entry_ts;
 	bool entry_base;
+	bool may_sleep;
 	u64 end_pos;
 	u64 end_ts;
 	struct ramtrail_zone_stats stats;

@@ -185,6 +185,7 @@ static bool ramtrail_zones_recorded(const struct ramtrail_region *reg,
 
 	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
 		ramtrail_zone_open(&cur[cpu], reg, cpu);
+		cur[cpu].may_sleep = true;
 		while (ramtrail_zone_next(&cur[cpu]))
 			if (ramtrail_saved_keeps(&cur[cpu].rec))
 				return true;
