@@ -451,7 +451,6 @@ static ssize_t ramtrail_part_next(struct ramtrail_cursor *c,
 		f = &w->text_file[w->next_text];
 		record->type = PSTORE_TYPE_CONSOLE;
 		record->id = w->first_text_id + w->next_text++;
-		record->part = c->id;	/* file ids stay far below 2^32 */
 	} else {
 		return 0;
 	}
@@ -597,7 +596,9 @@ static int ramtrail_erase(struct pstore_record *record)
 		return 0;
 	}
 	if (record->type == PSTORE_TYPE_CONSOLE) {
-		ramtrail_erase_trace_part(cxt, record->part);
+		/* Not record->part: an unsigned int, the id may be larger. */
+		ramtrail_erase_trace_part(cxt, record->id /
+					  RAMTRAIL_PART_TEXT_IDS);
 		return 0;
 	}
 	return -EINVAL;
