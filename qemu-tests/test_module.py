@@ -13,6 +13,9 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
             oopsing CPU's tail once (dump_on_oops=1); changes are refused;
             reset, read back
   memtypes  mem_type=1 and 2: the same crash read back (2 CPUs)
+  forged    a header forged with valid checksums (dmesg records too small
+            for pstore, a boot number past the limit): formatted anew, the
+            next crash's log read back, boots numbered on
   refusals  System RAM, busy pstore, bad parameters: clear errors, no load
   tasks     named tasks on every CPU, events=, sysrq crash from a named task:
             tasks, contexts, sched_switch and log events read back through
@@ -49,9 +52,11 @@ import json
 import random
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
+import zlib
 
 import harness as h
 import ramtrail_guest as rg
@@ -798,6 +803,60 @@ pstore
         res.check(f"{t} {name}: boot 1's trace and panic log still there, unchanged",
                   now == first, [(len(a), len(b)) for a, b in zip(now, first)])
         no_oops(res, f"{t} {name}", r.log)
+
+
+def forge_header(ram, dmesg_size, boot_id):
+    """Rewrite the region header as a forger would, checksums right: dmesg
+    records of dmesg_size bytes (the areas after them moved to match, as
+    ramtrail_layout() would place them) and boot number boot_id."""
+    hdr = bytearray(ram.read(RESV, 512))
+    region_size, _, dmesg_off, _, _, saved_size = struct.unpack_from("<6Q", hdr, 24)
+    dmesg_count, nr_cpus = struct.unpack_from("<I", hdr, 76)[0], struct.unpack_from("<I", hdr, 100)[0]
+    align = lambda v: (v + 4095) & ~4095
+    saved = align(dmesg_off + dmesg_count * dmesg_size)
+    zones = align(saved + saved_size)
+    struct.pack_into("<QQ", hdr, 48, dmesg_size, saved)
+    struct.pack_into("<Q", hdr, 88, zones)
+    struct.pack_into("<I", hdr, 104, min((region_size - zones) // nr_cpus >> 12, 0xffffffff))
+    struct.pack_into("<I", hdr, 80, zlib.crc32(bytes(hdr[24:80])))
+    struct.pack_into("<Q", hdr, 128, boot_id)
+    struct.pack_into("<I", hdr, 16, zlib.crc32(bytes(hdr[:16]) + bytes(8) + bytes(hdr[24:])))
+    ram.write(RESV, bytes(hdr))
+
+
+def scenario_forged(k, ko, smp, res):
+    """A header forged with valid checksums: dmesg records too small for
+    pstore's dump header (a heap overflow at the next panic if kept) and a
+    boot number that would end the numbering. The module formats the region
+    anew, numbers boots from what it can trust, and the next crash's log is
+    read back whole."""
+    t = f"[{k.kver} smp{smp} forged]"
+    g = Guest(k, ko, "forged", smp, f"""
+rt_load {PARAMS} functions={FUNCS}
+if ! grep -q rt.read /proc/cmdline; then
+    workload; sleep 2
+    echo c > /proc/sysrq-trigger
+fi
+pstore
+""")
+    crash = dict(append="panic=0", timeout=120, kill_on="Kernel panic", kill_delay=2)
+    r = g.run(**crash)
+    size = struct.unpack("<Q", g.ram.read(RESV + 48, 8))[0]
+    res.check(f"{t} boot 1 recorded and crashed", r.killed and "insmod rc=0" in r.log,
+              brief(r))
+    forge_header(g.ram, 56, 1 << 60)
+    r = g.run(**crash)
+    res.check(f"{t} forged layout: loaded, formatted anew with its parameters",
+              r.killed and "insmod rc=0" in r.log and
+              struct.unpack("<Q", g.ram.read(RESV + 48, 8))[0] == size, brief(r))
+    r = g.run(append="rt.read")
+    logs = [x for x in re.findall(r"^=== BEGIN (dmesg-ramtrail-\d+) ===", r.log, re.M)]
+    st = last_status(r)
+    res.check(f"{t} the crash after it: its log read back, boots numbered on",
+              len(logs) >= 1 and "sysrq" in section(r, logs[0]).lower() and
+              0 < st.get("boot_id", 0) < 100,
+              (brief(r), logs, st.get("boot_id")))
+    no_oops(res, t, r.log)
 
 
 def scenario_crosskernel(k, ko, smp, res):

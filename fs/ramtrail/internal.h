@@ -31,6 +31,8 @@
 #include "map.h"
 
 #define RAMTRAIL_MODTAB_COUNT	256
+/* The largest dmesg_size: pstore's dump buffer is one kmalloc() of it. */
+#define RAMTRAIL_DMESG_SIZE_MAX	BIT(20)
 /* Tracepoint probes of events.c */
 #define RAMTRAIL_NR_PROBES	15
 

@@ -58,7 +58,7 @@ MODULE_PARM_DESC(max_reason, "highest kmsg dump reason kept in dmesg records (as
 
 static unsigned long dmesg_size = 32768;
 module_param(dmesg_size, ulong, 0400);
-MODULE_PARM_DESC(dmesg_size, "bytes per dmesg record (default 32768)");
+MODULE_PARM_DESC(dmesg_size, "bytes per dmesg record, 1072 to 1 MiB (default 32768)");
 
 static unsigned int dmesg_count = 4;
 module_param(dmesg_count, uint, 0400);

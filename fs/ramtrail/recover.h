@@ -373,10 +373,17 @@ static inline u64 ramtrail_saved_parts(const struct ramtrail_saved_trace *t)
  */
 #define RAMTRAIL_IDS_PER_BOOT		1024ULL
 
+/*
+ * The highest boot number files are named from, and that numbers the next
+ * boot: a boot a second for 285 million years. A larger one in a saved
+ * trace or dmesg record is not a writer's (their checksums do not bound it).
+ */
+#define RAMTRAIL_BOOT_ID_MAX		BIT_ULL(53)
+
 /* The first pstore id of boot @boot_id's files. */
 static inline u64 ramtrail_boot_ids(u64 boot_id)
 {
-	if (!boot_id || boot_id > 1ULL << 53)	/* not a writer's: no overflow */
+	if (!boot_id || boot_id > RAMTRAIL_BOOT_ID_MAX)	/* no overflow */
 		return 0;
 	return (boot_id - 1) * RAMTRAIL_IDS_PER_BOOT;
 }

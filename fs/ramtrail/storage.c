@@ -209,6 +209,17 @@ void ramtrail_storage_unmap(struct ramtrail_context *cxt)
 	cxt->requested = false;
 }
 
+/*
+ * A dmesg record size the module makes: a header and 1 KiB of log at
+ * least; at most RAMTRAIL_DMESG_SIZE_MAX, which pstore's buffer (one
+ * kmalloc of the record's size) takes.
+ */
+static bool ramtrail_dmesg_size_ok(u64 size)
+{
+	return size >= sizeof(struct ramtrail_dmesg_header) + 1024 &&
+	       size <= RAMTRAIL_DMESG_SIZE_MAX;
+}
+
 /* Lay out a fresh header, keeping the areas of a valid old one. */
 static int ramtrail_layout_new(struct ramtrail_context *cxt,
 			       struct ramtrail_region_header *h,
@@ -221,6 +232,17 @@ static int ramtrail_layout_new(struct ramtrail_context *cxt,
 	int err;
 
 	*fresh = false;
+	/*
+	 * A layout whose dmesg records this module would not make (only a
+	 * forged header has one) is not kept: pstore would get a buffer too
+	 * small for its dump header, or none, or one kmalloc() refuses.
+	 */
+	if (old_ok && (!old->hdr.dmesg_count ||
+		       !ramtrail_dmesg_size_ok(old->hdr.dmesg_size))) {
+		pr_warn("the region's layout has %u dmesg records of %llu bytes, which this module does not make: formatting it anew, its saved traces and logs are lost\n",
+			old->hdr.dmesg_count, old->hdr.dmesg_size);
+		old_ok = false;
+	}
 	if (old_ok) {
 		if (old->hdr.dmesg_count != p->dmesg_count ||
 		    old->hdr.dmesg_size != p->dmesg_size ||
@@ -239,17 +261,19 @@ static int ramtrail_layout_new(struct ramtrail_context *cxt,
 					     region_size)))
 			return 0;
 	}
+	if (p->dmesg_size > RAMTRAIL_DMESG_SIZE_MAX ||
+	    !ramtrail_dmesg_size_ok(round_up(p->dmesg_size, 8))) {
+		pr_err("dmesg_size=%lu: give %zu to %lu\n", p->dmesg_size,
+		       sizeof(struct ramtrail_dmesg_header) + 1024,
+		       RAMTRAIL_DMESG_SIZE_MAX);
+		return -EINVAL;
+	}
 	err = ramtrail_layout(h, cxt->size, cpus, p->dmesg_count,
 			      round_up(p->dmesg_size, 8), saved,
 			      RAMTRAIL_MODTAB_COUNT);
 	if (err) {
 		pr_err("region of %llu bytes too small for %u CPUs, %u dmesg records of %lu bytes and %llu saved bytes\n",
 		       cxt->size, cpus, p->dmesg_count, p->dmesg_size, saved);
-		return -EINVAL;
-	}
-	if (p->dmesg_count &&
-	    p->dmesg_size < sizeof(struct ramtrail_dmesg_header) + 1024) {
-		pr_err("dmesg_size=%lu is too small\n", p->dmesg_size);
 		return -EINVAL;
 	}
 	*fresh = true;	/* new layout: clear the areas */
@@ -268,11 +292,15 @@ static u64 ramtrail_next_boot_id(struct ramtrail_context *cxt)
 	u64 pos = 0;
 	u32 i;
 
+	if (id > RAMTRAIL_BOOT_ID_MAX)
+		id = 0;
+	/* A forged number past the limit would end the numbering: skipped. */
 	while ((t = ramtrail_saved_next(old, &pos)))
-		id = max(id, t->boot_id);
+		if (t->boot_id <= RAMTRAIL_BOOT_ID_MAX)
+			id = max(id, t->boot_id);
 	for (i = 0; i < old->hdr.dmesg_count; i++) {
 		d = ramtrail_dmesg_at(old, i);
-		if (d)
+		if (d && d->boot_id <= RAMTRAIL_BOOT_ID_MAX)
 			id = max(id, d->boot_id);
 	}
 	return id + 1;
