@@ -366,7 +366,7 @@ def main():
             break
         print(f"note: attempt {attempt + 1}: the guest hit QEMU TCG's int3 oops in "
               "text patching (not ramtrail's); running again"
-              f"{'' if attempt else ' (the third time on one host thread)'}", flush=True)
+              f"{' (this time on one host thread)' if attempt == 1 else ''}", flush=True)
     if single:
         print("note: this run's vCPUs shared one host thread: the cpus=2 rows of "
               "table 1 did not run in parallel", flush=True)
