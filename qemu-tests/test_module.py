@@ -364,8 +364,14 @@ quiet lastpart
     no_oops(res, t, r.log)
 
 
-# struct ramtrail_region_header.version (include/uapi/linux/ramtrail.h)
-VERSION_OFFSET = 8
+# Offsets of struct ramtrail_region_header's fields (include/uapi/linux/
+# ramtrail.h, checked by fs/ramtrail/format_asserts.h); its checksum covers
+# the HDR_CHECKED bytes before the freeze record, checksum and state as 0.
+HDR = dict(version=8, checksum=16, state=20, region_size=24, dmesg_offset=40,
+           dmesg_size=48, saved_offset=56, saved_size=64, dmesg_count=76,
+           layout_checksum=80, zone_offset=88, nr_cpus=100, nr_blocks=104,
+           boot_id=128)
+HDR_CHECKED = 512
 
 
 def scenario_garbage(k, ko, smp, res):
@@ -418,7 +424,7 @@ pstore
     no_oops(res, t, r.log)
 
     # A header written by a future version of the format.
-    g.ram.write(RESV + VERSION_OFFSET, (99).to_bytes(4, "little"))
+    g.ram.write(RESV + HDR["version"], (99).to_bytes(4, "little"))
     r = g.run(append="rt.read")
     st = last_status(r)
     res.check(f"{t} future version: status names it, region reformatted, loaded",
@@ -765,9 +771,9 @@ pstore
     no_oops(res, t, r.log, intended="ramtrail_oops: writing through a NULL pointer")
 
 
-# struct ramtrail_region_header (include/uapi/linux/ramtrail.h): state, and
-# nonce, a per-boot field covered by the header checksum only.
-STATE_OFFSET, NONCE_OFFSET, STATE_FORMATTING = 20, 128, 1
+# The header's state FORMATTING; its boot_id, a per-boot field covered by
+# the header checksum only.
+STATE_FORMATTING = 1
 
 
 def scenario_torn(k, ko, smp, res):
@@ -790,9 +796,9 @@ pstore
     first = shown(r)
     res.check(f"{t} crash and read back", boots(r) == 2 and all(first), brief(r))
     for name, offset, data, header in (
-            ("format interrupted", STATE_OFFSET, STATE_FORMATTING.to_bytes(4, "little"),
+            ("format interrupted", HDR["state"], STATE_FORMATTING.to_bytes(4, "little"),
              "formatting"),
-            ("header half written", NONCE_OFFSET, bytes(8), "checksum")):
+            ("header half written", HDR["boot_id"], bytes(8), "checksum")):
         g.ram.write(RESV + offset, data)
         r = g.run()
         now = shown(r)
@@ -809,18 +815,23 @@ def forge_header(ram, dmesg_size, boot_id):
     """Rewrite the region header as a forger would, checksums right: dmesg
     records of dmesg_size bytes (the areas after them moved to match, as
     ramtrail_layout() would place them) and boot number boot_id."""
-    hdr = bytearray(ram.read(RESV, 512))
-    region_size, _, dmesg_off, _, _, saved_size = struct.unpack_from("<6Q", hdr, 24)
-    dmesg_count, nr_cpus = struct.unpack_from("<I", hdr, 76)[0], struct.unpack_from("<I", hdr, 100)[0]
+    hdr = bytearray(ram.read(RESV, HDR_CHECKED))
+    get = lambda f, fmt: struct.unpack_from(fmt, hdr, HDR[f])[0]
+    put = lambda f, fmt, v: struct.pack_into(fmt, hdr, HDR[f], v)
     align = lambda v: (v + 4095) & ~4095
-    saved = align(dmesg_off + dmesg_count * dmesg_size)
-    zones = align(saved + saved_size)
-    struct.pack_into("<QQ", hdr, 48, dmesg_size, saved)
-    struct.pack_into("<Q", hdr, 88, zones)
-    struct.pack_into("<I", hdr, 104, min((region_size - zones) // nr_cpus >> 12, 0xffffffff))
-    struct.pack_into("<I", hdr, 80, zlib.crc32(bytes(hdr[24:80])))
-    struct.pack_into("<Q", hdr, 128, boot_id)
-    struct.pack_into("<I", hdr, 16, zlib.crc32(bytes(hdr[:16]) + bytes(8) + bytes(hdr[24:])))
+    saved = align(get("dmesg_offset", "<Q") + get("dmesg_count", "<I") * dmesg_size)
+    zones = align(saved + get("saved_size", "<Q"))
+    put("dmesg_size", "<Q", dmesg_size)
+    put("saved_offset", "<Q", saved)
+    put("zone_offset", "<Q", zones)
+    put("nr_blocks", "<I", min((get("region_size", "<Q") - zones) //
+                               get("nr_cpus", "<I") >> 12, 0xffffffff))
+    # The layout checksum: region_size up to itself.
+    put("layout_checksum", "<I",
+        zlib.crc32(bytes(hdr[HDR["region_size"]:HDR["layout_checksum"]])))
+    put("boot_id", "<Q", boot_id)
+    c = HDR["checksum"]
+    put("checksum", "<I", zlib.crc32(bytes(hdr[:c]) + bytes(8) + bytes(hdr[c + 8:])))
     ram.write(RESV, bytes(hdr))
 
 
@@ -841,14 +852,15 @@ pstore
 """)
     crash = dict(append="panic=0", timeout=120, kill_on="Kernel panic", kill_delay=2)
     r = g.run(**crash)
-    size = struct.unpack("<Q", g.ram.read(RESV + 48, 8))[0]
+    dmesg_size = lambda: struct.unpack("<Q", g.ram.read(RESV + HDR["dmesg_size"], 8))[0]
+    size = dmesg_size()
     res.check(f"{t} boot 1 recorded and crashed", r.killed and "insmod rc=0" in r.log,
               brief(r))
     forge_header(g.ram, 56, 1 << 60)
     r = g.run(**crash)
     res.check(f"{t} forged layout: loaded, formatted anew with its parameters",
               r.killed and "insmod rc=0" in r.log and
-              struct.unpack("<Q", g.ram.read(RESV + 48, 8))[0] == size, brief(r))
+              dmesg_size() == size, brief(r))
     r = g.run(append="rt.read")
     logs = [x for x in re.findall(r"^=== BEGIN (dmesg-ramtrail-\d+) ===", r.log, re.M)]
     st = last_status(r)
