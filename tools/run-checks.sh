@@ -13,24 +13,26 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/tools
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 summary=()
 
 # Run one suite; its last line must be "N passed, N failed".
 suite() {
-	local name=$1 log=$top/build/$1.log last p f
+	local name=$1 log=$top/build/$1.log last p f s=0
 	shift
 	echo "== $name"
 	"$@" 2>&1 | tee "$log"
 	last=$(tail -n 1 "$log")
 	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+		[[ $last =~ ,\ ([0-9]+)\ skipped ]] && s=${BASH_REMATCH[1]}
 	else
 		p=0 f=1
 		echo "$name: no result line (crashed?)"
 	fi
-	passed=$((passed + p)) failed=$((failed + f))
-	summary+=("$(printf '%-14s %s passed, %s failed' "$name" "$p" "$f")")
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	summary+=("$(printf '%-14s %s passed, %s failed, %s skipped' "$name" \
+		"$p" "$f" "$s")")
 }
 
 # libFuzzer prints no such line: one test, passed when it found nothing.
@@ -104,5 +106,5 @@ if [ "${QEMU:-1}" != 0 ]; then
 fi
 echo
 printf '%s\n' "${summary[@]}"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -71,14 +71,95 @@ fail:
 	return -1;
 }
 
+/* Read @len bytes at @off of @fd into a new buffer, less at its end. */
+static int rt_image_pread(struct rt_image *img, int fd, u64 off, u64 len)
+{
+	ssize_t n;
+
+	img->buf = malloc(len + 1);
+	if (!img->buf)
+		return -1;
+	img->len = 0;
+	while (img->len < len) {
+		n = pread(fd, img->buf + img->len, len - img->len,
+			  off + img->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(img->buf);
+			img->buf = NULL;
+			return -1;
+		}
+		if (!n)
+			break;
+		img->len += n;
+	}
+	img->buf[img->len] = 0;
+	return 0;
+}
+
+/*
+ * The region at @off of a device: @size bytes, or as many as the header
+ * there says (a header's worth if none is there, for the error to name).
+ */
+static int rt_image_read_device(struct rt_image *img, int fd, u64 off,
+				u64 size)
+{
+	const struct ramtrail_region_header *h;
+	u64 len = size;
+
+	if (!len) {
+		if (rt_image_pread(img, fd, off, RAMTRAIL_BLOCK_SIZE))
+			return -1;
+		h = (const void *)img->buf;
+		if (img->len >= sizeof(*h) &&
+		    le64_to_cpu(h->magic) == RAMTRAIL_MAGIC &&
+		    le64_to_cpu(h->region_size) > img->len &&
+		    le64_to_cpu(h->region_size) <= RT_DEVICE_READ_MAX)
+			len = le64_to_cpu(h->region_size);
+		if (!len)
+			goto done;
+		free(img->buf);
+	}
+	if (rt_image_pread(img, fd, off, len))
+		return -1;
+done:
+	img->base = off;
+	return 0;
+}
+
 /**
  * rt_image_read() - map or read a whole input file
  * @img: filled on success
  * @path: the file; anything read() can read (pstore, debugfs, a pipe)
  *
- * Return: RT_EXIT_OK, or RT_EXIT_IO after saying why.
+ * A device (/dev/mem, a disk, /dev/zero) has no end to read to: it is
+ * refused. rt_image_read_at() reads a window of one.
+ *
+ * Return: RT_EXIT_OK, RT_EXIT_USAGE for a device, or RT_EXIT_IO after
+ * saying why.
  */
 int rt_image_read(struct rt_image *img, const char *path)
+{
+	return rt_image_read_at(img, path, ~0ULL, 0);
+}
+
+/**
+ * rt_image_read_at() - read an input file, or a window of a device
+ * @img: filled on success; @img->base is the offset of its first byte
+ * @path: the file
+ * @off: where the window of a device starts; ~0 for none
+ * @size: bytes of the window; 0 for the size its region header gives
+ *	(RT_DEVICE_READ_MAX at most)
+ *
+ * A file that is not a device is read whole, as rt_image_read() does,
+ * whatever @off and @size say: they are then offsets in @img.
+ *
+ * Return: RT_EXIT_OK, RT_EXIT_USAGE for a device without @off, or
+ * RT_EXIT_IO after saying why.
+ */
+int rt_image_read_at(struct rt_image *img, const char *path, u64 off,
+		     u64 size)
 {
 	struct stat st;
 	int fd;
@@ -91,6 +172,18 @@ int rt_image_read(struct rt_image *img, const char *path)
 	if (S_ISDIR(st.st_mode)) {
 		errno = EISDIR;
 		goto fail;
+	}
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		if (off == ~0ULL) {
+			rt_err("%s: a device has no end to read to: give --offset ADDR, where its region starts\n",
+			       path);
+			close(fd);
+			return RT_EXIT_USAGE;
+		}
+		if (rt_image_read_device(img, fd, off, size))
+			goto fail;
+		close(fd);
+		return RT_EXIT_OK;
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		/* Private and writable: parsers may cut strings in place. */
@@ -185,7 +278,7 @@ static int rt_region_try(const struct rt_image *img, u64 off, u64 size,
 
 	if (size && size < avail)
 		avail = size;
-	t->region_offset = off;
+	t->region_offset = img->base + off;
 	t->reg_err = ramtrail_region_open(&t->reg, img->buf + off, avail);
 	/* A damaged boot header still shows the saved traces and logs. */
 	return t->reg.base ? 0 : t->reg_err;
@@ -196,7 +289,7 @@ static int rt_region_error(const struct rt_image *img, u64 off, u64 size,
 			   int err)
 {
 	struct ramtrail_region_header h;
-	u64 avail = img->len - off;
+	u64 avail = img->len - off, at = img->base + off;
 
 	if (size && size < avail)
 		avail = size;
@@ -209,21 +302,21 @@ static int rt_region_error(const struct rt_image *img, u64 off, u64 size,
 		memcpy(&h, img->buf + off, sizeof(h));
 		if (h.region_size > avail && avail == size) {
 			rt_err("%s: the region at %#llx is %llu bytes, more than --size %llu\n",
-			       img->path, (unsigned long long)off,
+			       img->path, (unsigned long long)at,
 			       (unsigned long long)h.region_size,
 			       (unsigned long long)size);
 			return RT_EXIT_NOTRACE;
 		}
 		if (h.region_size > avail) {
 			rt_err("%s: truncated: the region at %#llx is %llu bytes, the image holds %llu of them\n",
-			       img->path, (unsigned long long)off,
+			       img->path, (unsigned long long)at,
 			       (unsigned long long)h.region_size,
 			       (unsigned long long)avail);
 			return RT_EXIT_NOTRACE;
 		}
 	}
 	rt_err("%s: region at %#llx: %s\n", img->path,
-	       (unsigned long long)off, ramtrail_strerror(err));
+	       (unsigned long long)at, ramtrail_strerror(err));
 	return RT_EXIT_NOTRACE;
 }
 
@@ -248,6 +341,11 @@ int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 	int err, first_err = 0;
 
 	if (offset_given) {
+		if (offset >= img->len && img->base) {
+			rt_err("%s: nothing to read at %#llx\n", img->path,
+			       (unsigned long long)img->base);
+			return RT_EXIT_NOTRACE;
+		}
 		if (offset >= img->len) {
 			rt_err("%s: offset %#llx is past the end of the image (%llu bytes)\n",
 			       img->path, (unsigned long long)offset,

@@ -234,7 +234,8 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 	int err = 0, i;
 
 	memset(t, 0, sizeof(*t));
-	err = rt_image_read(img, a->image);
+	err = rt_image_read_at(img, a->image, a->offset_given ? a->offset : ~0ULL,
+			       a->size);
 	if (err)
 		return err;
 	for (i = 0; i < a->nr_more && !err; i++) {
@@ -261,7 +262,8 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 			       a->image, "--boot, --system-map, --modules ignored");
 		return rt_pstore_parse(img, t);
 	}
-	err = rt_region_find(img, a->offset, a->size, a->offset_given, t);
+	err = rt_region_find(img, a->offset - img->base, a->size,
+			     a->offset_given, t);
 	if (err || !strcmp(a->cmd, "stats"))
 		return err;
 	return rt_trace_choose(t, a->boot);

@@ -27,13 +27,18 @@ enum {
  * @buf: its contents (mapped or read), writable copy-on-write
  * @len: bytes at @buf
  * @mapped: @buf is a mapping (else it was read into memory)
+ * @base: offset in the file of @buf's first byte (a window of a device)
  */
 struct rt_image {
 	const char *path;
 	u8 *buf;
 	u64 len;
 	bool mapped;
+	u64 base;
 };
+
+/* The most rt_image_read_at() reads of a device on its header's word. */
+#define RT_DEVICE_READ_MAX	(1ULL << 32)
 
 /**
  * struct rt_rec - one record of a trace, in the recording boot's terms
@@ -142,6 +147,8 @@ __printf(1, 2) void rt_err(const char *fmt, ...);
 
 /* image.c */
 int rt_image_read(struct rt_image *img, const char *path);
+int rt_image_read_at(struct rt_image *img, const char *path, u64 off,
+		     u64 size);
 int rt_image_read_fd(struct rt_image *img, int fd);
 int rt_image_append(struct rt_image *img, const struct rt_image *more);
 bool rt_image_is_pstore(const struct rt_image *img);

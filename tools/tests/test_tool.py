@@ -138,6 +138,40 @@ def saved_entry(boot, nr_records, erased=0, release="6.1.0-test", state=3, reaso
     return struct.pack("<IIQ", 0x34564153, crc, erased) + fields + chunk
 
 
+def devices(ram, smap, expect):
+    """A device has no end: read a window of it, never the whole."""
+    p = subprocess.run(["timeout", "20", str(TOOL), "decode", "/dev/zero"],
+                       capture_output=True, text=True)
+    check("a device without --offset: refused at once, not read to no end",
+          p.returncode == 1 and "--offset" in p.stderr, (p.returncode, p.stderr))
+    p = subprocess.run(["timeout", "20", str(TOOL), "decode", "/dev/zero",
+                        "--offset", "0x100000"], capture_output=True, text=True)
+    check("a device with --offset: only its window is read (no region there)",
+          p.returncode == 3 and "region at 0x100000" in p.stderr,
+          (p.returncode, p.stderr))
+    p = run("decode", "/dev/null", "--offset", "0x1000")
+    check("a device that ends before --offset: nothing to read there",
+          p.returncode == 3 and "nothing to read at 0x1000" in p.stderr, p.stderr)
+    lo = subprocess.run(["losetup", "-f", "--show", "-r", str(ram)],
+                        capture_output=True, text=True)
+    if lo.returncode:
+        RESULTS.skip("a region on a block device (losetup: "
+                     f"{lo.stderr.strip() or 'none'})")
+        return
+    dev = lo.stdout.strip()
+    try:
+        p = run("decode", dev, "--offset", hex(RAM_OFFSET), "--system-map",
+                smap, "--sym-offset")
+        q = run("stats", dev, "--offset", hex(RAM_OFFSET), "--format", "json")
+        offset = json.loads(q.stdout).get("region_offset") if q.returncode == 0 else None
+        check("a region on a block device: read from its header's size, the "
+              "records and the region's address those of the image",
+              p.returncode == 0 and records(p.stdout) == expect and
+              offset == RAM_OFFSET, (p.stderr, q.stderr, offset))
+    finally:
+        subprocess.run(["losetup", "-d", dev])
+
+
 def main():
     work = Path(tempfile.mkdtemp(prefix="ramtrail-tool-"))
     subprocess.run([str(BIN / "mkimage"), str(work)], check=True)
@@ -597,6 +631,7 @@ def main():
         p = run("decode", region, *args)
         check(f"unknown option {args[0]} last: said to be unknown",
               p.returncode == 1 and "unknown option" in p.stderr, p.stderr)
+    devices(ram, smap, expect)
     out = work / "stats.txt"
     p = run("stats", region, "-o", out)
     check("stats -o FILE: written there, not to standard output",
