@@ -130,13 +130,29 @@ static void ramtrail_part_free(struct ramtrail_pstore_walk *w)
 	w->next_text = 0;
 }
 
+/*
+ * The dmesg record in @slot, from a copy of the slot checked whole: an
+ * oops of this boot may rewrite the slot while it is read, and a length
+ * read twice from it could differ (pstore reads @record->size bytes of
+ * @record->buf). Return: its size, -ENODATA if it is no longer valid.
+ */
 static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
-				   const struct ramtrail_dmesg_header *d,
-				   u32 slot)
+				   struct ramtrail_context *cxt, u32 slot)
 {
+	const struct ramtrail_region_header *h = &cxt->reg.hdr;
+	struct ramtrail_dmesg_header *d = kvmalloc(h->dmesg_size, GFP_KERNEL);
+	ssize_t ret = -ENOMEM;
+
+	if (!d)
+		return ret;
+	memcpy(d, ramtrail_dmesg(cxt, slot), h->dmesg_size);
+	ret = -ENODATA;
+	if (!ramtrail_dmesg_valid(h, d))
+		goto out;
+	ret = -ENOMEM;
 	record->buf = kmemdup(d + 1, d->len, GFP_KERNEL);
 	if (!record->buf)
-		return -ENOMEM;
+		goto out;
 	record->type = PSTORE_TYPE_DMESG;
 	record->id = ramtrail_boot_ids(d->boot_id) + slot;
 	record->size = d->len;
@@ -145,7 +161,10 @@ static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
 	record->part = d->part;
 	record->count = d->count;
 	record->time = ns_to_timespec64(d->time_ns);
-	return d->len;
+	ret = d->len;
+out:
+	kvfree(d);
+	return ret;
 }
 
 /*
@@ -494,7 +513,6 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 {
 	struct ramtrail_context *cxt = record->psi->data;
 	struct ramtrail_cursor *c = &cxt->cursor;
-	const struct ramtrail_dmesg_header *d;
 	struct ramtrail_saved_trace *t;
 	struct ramtrail_saved_walk w;
 	ssize_t ret;
@@ -502,14 +520,15 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 	while (c->slot < cxt->hdr->dmesg_count) {
 		u32 slot = c->slot++;
 
-		d = ramtrail_dmesg_at(&cxt->reg, slot);
-		if (!d)
+		if (!ramtrail_dmesg_at(&cxt->reg, slot))
 			continue;
-		ret = ramtrail_read_dmesg(record, d, slot);
+		ret = ramtrail_read_dmesg(record, cxt, slot);
 		if (ret >= 0)
 			return ret;
-		pr_warn("dmesg-ramtrail-%llu not shown: error %zd\n",
-			ramtrail_boot_ids(d->boot_id) + slot, ret);
+		/* -ENODATA: an oops is rewriting it; it shows at the next mount. */
+		if (ret != -ENODATA)
+			pr_warn("dmesg-ramtrail in slot %u not shown: error %zd\n",
+				slot, ret);
 	}
 	if (!c->walk) {
 		pr_warn("saved traces not shown: out of memory\n");

@@ -407,11 +407,24 @@ ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot)
 	if (!reg->base || slot >= h->dmesg_count)
 		return NULL;
 	d = (const void *)(reg->base + ramtrail_dmesg_offset(h, slot));
-	if (READ_ONCE(d->magic) != RAMTRAIL_DMESG_MAGIC ||
-	    d->len > h->dmesg_size - sizeof(*d) ||
-	    d->checksum != ramtrail_dmesg_checksum(d))
-		return NULL;
-	return d;
+	return ramtrail_dmesg_valid(h, d) ? d : NULL;
+}
+
+/**
+ * ramtrail_dmesg_valid() - whether a dmesg record is whole
+ * @h: the region's header, its layout validated
+ * @d: the record, in its slot or in a copy of the slot (@h->dmesg_size
+ *	bytes): a copy stays valid while the slot is rewritten
+ *
+ * Return: true if its magic is set, its length fits the slot and its
+ * checksum matches.
+ */
+bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
+			  const struct ramtrail_dmesg_header *d)
+{
+	return READ_ONCE(d->magic) == RAMTRAIL_DMESG_MAGIC &&
+	       d->len <= h->dmesg_size - sizeof(*d) &&
+	       d->checksum == ramtrail_dmesg_checksum(d);
 }
 
 /**

@@ -327,6 +327,8 @@ const char *ramtrail_reason_name(u32 reason);
 u32 ramtrail_dmesg_checksum(const struct ramtrail_dmesg_header *d);
 const struct ramtrail_dmesg_header *
 ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot);
+bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
+			  const struct ramtrail_dmesg_header *d);
 int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			 u64 addr);
 

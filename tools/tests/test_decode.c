@@ -959,6 +959,7 @@ static void test_dmesg_and_saved_checksums(void)
 	struct test_region *t = fresh(1, 4);
 	struct ramtrail_dmesg_header *d = test_add_dmesg(t, "Oops: 0002");
 	struct ramtrail_saved_trace *s = test_add_saved(t, 0, 3, 4), *s2;
+	struct ramtrail_dmesg_header *copy;
 	struct ramtrail_region reg;
 	u64 off = 0;
 
@@ -968,6 +969,17 @@ static void test_dmesg_and_saved_checksums(void)
 	CHECK(!ramtrail_dmesg_at(&reg, 0), "damaged dmesg data accepted");
 	((char *)(d + 1))[3] ^= 1;
 	CHECK(ramtrail_dmesg_at(&reg, 0), "dmesg record rejected");
+	/*
+	 * pstore reads a copy of the slot: the copy is what is checked, and a
+	 * length past the slot fails however the checksum came out.
+	 */
+	copy = calloc(1, reg.hdr.dmesg_size + 1);	/* + 1: the checksum below */
+	memcpy(copy, d, reg.hdr.dmesg_size);
+	CHECK(ramtrail_dmesg_valid(&reg.hdr, copy), "copy of a record rejected");
+	copy->len = reg.hdr.dmesg_size - sizeof(*d) + 1;
+	copy->checksum = ramtrail_dmesg_checksum(copy);
+	CHECK(!ramtrail_dmesg_valid(&reg.hdr, copy), "length past the slot accepted");
+	free(copy);
 	/* An erase is one store outside the checksum: the list holds. */
 	s->erased = 1;
 	CHECK(ramtrail_saved_next(&reg, &off) == s &&
