@@ -38,7 +38,7 @@ struct rt_image {
 };
 
 /* The most rt_image_read_at() reads of a device on its header's word. */
-#define RT_DEVICE_READ_MAX	(1ULL << 32)
+#define RT_DEVICE_READ_MAX	BIT_ULL(32)
 
 /**
  * struct rt_rec - one record of a trace, in the recording boot's terms
