@@ -18,7 +18,7 @@ summary=()
 
 # Run one suite; its last line must be "N passed, N failed".
 suite() {
-	local name=$1 log=$top/build/$1.log last p f s=0
+	local name=$1 log=$top/build/$1.log last p f s=0 t0=$SECONDS
 	shift
 	echo "== $name"
 	"$@" 2>&1 | tee "$log"
@@ -31,8 +31,8 @@ suite() {
 		echo "$name: no result line (crashed?)"
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-	summary+=("$(printf '%-14s %s passed, %s failed, %s skipped' "$name" \
-		"$p" "$f" "$s")")
+	summary+=("$(printf '%-14s %s passed, %s failed, %s skipped, %s s' \
+		"$name" "$p" "$f" "$s" $((SECONDS - t0)))")
 }
 
 # libFuzzer prints no such line: one test, passed when it found nothing.
