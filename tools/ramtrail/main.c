@@ -120,19 +120,28 @@ static bool rt_is(const char *arg, size_t len, const char *name)
 	return strlen(name) == len && !strncmp(arg, name, len);
 }
 
-/* Is @arg (its name @len bytes long) an option that takes a value? */
-static bool rt_takes_value(const char *arg, size_t len)
+/* The options that take a value, by their names. */
+enum rt_opt { RT_OPT_NONE, RT_OPT_OFFSET, RT_OPT_SIZE, RT_OPT_BOOT,
+	      RT_OPT_SYSTEM_MAP, RT_OPT_MODULES, RT_OPT_FORMAT, RT_OPT_OUTPUT };
+
+/* Which option that takes a value @arg (its name @len bytes long) is. */
+static enum rt_opt rt_option(const char *arg, size_t len)
 {
-	static const char *const names[] = {
-		"--offset", "--size", "--boot", "--system-map", "--modules",
-		"--format", "-o", "--output",
+	static const struct {
+		const char *name;
+		enum rt_opt opt;
+	} opts[] = {
+		{ "--offset", RT_OPT_OFFSET }, { "--size", RT_OPT_SIZE },
+		{ "--boot", RT_OPT_BOOT }, { "--system-map", RT_OPT_SYSTEM_MAP },
+		{ "--modules", RT_OPT_MODULES }, { "--format", RT_OPT_FORMAT },
+		{ "-o", RT_OPT_OUTPUT }, { "--output", RT_OPT_OUTPUT },
 	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (rt_is(arg, len, names[i]))
-			return true;
-	return false;
+	for (i = 0; i < ARRAY_SIZE(opts); i++)
+		if (rt_is(arg, len, opts[i].name))
+			return opts[i].opt;
+	return RT_OPT_NONE;
 }
 
 static int rt_parse(int argc, char **argv, struct rt_args *a)
@@ -144,6 +153,7 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 	a->boot = -1;
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val, *eq;
+		enum rt_opt opt;
 		size_t len;
 		u64 n;
 
@@ -174,7 +184,8 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		}
 		eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
 		len = eq ? (size_t)(eq - arg) : strlen(arg);
-		if (!rt_takes_value(arg, len))
+		opt = rt_option(arg, len);
+		if (opt == RT_OPT_NONE)
 			return rt_usage("unknown option", arg);
 		if (eq)
 			val = eq + 1;
@@ -182,26 +193,34 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 			val = argv[++i];
 		else
 			return rt_usage("option needs a value", arg);
-		if (rt_is(arg, len, "--offset")) {
+		switch (opt) {
+		case RT_OPT_OFFSET:
 			/* Any region starts on 8 bytes (the module's on a page). */
 			if (!rt_number(val, &a->offset) || a->offset % 8)
 				return rt_usage("bad --offset", val);
 			a->offset_given = true;
-		} else if (rt_is(arg, len, "--size")) {
+			break;
+		case RT_OPT_SIZE:
 			if (!rt_number(val, &a->size) || !a->size)
 				return rt_usage("bad --size", val);
-		} else if (rt_is(arg, len, "--boot")) {
+			break;
+		case RT_OPT_BOOT:
 			if (!rt_number(val, &n) || n > (u64)INT64_MAX)
 				return rt_usage("bad --boot", val);
 			a->boot = n;
-		} else if (rt_is(arg, len, "--system-map")) {
+			break;
+		case RT_OPT_SYSTEM_MAP:
 			a->system_map = val;
-		} else if (rt_is(arg, len, "--modules")) {
+			break;
+		case RT_OPT_MODULES:
 			a->modules = val;
-		} else if (rt_is(arg, len, "--format")) {
+			break;
+		case RT_OPT_FORMAT:
 			a->format = val;
-		} else {	/* -o, --output */
+			break;
+		default:	/* -o, --output */
 			a->output = val;
+			break;
 		}
 	}
 	if (!a->cmd)
