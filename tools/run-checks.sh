@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs the userspace suites, shows each one's result and sums them up in
 # the project's closing line "N passed, N failed".
-#   FUZZ_TIME   seconds of fuzzing (default 60)
+#   FUZZ_TIME   seconds of fuzzing (default 30; make fuzz runs 600)
 #   CRASHES     crash instants for the crash-consistency test (default 4000)
 #   QEMU=0      skip the module build and QEMU scenarios
 #   KVERS, SMPS kernels and CPU counts for QEMU (default "6.1,6.12", "2")
 #   SMP4_KVERS  kernels also run with 4 CPUs (default: the last of KVERS;
 #               make check-full: all of them)
+#   SMP4_SKIP   scenarios those skip (default: the layout ones; check-full:
+#               none)
 #   STRESS_CYCLES, STRESS_SEED  crash campaign cycles on the last kernel (3, 1)
 #   DEBIAN_KVERS  kernels of the Debian guest scenario (default 6.12)
 set -u
@@ -41,7 +43,7 @@ fuzz() {
 	local target=$1 corpus=$top/build/corpus-$1
 	shift
 	mkdir -p "$corpus"
-	"$bin/$target" -max_len=65536 -max_total_time="${FUZZ_TIME:-60}" \
+	"$bin/$target" -max_len=65536 -max_total_time="${FUZZ_TIME:-30}" \
 		-print_final_stats=1 -artifact_prefix="$top/build/$target-" "$@" \
 		"$corpus" "$top/tools/fuzz/corpus" 2>&1 | tail -n 6
 	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
