@@ -175,7 +175,7 @@ int rt_image_read_at(struct rt_image *img, const char *path, u64 off,
 	}
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
 		if (off == ~0ULL) {
-			rt_err("%s: a device has no end to read to: give --offset ADDR, where its region starts\n",
+			rt_err("%s: a device has no end to read to (a region on one needs --offset ADDR, where it starts)\n",
 			       path);
 			close(fd);
 			return RT_EXIT_USAGE;
