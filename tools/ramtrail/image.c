@@ -71,25 +71,25 @@ fail:
 	return -1;
 }
 
-/* Read @len bytes at @off of @fd into a new buffer, less at its end. */
+/*
+ * Read the window of @fd at @off on to its byte @len (less at the file's
+ * end), after the @img->len bytes of it already in @img->buf.
+ */
 static int rt_image_pread(struct rt_image *img, int fd, u64 off, u64 len)
 {
+	u8 *grown = realloc(img->buf, len + 1);
 	ssize_t n;
 
-	img->buf = malloc(len + 1);
-	if (!img->buf)
+	if (!grown)
 		return -1;
-	img->len = 0;
+	img->buf = grown;
 	while (img->len < len) {
 		n = pread(fd, img->buf + img->len, len - img->len,
 			  off + img->len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			free(img->buf);
-			img->buf = NULL;
+		if (n < 0)
 			return -1;
-		}
 		if (!n)
 			break;
 		img->len += n;
@@ -110,22 +110,24 @@ static int rt_image_read_device(struct rt_image *img, int fd, u64 off,
 
 	if (!len) {
 		if (rt_image_pread(img, fd, off, RAMTRAIL_BLOCK_SIZE))
-			return -1;
+			goto fail;
 		h = (const void *)img->buf;
+		len = img->len;
 		if (img->len >= sizeof(*h) &&
 		    le64_to_cpu(h->magic) == RAMTRAIL_MAGIC &&
 		    le64_to_cpu(h->region_size) > img->len &&
 		    le64_to_cpu(h->region_size) <= RT_DEVICE_READ_MAX)
 			len = le64_to_cpu(h->region_size);
-		if (!len)
-			goto done;
-		free(img->buf);
 	}
+	/* The rest of the window, after the header read above if any. */
 	if (rt_image_pread(img, fd, off, len))
-		return -1;
-done:
+		goto fail;
 	img->base = off;
 	return 0;
+fail:
+	free(img->buf);
+	img->buf = NULL;
+	return -1;
 }
 
 /**
