@@ -587,6 +587,7 @@ def scenario_lowmem(k, ko, smp, res):
     records never shown; a mount that takes all memory wakes the OOM
     killer. Memory does not depend on the CPU count: 2 CPUs only."""
     if smp != 2:
+        res.skip(f"[{k.kver} smp{smp} lowmem] 2 CPUs only")
         return
     t = f"[{k.kver} smp{smp} lowmem]"
     g = Guest(k, ko, "lowmem", smp, f"""
@@ -923,6 +924,7 @@ def scenario_memtypes(k, ko, smp, res):
     flushed line by line) keep a crash's trace as the default mapping does.
     The mapping does not depend on the CPU count: 2 CPUs only."""
     if smp != 2:
+        res.skip(f"[{k.kver} smp{smp} memtypes] 2 CPUs only")
         return
     for mt in (1, 2):
         t = f"[{k.kver} smp{smp} mem_type={mt}]"
