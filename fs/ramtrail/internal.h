@@ -138,8 +138,9 @@ struct ramtrail_cursor {
  *   blocks and @pstore.
  * - Per CPU: each struct ramtrail_ring in @rings is written only by its
  *   CPU's writers (any context, lock-free: ring.h), except ring->stopped,
- *   which any CPU sets (freeze, unload, the enabled parameter) with
- *   WRITE_ONCE(). CPU N's RAMTRAIL_PAIRS entries of @pairs are its ring's
+ *   which any CPU pauses (freeze, unload, the enabled parameter) with
+ *   WRITE_ONCE(), and its own writer sets to RAMTRAIL_RING_REFUSING when
+ *   full. CPU N's RAMTRAIL_PAIRS entries of @pairs are its ring's
  *   pairs, written only by its outermost writer ([R6] in ring.h).
  * - @formatted: set once by the format, read by the freeze on any CPU
  *   (READ_ONCE()).
@@ -265,7 +266,7 @@ void ramtrail_flush_zones(struct ramtrail_context *cxt);
 void ramtrail_set_state(struct ramtrail_context *cxt, u32 state);
 void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state);
 void ramtrail_rings_init(struct ramtrail_context *cxt);
-void ramtrail_rings_stop(struct ramtrail_context *cxt, u32 stopped);
+void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause);
 void ramtrail_debugfs_init(struct ramtrail_context *cxt);
 void ramtrail_debugfs_exit(struct ramtrail_context *cxt);
 struct ramtrail_module_entry *ramtrail_modtab(struct ramtrail_context *cxt);

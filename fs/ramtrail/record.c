@@ -40,9 +40,13 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 	int bit = ftrace_test_recursion_trylock(ip, parent);
 
 	if (bit < 0) {
-		/* Recursion in this context: dropped, but counted. */
+		/* Recursion in this context: lost, counted unless paused. */
+		struct ramtrail_ring *r;
+
 		preempt_disable_notrace();
-		local_inc(&this_cpu_ptr(cxt->rings)->dropped);
+		r = this_cpu_ptr(cxt->rings);
+		if (READ_ONCE(r->stopped) != RAMTRAIL_RING_PAUSED)
+			local_inc(&r->dropped);
 		preempt_enable_notrace();
 		return;
 	}
@@ -62,7 +66,9 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
  * Callable from any context, NMI included; takes no lock and allocates
  * nothing. The record carries the task and context of its caller.
  *
- * Return: true if recorded, false if dropped (counted) or refused.
+ * Return: true if recorded; false for a bad @id or @len, while recording is
+ * paused (frozen, disabled), or for a record lost (counted in the zone's
+ * dropped records).
  */
 notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 {
@@ -121,7 +127,7 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 		ramtrail_frozen_wait(cxt, 1);
 		return;
 	}
-	ramtrail_rings_stop(cxt, 1);
+	ramtrail_rings_pause(cxt, true);
 	ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
 	atomic_set(&cxt->frozen, 2);
 	ramtrail_flush_zones(cxt);
@@ -413,17 +419,17 @@ int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what)
 	return -EBUSY;
 }
 
-/* Every ring to @stopped, unless a freeze stops them meanwhile. */
-static void ramtrail_rings_apply(struct ramtrail_context *cxt, u32 stopped)
+/* Every ring paused or not, unless a freeze pauses them meanwhile. */
+static void ramtrail_rings_apply(struct ramtrail_context *cxt, bool pause)
 {
-	ramtrail_rings_stop(cxt, stopped);
+	ramtrail_rings_pause(cxt, pause);
 	/*
 	 * Pairs with the full barrier of the freeze's atomic_cmpxchg(): either
 	 * the freeze's stores to stopped come after ours, or we see it here.
 	 */
 	smp_mb();
 	if (atomic_read(&cxt->frozen))
-		ramtrail_rings_stop(cxt, 1);
+		ramtrail_rings_pause(cxt, true);
 }
 
 /**
@@ -493,7 +499,7 @@ void ramtrail_stop_for_unload(struct ramtrail_context *cxt)
 {
 	if (atomic_cmpxchg(&cxt->frozen, 0, 2))
 		return;
-	ramtrail_rings_stop(cxt, 1);
+	ramtrail_rings_pause(cxt, true);
 	ramtrail_flush_zones(cxt);
 	ramtrail_end(cxt, RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);
 }

@@ -40,7 +40,8 @@ static notrace bool ramtrail_ring_drop(struct ramtrail_ring *r)
  * not @task. A nested writer does not enter a block whose slot still holds
  * the outermost writer's open reservation ([R4]).
  *
- * Return: true if recorded, false if dropped (and counted).
+ * Return: true if recorded, false if refused (counted unless the ring is
+ * RAMTRAIL_RING_PAUSED).
  */
 notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 					       unsigned int type, u32 head,
@@ -49,15 +50,17 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 					       unsigned long task)
 {
 	unsigned long pos, next, off, floor;
-	unsigned int i, lap, ext, pad, named;
+	unsigned int i, lap, ext, pad, named, stopped;
 	struct ramtrail_ev_task ev;
 	u64 ts, g, blk, *w;
 
 	if (ncont > RAMTRAIL_MAX_CONT)
 		return ramtrail_ring_drop(r);
 	do {
-		if (READ_ONCE(r->stopped))
-			return ramtrail_ring_drop(r);
+		stopped = READ_ONCE(r->stopped);
+		if (stopped)
+			return stopped == RAMTRAIL_RING_PAUSED ? false :
+			       ramtrail_ring_drop(r);
 		pos = local_read(&r->pos);
 		if (outer) {
 			WRITE_ONCE(r->floor, pos);
@@ -81,7 +84,7 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 						named + 1 + ncont) * 8;
 			if ((r->flags & RAMTRAIL_RING_STOP_WHEN_FULL) &&
 			    (next - 1) >> RAMTRAIL_BLOCK_SHIFT >= r->nr_blocks) {
-				WRITE_ONCE(r->stopped, 1);
+				WRITE_ONCE(r->stopped, RAMTRAIL_RING_REFUSING);
 				return ramtrail_ring_drop(r);
 			}
 			/*

@@ -88,6 +88,15 @@
 /* ring->flags */
 #define RAMTRAIL_RING_STOP_WHEN_FULL	0x1
 
+/*
+ * ring->stopped: 0 records. PAUSED refuses by request (a freeze, enabled=0,
+ * the unload): nothing is lost that was meant to be recorded, so nothing
+ * is counted. REFUSING refuses records that were meant to be (the zone is
+ * full under stop_when_full, or the CPU has no zone): each is counted.
+ */
+#define RAMTRAIL_RING_PAUSED		1
+#define RAMTRAIL_RING_REFUSING		2
+
 /* ring->floor when no writer of the CPU is between reserve and commit */
 #define RAMTRAIL_FLOOR_IDLE	(~0UL)
 
@@ -117,10 +126,11 @@ struct ramtrail_pair {
  * @floor: reservation of the outermost writer in flight, or
  *	RAMTRAIL_FLOOR_IDLE; see [R4]
  * @task: the task named last in the current block, or 0; see [R5]
- * @stopped: nonzero while records are refused (frozen, full, disabled)
+ * @stopped: 0, RAMTRAIL_RING_PAUSED or RAMTRAIL_RING_REFUSING
  * @nr_blocks: blocks in the zone
  * @zone: first word of the zone
- * @dropped: records refused
+ * @dropped: records lost while recording: refused while REFUSING, by a
+ *	nested writer that found no room ([R4]), or by recursion
  * @flags: RAMTRAIL_RING_*
  * @pairs: RAMTRAIL_PAIRS entries ([R6]), or NULL to write every function
  *	and caller in full
@@ -252,7 +262,7 @@ static __always_inline u32 ramtrail_pair_ref(const struct ramtrail_pair *e,
  * task ramtrail_env_task() names; a task event comes first if the block
  * does not name it yet ([R5]).
  *
- * Return: true if recorded, false if dropped (and counted).
+ * Return: true if recorded, false if refused (counted unless paused).
  */
 static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 						unsigned int type, u32 head,

@@ -380,8 +380,8 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
  * ramtrail_rings_init() - point each CPU's ring at its zone
  * @cxt: the context, formatted
  *
- * A possible CPU beyond the region's zones gets a stopped ring: its
- * records are refused and counted. The rings' pairs are empty (zeroed
+ * A possible CPU beyond the region's zones gets a ring that refuses its
+ * records and counts them (RAMTRAIL_RING_REFUSING). The rings' pairs are empty (zeroed
  * when allocated; rings start at position 0 only here).
  */
 void ramtrail_rings_init(struct ramtrail_context *cxt)
@@ -394,7 +394,7 @@ void ramtrail_rings_init(struct ramtrail_context *cxt)
 
 		if (cpu >= h->nr_cpus) {
 			ramtrail_ring_init(r, NULL, RAMTRAIL_MIN_BLOCKS, 0);
-			r->stopped = 1;
+			r->stopped = RAMTRAIL_RING_REFUSING;
 			continue;
 		}
 		ramtrail_ring_init(r, (u64 *)(cxt->base +
@@ -402,23 +402,24 @@ void ramtrail_rings_init(struct ramtrail_context *cxt)
 				   h->nr_blocks, cxt->params.stop_when_full ?
 				   RAMTRAIL_RING_STOP_WHEN_FULL : 0);
 		r->pairs = cxt->pairs + (size_t)cpu * RAMTRAIL_PAIRS;
-		r->stopped = !cxt->enabled;
+		r->stopped = cxt->enabled ? 0 : RAMTRAIL_RING_PAUSED;
 	}
 }
 
 /**
- * ramtrail_rings_stop() - stop or resume every CPU's ring that has a zone
+ * ramtrail_rings_pause() - pause or resume every CPU's ring that has a zone
  * @cxt: the context
- * @stopped: 1 to refuse records, 0 to take them
+ * @pause: refuse records, uncounted (RAMTRAIL_RING_PAUSED), or take them
  *
  * Callable in any context.
  */
-notrace void ramtrail_rings_stop(struct ramtrail_context *cxt, u32 stopped)
+notrace void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause)
 {
 	u32 cpu;
 
 	for (cpu = 0; cpu < cxt->hdr->nr_cpus && cpu < nr_cpu_ids; cpu++)
-		WRITE_ONCE(per_cpu_ptr(cxt->rings, cpu)->stopped, stopped);
+		WRITE_ONCE(per_cpu_ptr(cxt->rings, cpu)->stopped,
+			   pause ? RAMTRAIL_RING_PAUSED : 0);
 }
 
 /**

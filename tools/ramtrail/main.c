@@ -293,7 +293,7 @@ static void rt_report_drops(const struct rt_trace *t)
 {
 	const struct ramtrail_freeze_info *f;
 	struct ramtrail_zone_stats sum = { 0 };
-	u64 refused = 0;
+	u64 lost = 0;
 	u32 cpu;
 
 	if (t->invalid)
@@ -318,14 +318,14 @@ static void rt_report_drops(const struct rt_trace *t)
 		sum.corrupt_blocks += t->cur[cpu].stats.corrupt_blocks;
 		sum.torn += t->cur[cpu].stats.torn;
 		sum.no_base += t->cur[cpu].stats.no_base;
-		refused += f ? f->zone[cpu].dropped : 0;
+		lost += f ? f->zone[cpu].dropped : 0;
 	}
-	if (sum.corrupt_blocks || sum.torn || sum.no_base || refused)
-		rt_err("dropped %llu corrupt blocks, %llu torn records, %llu without time; %llu refused\n",
+	if (sum.corrupt_blocks || sum.torn || sum.no_base || lost)
+		rt_err("dropped %llu corrupt blocks, %llu torn records, %llu without time; the writers lost %llu while recording\n",
 		       (unsigned long long)sum.corrupt_blocks,
 			(unsigned long long)sum.torn,
 			(unsigned long long)sum.no_base,
-			(unsigned long long)refused);
+			(unsigned long long)lost);
 }
 
 /* Is @path the file @out is? */

@@ -859,15 +859,35 @@ static void test_stop_when_full_keeps_the_oldest_and_counts_drops(void)
 	test_region_free(t);
 }
 
-static void test_stopped_ring_drops_and_counts(void)
+/*
+ * A paused ring (frozen, enabled=0) refuses records without counting
+ * them: nothing meant to be recorded is lost. A refusing one (full, no
+ * zone) counts each: those are losses.
+ */
+static void test_stopped_ring_counts_losses_only(void)
 {
 	struct test_region *t = fresh(1, 4);
+	u32 one = 7;
 
 	ramtrail_ring_func(&t->ring[0], 1, 0);
-	t->ring[0].stopped = 1;
-	CHECK(!ramtrail_ring_func(&t->ring[0], 2, 0), "write while stopped");
-	CHECK(local_read(&t->ring[0].dropped) == 1, "drop not counted");
-	CHECK(test_decode(t, out, MAXREC, &st) == 1, "record after stop");
+	t->ring[0].stopped = RAMTRAIL_RING_PAUSED;
+	CHECK(!ramtrail_ring_func(&t->ring[0], 2, 0), "write while paused");
+	CHECK(!ramtrail_ring_func(&t->ring[0], 2, 3),
+	      "write with caller while paused");
+	CHECK(!ramtrail_ring_event(&t->ring[0], RAMTRAIL_EV_USER, &one, 4),
+	      "event while paused");
+	CHECK(local_read(&t->ring[0].dropped) == 0,
+	      "paused refusals counted: %ld", local_read(&t->ring[0].dropped));
+	t->ring[0].stopped = RAMTRAIL_RING_REFUSING;
+	CHECK(!ramtrail_ring_func(&t->ring[0], 4, 0), "write while refusing");
+	CHECK(!ramtrail_ring_event(&t->ring[0], RAMTRAIL_EV_USER, &one, 4),
+	      "event while refusing");
+	CHECK(local_read(&t->ring[0].dropped) == 2,
+	      "refusals not counted: %ld", local_read(&t->ring[0].dropped));
+	t->ring[0].stopped = 0;
+	CHECK(ramtrail_ring_func(&t->ring[0], 5, 0), "write after resume");
+	CHECK(test_decode(t, out, MAXREC, &st) == 2 && out[0].ip == 1 &&
+	      out[1].ip == 5, "records while stopped");
 	test_region_free(t);
 }
 
@@ -2166,7 +2186,7 @@ int main(void)
 	RUN(test_flipped_bit_in_newest_header_loses_one_block);
 	RUN(test_stale_block_cache_is_rebuilt);
 	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);
-	RUN(test_stopped_ring_drops_and_counts);
+	RUN(test_stopped_ring_counts_losses_only);
 	RUN(test_header_checks);
 	RUN(test_layout_refuses_regions_too_small_for_zones);
 	RUN(test_ts_to_ns_uses_the_saved_clock);

@@ -294,7 +294,10 @@ enum ramtrail_freeze_reason {
 /**
  * struct ramtrail_zone_info - per-zone facts written when recording ends
  * @freeze_pos: writer position of the zone when recording froze or stopped
- * @dropped: records the zone's writer refused (full, frozen, nested overrun)
+ * @dropped: records the zone's writer lost while recording: refused when
+ *	full (stop_when_full), by a nested writer that found no room, or by
+ *	recursion; not those refused while paused on request (frozen,
+ *	enabled=0), which writers before ramtrail 0.12 counted too
  */
 struct ramtrail_zone_info {
 	__u64 freeze_pos;
@@ -567,7 +570,8 @@ enum ramtrail_saved_ref {
  * @freeze_cpu: CPU that froze recording
  * @modtab_count: module entries that follow this struct
  * @flags: RAMTRAIL_F_* of the recording boot
- * @dropped: records the writers refused
+ * @dropped: records the writers lost while recording (struct
+ *	ramtrail_zone_info, summed)
  * @corrupt_blocks: blocks dropped by the decoder
  * @torn: torn records dropped by the decoder
  * @lost_words: words of unfinished writes skipped by the decoder
