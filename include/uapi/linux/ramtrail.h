@@ -296,8 +296,8 @@ enum ramtrail_freeze_reason {
  * @freeze_pos: writer position of the zone when recording froze or stopped
  * @dropped: records the zone's writer lost while recording: refused when
  *	full (stop_when_full), by a nested writer that found no room, or by
- *	recursion; not those refused while paused on request (frozen,
- *	enabled=0), which writers before ramtrail 0.12 counted too
+ *	recursion; not those refused while paused (frozen, enabled=0),
+ *	which writers before ramtrail 0.12 counted too
  */
 struct ramtrail_zone_info {
 	__u64 freeze_pos;
