@@ -278,6 +278,12 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 
 	if (!outer)
 		pair = NULL;	/* [R6] */
+	if (unlikely(READ_ONCE(r->stopped))) {
+		/* Refused before the clock read: a paused ring costs little. */
+		ok = ramtrail_ring_write_slow(r, type, head, cont, ncont,
+					      outer, task);
+		goto out;
+	}
 	do {
 		pos = local_read(&r->pos);
 		if (outer) {

@@ -869,8 +869,11 @@ static void test_stopped_ring_counts_losses_only(void)
 	struct test_region *t = fresh(1, 4);
 	u32 one = 7;
 
+	u64 clock;
+
 	ramtrail_ring_func(&t->ring[0], 1, 0);
 	t->ring[0].stopped = RAMTRAIL_RING_PAUSED;
+	clock = clock_now;
 	CHECK(!ramtrail_ring_func(&t->ring[0], 2, 0), "write while paused");
 	CHECK(!ramtrail_ring_func(&t->ring[0], 2, 3),
 	      "write with caller while paused");
@@ -878,6 +881,8 @@ static void test_stopped_ring_counts_losses_only(void)
 	      "event while paused");
 	CHECK(local_read(&t->ring[0].dropped) == 0,
 	      "paused refusals counted: %ld", local_read(&t->ring[0].dropped));
+	CHECK(clock_now == clock, "clock read %llu times while paused",
+	      (unsigned long long)(clock_now - clock) / clock_step);
 	t->ring[0].stopped = RAMTRAIL_RING_REFUSING;
 	CHECK(!ramtrail_ring_func(&t->ring[0], 4, 0), "write while refusing");
 	CHECK(!ramtrail_ring_event(&t->ring[0], RAMTRAIL_EV_USER, &one, 4),
