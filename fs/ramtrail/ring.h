@@ -91,8 +91,9 @@
 /*
  * ring->stopped: 0 records. PAUSED refuses while recording is off (a
  * freeze, enabled=0, the unload): nothing is lost that was meant to be
- * recorded, so nothing is counted. REFUSING refuses records that were meant to be (the zone is
- * full under stop_when_full, or the CPU has no zone): each is counted.
+ * recorded, so nothing is counted. REFUSING refuses records that were
+ * meant to be (the zone is full under stop_when_full, or the CPU has no
+ * zone): each is counted.
  */
 #define RAMTRAIL_RING_PAUSED		1
 #define RAMTRAIL_RING_REFUSING		2

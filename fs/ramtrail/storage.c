@@ -381,8 +381,8 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
  * @cxt: the context, formatted
  *
  * A possible CPU beyond the region's zones gets a ring that refuses its
- * records and counts them (RAMTRAIL_RING_REFUSING). The rings' pairs are empty (zeroed
- * when allocated; rings start at position 0 only here).
+ * records and counts them (RAMTRAIL_RING_REFUSING). The rings' pairs are
+ * empty (zeroed when allocated; rings start at position 0 only here).
  */
 void ramtrail_rings_init(struct ramtrail_context *cxt)
 {
