@@ -277,8 +277,9 @@ static void decode_rate(const char *what, const u8 *mem, u64 size)
 	       median(cpy, REPS), median(dec, REPS) / median(cpy, REPS));
 	if (!ramtrail_region_open(&reg, mem, size)) {
 		zones = (double)ramtrail_zones_size(&reg.hdr) / size;
-		printf("| decode + merge, per zone byte | %10.0f MB/s | decode/memcpy %.2f (%.0f%% of the region is zones) |\n",
-		       median(dec, REPS) * zones,
+		printf("| decode + merge, per zone byte | %10.0f MB/s | ",
+		       median(dec, REPS) * zones);
+		printf("decode/memcpy %.2f (%.0f%% of the region is zones) |\n",
 		       median(dec, REPS) * zones / median(cpy, REPS),
 		       zones * 100);
 	}
