@@ -868,7 +868,6 @@ static void test_stopped_ring_counts_losses_only(void)
 {
 	struct test_region *t = fresh(1, 4);
 	u32 one = 7;
-
 	u64 clock;
 
 	ramtrail_ring_func(&t->ring[0], 1, 0);
