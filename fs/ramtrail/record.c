@@ -40,13 +40,9 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 	int bit = ftrace_test_recursion_trylock(ip, parent);
 
 	if (bit < 0) {
-		/* Recursion in this context: lost, counted unless paused. */
-		struct ramtrail_ring *r;
-
+		/* Recursion in this context: refused. */
 		preempt_disable_notrace();
-		r = this_cpu_ptr(cxt->rings);
-		if (READ_ONCE(r->stopped) != RAMTRAIL_RING_PAUSED)
-			local_inc(&r->dropped);
+		ramtrail_ring_refuse(this_cpu_ptr(cxt->rings));
 		preempt_enable_notrace();
 		return;
 	}

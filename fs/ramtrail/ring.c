@@ -50,17 +50,15 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 					       unsigned long task)
 {
 	unsigned long pos, next, off, floor;
-	unsigned int i, lap, ext, pad, named, stopped;
+	unsigned int i, lap, ext, pad, named;
 	struct ramtrail_ev_task ev;
 	u64 ts, g, blk, *w;
 
 	if (ncont > RAMTRAIL_MAX_CONT)
 		return ramtrail_ring_drop(r);
 	do {
-		stopped = READ_ONCE(r->stopped);
-		if (stopped)
-			return stopped == RAMTRAIL_RING_PAUSED ? false :
-			       ramtrail_ring_drop(r);
+		if (READ_ONCE(r->stopped))
+			return ramtrail_ring_refuse(r);
 		pos = local_read(&r->pos);
 		if (outer) {
 			WRITE_ONCE(r->floor, pos);

@@ -221,6 +221,17 @@ static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
 	local_inc(&r->records);
 }
 
+/*
+ * A record refused because the ring is stopped, or recursed into: a loss,
+ * counted, unless the ring is paused (nothing meant to be recorded).
+ */
+static __always_inline bool ramtrail_ring_refuse(struct ramtrail_ring *r)
+{
+	if (READ_ONCE(r->stopped) != RAMTRAIL_RING_PAUSED)
+		local_inc(&r->dropped);
+	return false;
+}
+
 bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
 			      u32 head, const u32 *cont, unsigned int ncont,
 			      bool outer, unsigned long task);
