@@ -32,7 +32,9 @@ static void ramtrail_module_describe(struct ramtrail_module_entry *e,
  * same name, place and sizes, not gone). Entries are never reused: an
  * unloaded module keeps its entry, marked gone, so a later module at the
  * same address makes that range ambiguous (printed as offsets) instead of
- * taking over its names.
+ * taking over its names. A module without text (only init text, or only
+ * data) has nothing to name, and an entry at 0 would end the table for
+ * its readers: none.
  */
 static void ramtrail_add_entry(struct ramtrail_context *cxt,
 			       const struct ramtrail_module_entry *d)
@@ -40,6 +42,8 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 	struct ramtrail_module_entry *e = ramtrail_modtab(cxt);
 	unsigned int n, i;
 
+	if (!d->base || !d->size)
+		return;
 	mutex_lock(&cxt->modules_lock);
 	n = cxt->nr_modules;
 	for (i = 0; i < n; i++)
