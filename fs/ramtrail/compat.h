@@ -153,6 +153,21 @@ static inline void ramtrail_module_sizes(const struct module *mod,
 #endif
 }
 
+/* Where @mod's init text lies, 0 bytes if it has none (or it was freed). */
+static inline void ramtrail_module_init_text(const struct module *mod,
+					     unsigned long *base, u64 *size)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	*base = (unsigned long)mod->mem[MOD_INIT_TEXT].base;
+	*size = mod->mem[MOD_INIT_TEXT].size;
+#else
+	*base = (unsigned long)mod->init_layout.base;
+	*size = mod->init_layout.text_size;
+#endif
+	if (!*base)
+		*size = 0;
+}
+
 /* A sysrq handler's key became a u8 in 6.6. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
 #define RAMTRAIL_SYSRQ_KEY_T	u8

@@ -56,10 +56,11 @@ static struct ramtrail_context *ramtrail_sysrq_cxt;
 
 /* A function of this boot, as console-ramtrail-N names it after reboot. */
 static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
-					 u32 off, enum ramtrail_text_func which)
+					 u32 off, u64 ts,
+					 enum ramtrail_text_func which)
 {
-	return scnprintf(buf, len, "%ps",
-			 (void *)(off ? RAMTRAIL_ARCH_TEXT_BASE + off : 0));
+	return ramtrail_live_name(arg, buf, len,
+				  off ? RAMTRAIL_ARCH_TEXT_BASE + off : 0, ts);
 }
 
 /*
@@ -125,7 +126,7 @@ static notrace void ramtrail_dump_run(struct ramtrail_context *cxt,
 	/* Names first, in time order, as console-ramtrail-N takes them. */
 	ramtrail_comms_init(&d->tx.comms, d->comms, RAMTRAIL_DUMP_COMMS);
 	d->tx.name = ramtrail_dump_name;
-	d->tx.arg = NULL;
+	d->tx.arg = cxt;
 	for (i = 0; i < nr; i++) {
 		ramtrail_tail_open(&d->win[i], &d->cursor[i], true);
 		if (d->win[i].first <= d->win[i].last)

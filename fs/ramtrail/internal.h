@@ -30,7 +30,7 @@
 #include "recover.h"
 #include "map.h"
 
-#define RAMTRAIL_MODTAB_COUNT	256
+#define RAMTRAIL_MODTAB_COUNT	512
 /* The largest dmesg_size: pstore's dump buffer is one kmalloc() of it. */
 #define RAMTRAIL_DMESG_SIZE_MAX	BIT(20)
 /* Tracepoint probes of events.c */
@@ -290,7 +290,12 @@ void ramtrail_modules_exit(struct ramtrail_context *cxt);
 void ramtrail_reloc_init(struct ramtrail_context *cxt,
 			 struct ramtrail_reloc *rl,
 			 const struct ramtrail_saved_trace *t);
-unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off);
+unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off,
+				u64 ts);
+size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
+			   size_t len, u32 off, u64 ts, bool *timed);
+size_t ramtrail_live_name(struct ramtrail_context *cxt, char *buf,
+			  size_t len, unsigned long addr, u64 ts);
 
 /* save.c */
 int ramtrail_save_previous(struct ramtrail_context *cxt);

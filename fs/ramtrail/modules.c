@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
@@ -49,6 +50,8 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 	for (i = 0; i < n; i++)
 		if (e[i].base == d->base && e[i].size == d->size &&
 		    e[i].core_size == d->core_size &&
+		    (e[i].flags & RAMTRAIL_MOD_INIT) ==
+		    (d->flags & RAMTRAIL_MOD_INIT) &&
 		    !(e[i].flags & RAMTRAIL_MOD_GONE) &&
 		    !strncmp(e[i].name, d->name, sizeof(e[i].name)))
 			goto out;
@@ -66,6 +69,27 @@ out:
 	mutex_unlock(&cxt->modules_lock);
 }
 
+/*
+ * What the module table says of @mod's init text, which the kernel frees
+ * when the init ends (its end time is set then): false if it has none.
+ */
+static bool ramtrail_module_describe_init(struct ramtrail_module_entry *e,
+					  struct module *mod)
+{
+	unsigned long base;
+	u64 size;
+
+	ramtrail_module_init_text(mod, &base, &size);
+	if (!size)
+		return false;
+	memset(e, 0, sizeof(*e));
+	e->base = base;
+	e->size = size;
+	e->flags = RAMTRAIL_MOD_INIT;
+	strscpy(e->name, mod->name, sizeof(e->name));
+	return true;
+}
+
 static void ramtrail_add_module(struct ramtrail_context *cxt,
 				struct module *mod)
 {
@@ -73,6 +97,8 @@ static void ramtrail_add_module(struct ramtrail_context *cxt,
 
 	ramtrail_module_describe(&e, mod);
 	ramtrail_add_entry(cxt, &e);
+	if (ramtrail_module_describe_init(&e, mod))
+		ramtrail_add_entry(cxt, &e);
 }
 
 /*
@@ -98,11 +124,41 @@ static void ramtrail_add_loaded(struct ramtrail_context *cxt)
 		     mod->state != MODULE_STATE_COMING))
 			continue;
 		ramtrail_module_describe(&found[n++], mod);
+		/* An init running: its text, until its end is noted. */
+		if (mod->state == MODULE_STATE_COMING && n < max &&
+		    ramtrail_module_describe_init(&found[n], mod))
+			n++;
 	}
 	rcu_read_unlock();
 	for (i = 0; i < n; i++)
 		ramtrail_add_entry(cxt, &found[i]);
 	kfree(found);
+}
+
+/*
+ * @mod's init ended (it is live, or its load failed): the kernel frees its
+ * init text next, for a later module to take. Its entry notes when, the
+ * counter the records carry, so that a record before then is named as
+ * init text and one after as whatever came there. The entry is rewritten
+ * whole: a reset halfway leaves a checksum that fails, and no name.
+ */
+static void ramtrail_module_init_ended(struct ramtrail_context *cxt,
+				       struct module *mod)
+{
+	struct ramtrail_module_entry *e = ramtrail_modtab(cxt);
+	u64 now = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
+	unsigned int i;
+
+	mutex_lock(&cxt->modules_lock);
+	for (i = 0; i < cxt->nr_modules; i++) {
+		if (!(e[i].flags & RAMTRAIL_MOD_INIT) || e[i].core_size ||
+		    strncmp(e[i].name, mod->name, sizeof(e[i].name)))
+			continue;
+		WRITE_ONCE(e[i].core_size, now ?: 1);
+		WRITE_ONCE(e[i].checksum, ramtrail_module_checksum(&e[i]));
+		ramtrail_flush(cxt, &e[i], sizeof(e[i]));
+	}
+	mutex_unlock(&cxt->modules_lock);
 }
 
 static void ramtrail_module_gone(struct ramtrail_context *cxt,
@@ -111,6 +167,7 @@ static void ramtrail_module_gone(struct ramtrail_context *cxt,
 	struct ramtrail_module_entry *e = ramtrail_modtab(cxt);
 	unsigned int i;
 
+	ramtrail_module_init_ended(cxt, mod);	/* if its init failed */
 	mutex_lock(&cxt->modules_lock);
 	for (i = 0; i < cxt->nr_modules; i++)
 		if (!strncmp(e[i].name, mod->name, sizeof(e[i].name)))
@@ -126,6 +183,8 @@ static int ramtrail_module_event(struct notifier_block *nb,
 
 	if (action == MODULE_STATE_COMING)
 		ramtrail_add_module(cxt, data);
+	else if (action == MODULE_STATE_LIVE)
+		ramtrail_module_init_ended(cxt, data);
 	else if (action == MODULE_STATE_GOING)
 		ramtrail_module_gone(cxt, data);
 	return NOTIFY_OK;
@@ -203,10 +262,72 @@ static int ramtrail_module_now(const struct ramtrail_reloc *rl,
 	return found;
 }
 
+/*
+ * "[module]+0xoff" or "[module].init+0xoff" for @addr in the text of
+ * entry @m: the offset from that text's start, for the module's .ko to
+ * name. A line of text holds no byte a forged entry could bring.
+ */
+static notrace size_t
+ramtrail_module_name(const struct ramtrail_module_entry *m, char *buf,
+		     size_t len, u64 addr)
+{
+	char name[sizeof(m->name)];
+	size_t i;
+
+	for (i = 0; i < sizeof(name) - 1 && m->name[i]; i++)
+		name[i] = isalnum(m->name[i]) || m->name[i] == '_' ||
+			  m->name[i] == '-' ? m->name[i] : '?';
+	name[i] = 0;
+	return scnprintf(buf, len, "[%s]%s+%#llx", name,
+			 m->flags & RAMTRAIL_MOD_INIT ? ".init" : "",
+			 (unsigned long long)(addr - m->base));
+}
+
+/*
+ * Where @off of a record at counter time @ts was: the recording boot's
+ * module table entry, if in a module (NULL if none is sure), and in
+ * *@addr the address to print: relocated to this boot, or the bare
+ * offset, which no symbol lookup resolves. *@timed: the same @off may be
+ * elsewhere at another time.
+ */
+static const struct ramtrail_module_entry *
+ramtrail_reloc_find(const struct ramtrail_reloc *rl, u32 off, u64 ts,
+		    unsigned long *addr, bool *timed)
+{
+	const struct ramtrail_saved_trace *t = rl->t;
+	const struct ramtrail_module_entry *m;
+	u64 a = t->text_base + off;
+	int i, j;
+
+	*addr = off;
+	*timed = false;
+	if (!off)
+		return NULL;
+	if (!ramtrail_arch_is_module(a)) {
+		if (rl->same_build)
+			*addr = a + rl->delta;
+		return NULL;
+	}
+	i = ramtrail_module_find(ramtrail_saved_modules(t), t->modtab_count,
+				 a, ts, timed);
+	if (i < 0)
+		return NULL;
+	m = &ramtrail_saved_modules(t)[i];
+	/* Init text is freed once run: never in this boot's terms. */
+	if (rl->same_build && !(m->flags & RAMTRAIL_MOD_INIT)) {
+		j = ramtrail_module_now(rl, m);
+		if (j >= 0)
+			*addr = rl->now[j].base + (a - m->base);
+	}
+	return m;
+}
+
 /**
  * ramtrail_relocate() - an address of a saved trace, in this boot's terms
  * @rl: from ramtrail_reloc_init()
  * @off: offset from the trace's text base (0: none)
+ * @ts: counter time of the record that holds it: a module's init text may
+ *	hold another module later
  *
  * Kernel text moves by the KASLR delta, module text to where the same
  * module (name, text and core size) lies now. An address that cannot be
@@ -215,22 +336,79 @@ static int ramtrail_module_now(const struct ramtrail_reloc *rl,
  *
  * Return: the address to print.
  */
-unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off)
+unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off,
+				u64 ts)
 {
-	const struct ramtrail_saved_trace *t = rl->t;
-	u64 addr = t->text_base + off;
-	int i, j;
+	unsigned long addr;
+	bool timed;
 
-	if (!off || !rl->same_build)
-		return off;
-	if (!ramtrail_arch_is_module(addr))
-		return addr + rl->delta;
-	i = ramtrail_module_find(ramtrail_saved_modules(t), t->modtab_count,
-				 addr);
-	if (i < 0)
-		return off;
-	j = ramtrail_module_now(rl, &ramtrail_saved_modules(t)[i]);
-	if (j < 0)
-		return off;
-	return rl->now[j].base + (addr - ramtrail_saved_modules(t)[i].base);
+	ramtrail_reloc_find(rl, off, ts, &addr, &timed);
+	return addr;
+}
+
+/**
+ * ramtrail_reloc_name() - name an address of a saved trace
+ * @rl: from ramtrail_reloc_init()
+ * @buf: where to write the name
+ * @len: bytes at @buf, at least 1
+ * @off: offset from the trace's text base (0: none)
+ * @ts: counter time of the record that holds it
+ * @timed: set if @off may have another name at another time
+ *
+ * As "%ps" names ramtrail_relocate()'s address, except for an address of a
+ * module that is not loaded now (or not the same build), or of its init
+ * text: "[module]+0xoff" or "[module].init+0xoff", the offset from that
+ * text's start, for the module's .ko to name (ramtrail decode --modules).
+ *
+ * Return: the bytes written before the NUL, as scnprintf().
+ */
+size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
+			   size_t len, u32 off, u64 ts, bool *timed)
+{
+	const struct ramtrail_module_entry *m;
+	unsigned long addr;
+
+	m = ramtrail_reloc_find(rl, off, ts, &addr, timed);
+	if (!m || addr != off)	/* relocated, or not a module's */
+		return scnprintf(buf, len, "%ps", (void *)addr);
+	return ramtrail_module_name(m, buf, len, rl->t->text_base + off);
+}
+
+/**
+ * ramtrail_live_name() - name an address of this boot's trace
+ * @cxt: the context
+ * @buf: where to write the name
+ * @len: bytes at @buf, at least 1
+ * @addr: the address
+ * @ts: counter time of the record that holds it
+ *
+ * As "%ps", except where this boot's module table knows better: in the
+ * init text of a module whose init has ended, or in a module unloaded,
+ * whose place another module may hold now ("[module].init+0xoff",
+ * "[module]+0xoff"); and where the table cannot tell which module held
+ * @addr at @ts (the bare address). Called from the dump, as the kernel
+ * dies: no lock.
+ *
+ * Return: the bytes written before the NUL, as scnprintf().
+ */
+notrace size_t ramtrail_live_name(struct ramtrail_context *cxt, char *buf,
+				  size_t len, unsigned long addr, u64 ts)
+{
+	/* Pairs with smp_store_release() in ramtrail_add_entry(). */
+	u32 n = smp_load_acquire(&cxt->nr_modules);
+	const struct ramtrail_module_entry *m;
+	bool timed;
+	int i;
+
+	if (!addr || !ramtrail_arch_is_module(addr))
+		return scnprintf(buf, len, "%ps", (void *)addr);
+	i = ramtrail_module_find(ramtrail_modtab(cxt), n, addr, ts, &timed);
+	if (i < 0)	/* nothing sure: the kernel's name, unless two held it */
+		return timed ? scnprintf(buf, len, "%#lx", addr) :
+			       scnprintf(buf, len, "%ps", (void *)addr);
+	m = &ramtrail_modtab(cxt)[i];
+	if ((m->flags & RAMTRAIL_MOD_INIT) ? m->core_size :
+	    READ_ONCE(m->flags) & RAMTRAIL_MOD_GONE)
+		return ramtrail_module_name(m, buf, len, addr);
+	return scnprintf(buf, len, "%ps", (void *)addr);
 }

@@ -173,18 +173,22 @@ out:
  * once a trace (in @w->names), unless it is too long to keep.
  */
 static size_t ramtrail_text_name(void *arg, char *buf, size_t len, u32 off,
-				 enum ramtrail_text_func which)
+				 u64 ts, enum ramtrail_text_func which)
 {
 	struct ramtrail_pstore_walk *w = arg;
 	struct ramtrail_name_slot *s =
 		&w->names[hash_32(off, RAMTRAIL_NAME_CACHE_BITS)];
+	bool timed;
 	size_t n;
 
 	if (s->len && s->off == off)
 		return strscpy(buf, s->name, len) < 0 ? len - 1 : s->len;
-	n = scnprintf(buf, len, "%ps", (void *)ramtrail_relocate(&w->rl, off));
-	/* A name that filled @buf or would fill the slot may be cut: not kept. */
-	if (n + 1 < len && n < sizeof(s->name) - 1) {
+	n = ramtrail_reloc_name(&w->rl, buf, len, off, ts, &timed);
+	/*
+	 * A name that filled @buf or would fill the slot may be cut, one that
+	 * depends on the time may differ next time: not kept.
+	 */
+	if (!timed && n + 1 < len && n < sizeof(s->name) - 1) {
 		memcpy(s->name, buf, n + 1);
 		s->len = n;
 		s->off = off;
@@ -262,8 +266,8 @@ static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
 	while ((r = ramtrail_saved_read(&w->ftrace, end))) {
 		if (r->type == RAMTRAIL_W_EVENT || n >= room)
 			continue;
-		out[n].ip = ramtrail_relocate(&w->rl, r->ip);
-		out[n].parent_ip = ramtrail_relocate(&w->rl, r->parent);
+		out[n].ip = ramtrail_relocate(&w->rl, r->ip, r->ts);
+		out[n].parent_ip = ramtrail_relocate(&w->rl, r->parent, r->ts);
 		pstore_ftrace_write_timestamp(&out[n], r->ts);
 		pstore_ftrace_encode_cpu(&out[n], r->cpu);
 		n++;

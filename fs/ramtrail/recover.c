@@ -427,33 +427,73 @@ bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
 	       d->checksum == ramtrail_dmesg_checksum(d);
 }
 
+/*
+ * Whether entry @e, covering an address, can be what a record of counter
+ * time @ts named there, given @after: a time before which it cannot have
+ * begun (0: unknown). Init text that ended by @ts was not it.
+ */
+static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
+			       u64 ts, u64 after)
+{
+	if (after && ts < after)
+		return false;
+	return !(e->flags & RAMTRAIL_MOD_INIT) || !e->core_size ||
+	       ts < e->core_size;
+}
+
 /**
- * ramtrail_module_find() - the one module table entry covering an address
+ * ramtrail_module_find() - the module table entry an address was in
  * @tab: the table
  * @n: its entries
  * @addr: the address
+ * @ts: counter time of the record that names @addr
+ * @timed: if not NULL, set when the answer depends on @ts (more than one
+ *	entry covers @addr, or init text that ended)
  *
- * Entries are only appended, so a module unloaded and another loaded at
- * the same place both cover its addresses: such an address has no answer.
+ * Entries are only appended, in the order the kernel allocated their text,
+ * and one covering an address began after every earlier one covering it
+ * was freed. A module's init text is freed when its init ends, whose time
+ * its entry keeps: a record before then names the init, one after names a
+ * later module there. A module unloaded keeps no time: an address it and a
+ * later one both cover has no answer, whatever the record's time.
  *
- * Return: the entry's index, or -1 if none or more than one covers @addr
- * (or an entry's checksum fails).
+ * Return: the entry's index, or -1 if none or more than one may be it (or
+ * the checksum of an entry covering @addr fails).
  */
 int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
-			 u64 addr)
+			 u64 addr, u64 ts, bool *timed)
 {
-	int found = -1;
+	int found = -1, covering = 0;
+	bool ended = false;
+	u64 after = 0;
 	u32 i;
 
 	for (i = 0; i < n && tab[i].base; i++) {
-		if (addr < tab[i].base || addr - tab[i].base >= tab[i].size)
+		const struct ramtrail_module_entry *e = &tab[i];
+
+		if (addr < e->base || addr - e->base >= e->size)
 			continue;
-		if (found >= 0 ||
-		    tab[i].checksum != ramtrail_module_checksum(&tab[i]))
-			return -1;
-		found = i;
+		covering++;
+		if (e->checksum != ramtrail_module_checksum(e)) {
+			found = -2;
+			break;
+		}
+		if (ramtrail_module_at(e, ts, after)) {
+			if (found != -1) {
+				found = -2;
+				break;
+			}
+			found = i;
+		}
+		/* A later entry here began after this init text ended. */
+		if ((e->flags & RAMTRAIL_MOD_INIT) && e->core_size) {
+			after = max_t(u64, after, e->core_size);
+			ended = true;
+		}
 	}
-	return found;
+	if (timed)
+		*timed = covering > 1 || ended;
+	return found < 0 ? -1 : found;
 }
 
 static u64 ramtrail_load(const u64 *p)
@@ -1503,6 +1543,36 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
 		return ns > U64_MAX - hdr->clock_ref_ns ? U64_MAX :
 		       hdr->clock_ref_ns + ns;
 	return ns > hdr->clock_ref_ns ? 0 : hdr->clock_ref_ns - ns;
+}
+
+/**
+ * ramtrail_saved_modules_copy() - a saved trace's copy of the module table
+ * @t: the saved trace
+ * @mods: the module table of the boot whose zones it saves
+ * @n: entries of @mods
+ * @hdr: that boot's region header (its clock)
+ *
+ * A saved trace's records carry nanoseconds, not counter values: the end
+ * of each module's init text is converted to the same (and its entry's
+ * checksum set again, only if it held). Sets @t->modtab_count.
+ */
+void ramtrail_saved_modules_copy(struct ramtrail_saved_trace *t,
+				 const struct ramtrail_module_entry *mods,
+				 u32 n, const struct ramtrail_region_header *hdr)
+{
+	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
+	u32 i;
+
+	memcpy(e, mods, n * sizeof(*mods));
+	t->modtab_count = n;
+	for (i = 0; i < n; i++) {
+		if (!(e[i].flags & RAMTRAIL_MOD_INIT) || !e[i].core_size ||
+		    e[i].checksum != ramtrail_module_checksum(&e[i]))
+			continue;
+		e[i].core_size = max_t(u64, ramtrail_ts_to_ns(hdr,
+							      e[i].core_size), 1);
+		e[i].checksum = ramtrail_module_checksum(&e[i]);
+	}
 }
 
 /* Largest whole seconds ramtrail_cycles_to_ns() converts, in ns. */

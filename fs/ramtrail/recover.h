@@ -290,6 +290,9 @@ void ramtrail_merge_init(struct ramtrail_merge *m,
 			 struct ramtrail_merge_slot *heap);
 const struct ramtrail_record *ramtrail_merge_next(struct ramtrail_merge *m);
 u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts);
+void ramtrail_saved_modules_copy(struct ramtrail_saved_trace *t,
+				 const struct ramtrail_module_entry *mods,
+				 u32 n, const struct ramtrail_region_header *hdr);
 
 /**
  * struct ramtrail_ns_step - where ramtrail_ts_to_ns_step() is
@@ -330,7 +333,7 @@ ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot);
 bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
 			  const struct ramtrail_dmesg_header *d);
 int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
-			 u64 addr);
+			 u64 addr, u64 ts, bool *timed);
 
 /* The parts of a saved trace entry (layout in the uapi header). */
 static inline struct ramtrail_module_entry *

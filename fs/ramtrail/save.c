@@ -136,8 +136,7 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 		w->buf = kvmalloc(RAMTRAIL_SAVED_BUF(chunk), GFP_KERNEL);
 	if (chunk && w->buf) {
 		memset(t, 0, sizeof(*t));
-		memcpy(ramtrail_saved_modules(t), mods, nmods * sizeof(*mods));
-		t->modtab_count = nmods;
+		ramtrail_saved_modules_copy(t, mods, nmods, h);
 		ramtrail_saved_writer_start(w, ramtrail_saved_slots(t), chunk,
 					    ramtrail_saved_slots_for(room - fixed,
 								     chunk),

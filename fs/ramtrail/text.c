@@ -47,14 +47,15 @@ static void ramtrail_put_str(struct ramtrail_line *l, const char *s, size_t n)
 }
 
 static void ramtrail_put_name(struct ramtrail_line *l,
-			      const struct ramtrail_text *tx, u32 off,
+			      const struct ramtrail_text *tx, u32 off, u64 ts,
 			      enum ramtrail_text_func which)
 {
 	size_t n;
 
 	if (l->pos + 1 >= l->len)
 		return;
-	n = tx->name(tx->arg, l->buf + l->pos, l->len - l->pos, off, which);
+	n = tx->name(tx->arg, l->buf + l->pos, l->len - l->pos, off, ts,
+		     which);
 	l->pos = l->pos + n < l->len ? l->pos + n : l->len - 1;
 }
 
@@ -290,12 +291,14 @@ static void ramtrail_put_event(struct ramtrail_line *l,
 	case RAMTRAIL_EV_WORK_END:
 		ramtrail_put(l, "work struct %016llx: function ",
 			     (unsigned long long)p.work.work);
-		ramtrail_put_name(l, tx, p.work.function, RAMTRAIL_TEXT_ARG);
+		ramtrail_put_name(l, tx, p.work.function, r->ts,
+				  RAMTRAIL_TEXT_ARG);
 		break;
 	case RAMTRAIL_EV_TIMER_ENTRY:
 		ramtrail_put(l, "timer=%016llx function=",
 			     (unsigned long long)p.timer.timer);
-		ramtrail_put_name(l, tx, p.timer.function, RAMTRAIL_TEXT_ARG);
+		ramtrail_put_name(l, tx, p.timer.function, r->ts,
+				  RAMTRAIL_TEXT_ARG);
 		ramtrail_put(l, " now=%llu baseclk=%llu",
 			     (unsigned long long)p.timer.now,
 			     (unsigned long long)p.timer.baseclk);
@@ -328,10 +331,10 @@ size_t ramtrail_text_event(char *buf, size_t len,
 
 	buf[0] = 0;
 	if (r->type != RAMTRAIL_W_EVENT) {
-		ramtrail_put_name(&l, tx, r->ip, RAMTRAIL_TEXT_IP);
+		ramtrail_put_name(&l, tx, r->ip, r->ts, RAMTRAIL_TEXT_IP);
 		if (r->type == RAMTRAIL_W_FUNC_PARENT && r->parent) {
 			ramtrail_put_str(&l, " <-", 3);
-			ramtrail_put_name(&l, tx, r->parent,
+			ramtrail_put_name(&l, tx, r->parent, r->ts,
 					  RAMTRAIL_TEXT_PARENT);
 		}
 	} else if (name) {

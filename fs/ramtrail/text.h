@@ -54,13 +54,14 @@ enum ramtrail_text_func {
  * struct ramtrail_text - what printing a record needs besides the record
  * @comms: names of the other tasks an event mentions
  * @name: writes the name of the function at offset @off from the text
- *	base into @buf (@len bytes, NUL included, @len > 0) and returns the
- *	bytes it wrote before the NUL, as scnprintf() does
+ *	base, in a record of counter time @ts (a module's init text may hold
+ *	another module later), into @buf (@len bytes, NUL included, @len > 0)
+ *	and returns the bytes it wrote before the NUL, as scnprintf() does
  * @arg: passed to @name
  */
 struct ramtrail_text {
 	struct ramtrail_comms comms;
-	size_t (*name)(void *arg, char *buf, size_t len, u32 off,
+	size_t (*name)(void *arg, char *buf, size_t len, u32 off, u64 ts,
 		       enum ramtrail_text_func which);
 	void *arg;
 };

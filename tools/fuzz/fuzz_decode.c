@@ -60,7 +60,8 @@ static void drain_areas(const struct ramtrail_region *reg)
 		(void)ramtrail_saved_all_erased(t);
 		drain_saved(t);
 		(void)ramtrail_module_find(ramtrail_saved_modules(t),
-					   t->modtab_count, t->text_base + 0x10);
+					   t->modtab_count, t->text_base + 0x10,
+					   t->nonce, NULL);
 	}
 	for (i = 0; i < h->dmesg_count + 1; i++) {
 		const struct ramtrail_dmesg_header *d = ramtrail_dmesg_at(reg, i);
@@ -69,7 +70,8 @@ static void drain_areas(const struct ramtrail_region *reg)
 			abort();
 	}
 	(void)ramtrail_module_find((const void *)(reg->base + h->modtab_offset),
-				   h->modtab_count, 0xffffffffc0001000ULL);
+				   h->modtab_count, 0xffffffffc0001000ULL,
+				   h->clock_ref_cycles, NULL);
 }
 
 /*

@@ -634,6 +634,7 @@ bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
 		if (!z)
 			return false;
 		r->ns = ramtrail_ts_to_ns(&t->reg.hdr, z->ts);
+		r->ts = z->ts;
 		rt_rec_fill(t, r, z);
 		return true;
 	case RT_SAVED:
@@ -642,6 +643,7 @@ bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
 		if (!z)
 			return false;
 		r->ns = z->ts;	/* saved in nanoseconds */
+		r->ts = z->ts;
 		rt_rec_fill(t, r, z);
 		return true;
 	case RT_PSTORE:

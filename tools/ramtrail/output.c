@@ -41,16 +41,26 @@ struct rt_name_slot {
 static struct rt_name_slot rt_names[1 << 14];
 static u32 rt_names_gen;
 
-/* rt_symbolize()'s name of @addr, its length in *@len. */
+/*
+ * rt_symbolize()'s name of @addr in a record of time @ts, its length in
+ * *@len. A name that depends on the time is not kept: it is rare (a
+ * module's init text that a later module took) and takes @buf.
+ */
 static const char *rt_symbol(struct rt_trace *t, const struct rt_symbols *s,
-			     u64 addr, bool offset, size_t *len)
+			     u64 addr, u64 ts, bool offset, size_t *len,
+			     char *buf)
 {
 	struct rt_name_slot *e =
 		&rt_names[(addr * 0x9e3779b97f4a7c15ULL) >> 50];
+	bool timed;
 
 	if (e->gen != rt_names_gen || e->addr != addr || e->offset != offset) {
-		rt_symbolize(s, t, addr, offset, e->name, sizeof(e->name));
-		e->len = strlen(e->name);
+		rt_symbolize(s, t, addr, ts, offset, buf, RT_SYM_LEN, &timed);
+		*len = strlen(buf);
+		if (timed)
+			return buf;
+		memcpy(e->name, buf, *len + 1);
+		e->len = *len;
 		e->addr = addr;
 		e->offset = offset;
 		e->gen = rt_names_gen;
@@ -61,15 +71,17 @@ static const char *rt_symbol(struct rt_trace *t, const struct rt_symbols *s,
 
 /* The name to print for @addr, from the input itself or from symbols. */
 static const char *rt_name(struct rt_trace *t, const struct rt_symbols *s,
-			   u64 addr, const char *given, bool offset, char *buf)
+			   u64 addr, u64 ts, const char *given, bool offset,
+			   char *buf)
 {
 	const char *name;
 	size_t n;
 
 	if (given)
 		return offset ? given : rt_strip_offset(given, buf, RT_SYM_LEN);
-	name = rt_symbol(t, s, addr, offset, &n);
-	memcpy(buf, name, n + 1);
+	name = rt_symbol(t, s, addr, ts, offset, &n, buf);
+	if (name != buf)
+		memcpy(buf, name, n + 1);
 	return buf;
 }
 
@@ -107,7 +119,7 @@ static struct ramtrail_comm rt_comm_slots[32768];
 
 /* fs/ramtrail/text.h's callback: names from the input or the symbols. */
 static size_t rt_text_name(void *arg, char *buf, size_t len, u32 off,
-			   enum ramtrail_text_func which)
+			   u64 ts, enum ramtrail_text_func which)
 {
 	const struct rt_text *x = arg;
 	const struct rt_rec *r = x->r;
@@ -128,10 +140,10 @@ static size_t rt_text_name(void *arg, char *buf, size_t len, u32 off,
 		offset = x->sym_offset;
 	}
 	if (given) {
-		name = rt_name(x->t, x->s, addr, given, offset, tmp);
+		name = rt_name(x->t, x->s, addr, ts, given, offset, tmp);
 		n = strlen(name);
 	} else {
-		name = rt_symbol(x->t, x->s, addr, offset, &n);
+		name = rt_symbol(x->t, x->s, addr, ts, offset, &n, tmp);
 	}
 	if (n >= len)
 		n = len - 1;
@@ -192,6 +204,7 @@ void rt_text_record(struct rt_text *x, const struct rt_rec *r,
 {
 	memset(z, 0, sizeof(*z));
 	x->r = r;
+	z->ts = r->ts;	/* for the names, as the trace keeps it */
 	z->cpu = r->cpu;
 	z->type = r->type == RAMTRAIL_W_EVENT ? RAMTRAIL_W_EVENT :
 		  r->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
@@ -346,7 +359,7 @@ int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 			snprintf(a, sizeof(a), "event %u", r.id);
 			name = a;
 		} else if (r.type != RAMTRAIL_W_EVENT) {
-			name = rt_name(t, s, r.ip, r.ip_sym, false, a);
+			name = rt_name(t, s, r.ip, r.ts, r.ip_sym, false, a);
 		}
 		rt_json_string(out, name);
 		fprintf(out, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"ts\":%llu.%03llu",
@@ -370,7 +383,7 @@ int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 			rt_json_string(out, text + strlen(name) + 2);
 		} else if (r.parent) {
 			fprintf(out, ",\"caller\":");
-			rt_json_string(out, rt_name(t, s, r.parent,
+			rt_json_string(out, rt_name(t, s, r.parent, r.ts,
 						    r.parent_sym, true, b));
 		}
 		fprintf(out, "}}");
@@ -640,6 +653,8 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 			RT_U64("size", mods[i].size),
 			{ .key = "gone", .type = RT_F_FLAG,
 			  .n = mods[i].flags & RAMTRAIL_MOD_GONE },
+			{ .key = "init", .type = RT_F_FLAG,
+			  .n = mods[i].flags & RAMTRAIL_MOD_INIT },
 		};
 
 		rt_name_field(name, sizeof(name), mods[i].name,

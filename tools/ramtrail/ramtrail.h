@@ -62,6 +62,7 @@ struct rt_image {
  */
 struct rt_rec {
 	u64 ns;
+	u64 ts;		/* as the trace keeps it: counter or ns; 0 from pstore */
 	u32 cpu;
 	u8 type;
 	u8 len;
@@ -170,7 +171,8 @@ int rt_symbols_load_map(struct rt_symbols *s, const char *path);
 int rt_symbols_load_modules(struct rt_symbols *s, const char *dir);
 int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t);
 const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
-			 u64 addr, bool offset, char *buf, size_t len);
+			 u64 addr, u64 ts, bool offset, char *buf, size_t len,
+			 bool *timed);
 int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out);
 void rt_symbols_free(struct rt_symbols *s);
 

@@ -8,10 +8,14 @@
  * multiples of 2 MiB (CONFIG_PHYSICAL_ALIGN): any other delta means the map
  * is not the traced kernel's, and no name is printed at all.
  *
- * Modules: the region saved each module's text base and size. A .ko is an
- * ELF relocatable; the loader lays its executable, non-init sections out
- * back to back in section order, each at its alignment. Doing the same
- * gives every function's offset from the module's text base.
+ * Modules: the region saved each module's text base and size, and those of
+ * its init text with the time the init ended. A .ko is an ELF relocatable;
+ * the loader lays its executable sections out back to back in section
+ * order, each at its alignment: those not named .init* in the module's
+ * text, the others in its init text. Doing the same gives every function's
+ * offset from the start of its text. The kernel frees init text once run,
+ * and a later module often takes its place: which one an address names
+ * depends on the record's time (ramtrail_module_find()).
  *
  * Like kallsyms, a symbol's size runs to the next symbol, and of several
  * names at one address the first in kallsyms order wins (strong before
@@ -37,6 +41,9 @@ struct rt_sym {
 	const char *name;
 	const char *mod;	/* NULL: kernel */
 	u32 order;
+	u32 entry;	/* bound: 1 + module table entry, 0 if none */
+	bool init;	/* in a .ko: in its init text */
+	bool freed;	/* bound: in init text freed before the boot's end */
 	char type;
 };
 
@@ -44,6 +51,7 @@ struct rt_ko {
 	char name[56];
 	const char *path;
 	u64 text_size;
+	u64 init_size;	/* of its init text */
 	struct rt_sym *syms;
 	size_t nr;
 };
@@ -203,7 +211,8 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 {
 	const Elf64_Ehdr *e = (const void *)b;
 	const Elf64_Shdr *sh, *sym_sh = NULL, *str_sh, *names;
-	u64 *sec_off, off = 0;
+	u64 *sec_off, off = 0, init_off = 0, *at;
+	bool *sec_init;
 	struct rt_sym *syms;
 	size_t cap = 0;
 	int err = 0;
@@ -221,8 +230,12 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 	    !names->sh_size)
 		return -1;
 	sec_off = calloc(e->e_shnum, sizeof(*sec_off));
-	if (!sec_off)
+	sec_init = calloc(e->e_shnum, sizeof(*sec_init));
+	if (!sec_off || !sec_init) {
+		free(sec_off);
+		free(sec_init);
 		return -ENOMEM;
+	}
 	for (i = 0; i < e->e_shnum; i++) {
 		const char *name;
 		u64 align;
@@ -249,18 +262,21 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 					snprintf(ko->name, sizeof(ko->name),
 						 "%s", m + 5);
 		}
-		/* The loader's first layout pass: core text, in order. */
+		/* The loader's text layout: core and init text, in order. */
 		if ((sh->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
-		    (SHF_ALLOC | SHF_EXECINSTR) || !strncmp(name, ".init", 5))
+		    (SHF_ALLOC | SHF_EXECINSTR))
 			continue;
 		align = sh->sh_addralign ? sh->sh_addralign : 1;
 		if (align & (align - 1))
 			continue;
-		off = (off + align - 1) & ~(align - 1);
-		sec_off[i] = off;
-		off += sh->sh_size;
+		sec_init[i] = !strncmp(name, ".init", 5);
+		at = sec_init[i] ? &init_off : &off;
+		*at = (*at + align - 1) & ~(align - 1);
+		sec_off[i] = *at;
+		*at += sh->sh_size;
 	}
 	ko->text_size = off;
+	ko->init_size = init_off;
 	if (!sym_sh || sym_sh->sh_link >= e->e_shnum ||
 	    sym_sh->sh_entsize != sizeof(Elf64_Sym) ||
 	    !rt_elf_in(len, sym_sh->sh_offset, sym_sh->sh_size))
@@ -289,6 +305,7 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 			.type = ELF64_ST_BIND(y->st_info) == STB_GLOBAL ?
 				'T' : 't',
 			.order = ko->nr,
+			.init = sec_init[y->st_shndx],
 		};
 		if (!ko->syms[ko->nr].name) {
 			err = -ENOMEM;
@@ -298,6 +315,7 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 	}
 out:
 	free(sec_off);
+	free(sec_init);
 	return err;
 }
 
@@ -454,7 +472,7 @@ static int rt_sym_cmp(const void *a, const void *b)
 
 /* Add @y, moved by @delta, to the bound set; left out if out of memory. */
 static void rt_add(struct rt_symbols *s, size_t *cap, const struct rt_sym *y,
-		   u64 delta, u64 end, const char *mod)
+		   u64 delta, u64 end, const char *mod, u32 entry)
 {
 	struct rt_sym *v = rt_grow(s->v, cap, s->n, sizeof(*s->v));
 
@@ -467,6 +485,7 @@ static void rt_add(struct rt_symbols *s, size_t *cap, const struct rt_sym *y,
 	s->v[s->n].addr += delta;
 	s->v[s->n].end = end;
 	s->v[s->n].mod = mod;
+	s->v[s->n].entry = entry;
 	s->n++;
 }
 
@@ -501,7 +520,7 @@ static void rt_add_printed(struct rt_symbols *s, size_t *cap, u64 addr,
 	y.name = strndup(printed, len);
 	y.mod = mod ? strndup(mod + 2, strcspn(mod + 2, "]")) : NULL;
 	y.order = s->n;
-	rt_add(s, cap, &y, 0, addr - off + size, y.mod);
+	rt_add(s, cap, &y, 0, addr - off + size, y.mod, 0);
 	s->v[s->n - 1].addr = addr - off;
 	s->owns_names = true;
 }
@@ -569,12 +588,14 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 			if (s->map[i].addr >= s->stext &&
 			    s->map[i].addr < s->etext)
 				rt_add(s, &cap, &s->map[i], s->delta,
-				       s->etext + s->delta, NULL);
+				       s->etext + s->delta, NULL, 0);
 	}
 	for (i = 0; i < t->nr_mods; i++) {
 		const struct ramtrail_module_entry *m = &t->mods[i];
 		char name[sizeof(m->name) + 1] = { 0 };
+		bool init = m->flags & RAMTRAIL_MOD_INIT;
 		struct rt_ko *ko = NULL;
+		u64 size;
 
 		memcpy(name, m->name, sizeof(m->name));
 		for (j = 0; m->base && j < s->nr_ko; j++)
@@ -582,53 +603,40 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 				ko = &s->ko[j];
 		if (!ko)
 			continue;
-		if (RT_PAGE_ALIGN(ko->text_size) != RT_PAGE_ALIGN(m->size)) {
-			rt_err("%s: text is %llu bytes, the traced %s had %llu: not used\n",
-			       ko->path, (unsigned long long)ko->text_size,
-			       name, (unsigned long long)m->size);
+		size = init ? ko->init_size : ko->text_size;
+		if (RT_PAGE_ALIGN(size) != RT_PAGE_ALIGN(m->size)) {
+			rt_err("%s: %stext is %llu bytes, the traced %s had %llu: not used\n",
+			       ko->path, init ? "init " : "",
+			       (unsigned long long)size, name,
+			       (unsigned long long)m->size);
 			continue;
 		}
-		for (j = 0; j < ko->nr; j++)
-			rt_add(s, &cap, &ko->syms[j], m->base, m->base + m->size,
-			       ko->name);
+		for (j = 0; j < ko->nr; j++) {
+			size_t n = s->n;
+
+			if (ko->syms[j].init != init)
+				continue;
+			rt_add(s, &cap, &ko->syms[j], m->base,
+			       m->base + m->size, ko->name, i + 1);
+			if (s->n > n)
+				s->v[n].freed = init && m->core_size;
+		}
 	}
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), rt_sym_cmp);
 	return s->oom ? RT_EXIT_IO : RT_EXIT_OK;
 }
 
-/* The module of the recording boot whose text holds @addr, if any. */
-static const struct ramtrail_module_entry *
-rt_module_of(const struct rt_trace *t, u64 addr)
-{
-	u32 i;
-
-	for (i = 0; i < t->nr_mods; i++)
-		if (t->mods[i].base && addr >= t->mods[i].base &&
-		    addr - t->mods[i].base < t->mods[i].size)
-			return &t->mods[i];
-	return NULL;
-}
-
-/**
- * rt_symbolize() - name an address of a trace
- * @s: bound symbols
- * @t: the trace
- * @addr: address in the recording boot
- * @offset: add "+0xoff/0xsize" as %pS does
- * @buf: room for the result
- * @len: bytes at @buf
- *
- * Return: @buf: "name", "name [mod]", "[mod]+0xoff" when only the module is
- * known, or "0xaddr": never a name the address does not have.
+/*
+ * The symbol that holds @addr among those bound to module table entry
+ * @entry (1 + index; 0: kernel text, or names printed by pstore), if any.
+ * Entries' texts may overlap (one module's freed init text, another's
+ * text): the search steps back over the others' symbols.
  */
-const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
-			 u64 addr, bool offset, char *buf, size_t len)
+static const struct rt_sym *rt_sym_at(const struct rt_symbols *s, u64 addr,
+				      u32 entry)
 {
-	const struct ramtrail_module_entry *m;
-	size_t lo = 0, hi = s ? s->n : 0, k;
-	const struct rt_sym *y;
-	u64 next;
+	size_t lo = 0, hi = s ? s->n : 0;
 
 	while (lo < hi) {	/* first symbol above addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -638,13 +646,71 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 		else
 			hi = mid;
 	}
-	if (lo && addr < s->v[lo - 1].end) {
-		k = lo - 1;
-		while (k && s->v[k - 1].addr == s->v[k].addr)
-			k--;
-		y = &s->v[k];
-		next = lo < s->n && s->v[lo].addr < y->end ?
-		       s->v[lo].addr : y->end;
+	while (lo && addr < s->v[lo - 1].end) {
+		const struct rt_sym *y = &s->v[--lo];
+
+		if (y->entry != entry)
+			continue;
+		/* of several names at one address, kallsyms' first */
+		while (lo && s->v[lo - 1].addr == y->addr &&
+		       s->v[lo - 1].entry == entry)
+			y = &s->v[--lo];
+		return y;
+	}
+	return NULL;
+}
+
+/* The start of the next symbol of @entry after @y, or @y's end. */
+static u64 rt_sym_next(const struct rt_symbols *s, const struct rt_sym *y)
+{
+	size_t k;
+
+	for (k = y - s->v + 1; k < s->n && s->v[k].addr < y->end; k++)
+		if (s->v[k].entry == y->entry && s->v[k].addr > y->addr)
+			return s->v[k].addr;
+	return y->end;
+}
+
+/**
+ * rt_symbolize() - name an address of a trace
+ * @s: bound symbols
+ * @t: the trace
+ * @addr: address in the recording boot
+ * @ts: time of the record that holds @addr, as the trace keeps it
+ * @offset: add "+0xoff/0xsize" as %pS does
+ * @buf: room for the result
+ * @len: bytes at @buf
+ * @timed: if not NULL, set when @addr may have another name at another time
+ *
+ * In a module, the entry of the module table that held @addr at @ts
+ * decides (ramtrail_module_find()): its .ko's symbols, or "[mod]+0xoff"
+ * ("[mod].init+0xoff" in init text) when only the module is known; none
+ * for sure, the bare address.
+ *
+ * Return: @buf: "name", "name [mod]", "[mod]+0xoff", or "0xaddr": never a
+ * name the address does not have.
+ */
+const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
+			 u64 addr, u64 ts, bool offset, char *buf, size_t len,
+			 bool *timed)
+{
+	const struct ramtrail_module_entry *m = NULL;
+	const struct rt_sym *y;
+	bool when = false;
+	int i = -1;
+
+	if (t && t->nr_mods)
+		i = ramtrail_module_find(t->mods, t->nr_mods, addr, ts, &when);
+	if (timed)
+		*timed = when;
+	if (i < 0 && when) {	/* more than one module may have held it */
+		snprintf(buf, len, "%#llx", (unsigned long long)addr);
+		return buf;
+	}
+	y = rt_sym_at(s, addr, i + 1);
+	if (y) {
+		u64 next = rt_sym_next(s, y);
+
 		if (offset)
 			snprintf(buf, len, "%s+0x%llx/0x%llx%s%s%s", y->name,
 				 (unsigned long long)(addr - y->addr),
@@ -657,13 +723,15 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 				 y->mod ? "]" : "");
 		return buf;
 	}
-	m = t ? rt_module_of(t, addr) : NULL;
+	if (i >= 0)
+		m = &t->mods[i];
 	if (m) {
 		char name[sizeof(m->name) + 1] = { 0 };
 
 		memcpy(name, m->name, sizeof(m->name));
 		rt_printable(name, sizeof(name));
-		snprintf(buf, len, "[%s]+%#llx", name,
+		snprintf(buf, len, "[%s]%s+%#llx", name,
+			 m->flags & RAMTRAIL_MOD_INIT ? ".init" : "",
 			 (unsigned long long)(addr - m->base));
 	} else {
 		snprintf(buf, len, "%#llx", (unsigned long long)addr);
@@ -676,6 +744,10 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
  * @s: bound symbols
  * @out: where to write
  *
+ * As the traced boot's /proc/kallsyms had them at its end: without the
+ * init text its modules had freed (a later module may be there), which
+ * names only by address cannot tell apart.
+ *
  * Return: 0, or -1 on a write error.
  */
 int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out)
@@ -685,6 +757,8 @@ int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out)
 	for (i = 0; i < s->n; i++) {
 		const struct rt_sym *y = &s->v[i];
 
+		if (y->freed)
+			continue;
 		if (y->mod)
 			fprintf(out, "%016llx %c %s\t[%s]\n",
 				(unsigned long long)y->addr, y->type, y->name,

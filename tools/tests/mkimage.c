@@ -5,7 +5,9 @@
  *   DIR/region.img        a bare region: 3 CPUs, function records with and
  *                         without caller in every context, the kernel's
  *                         events and callers' events, a module's function,
- *                         tasks task-1 .. task-5 switching on the CPUs
+ *                         tasks task-1 .. task-5 switching on the CPUs;
+ *                         callers in a module's init text (rt_inita), which
+ *                         a later module (rt_initb) took once it ended
  *   DIR/ram.img           8 MiB of "RAM" holding that region at RAM_OFFSET
  *   DIR/System.map-test   the traced kernel's link-time symbols
  *   DIR/expect.txt        what decode --sym-offset must print: "CPU TIME TEXT"
@@ -32,6 +34,9 @@
 #define PANIC		(LINK_TEXT + NR_FUNCS * FUNC_SIZE)
 #define MOD_BASE	0xffffffffc0200000ULL
 #define MOD_SIZE	0x3000
+/* rt_inita's init text, then rt_initb's text, right after rt_fake's */
+#define INIT_BASE	(MOD_BASE + MOD_SIZE)
+#define INIT_SIZE	0x1000
 #define RAM_SIZE	(8 << 20)
 #define RAM_OFFSET	0x300000
 #define RECORDS		600
@@ -263,6 +268,7 @@ int main(int argc, char **argv)
 	struct test_region *t;
 	FILE *map, *exp, *ftr, *img;
 	char text[512], flags[6], comm[24];
+	u64 init_end = 0;
 	u8 *ram;
 	u32 i, k;
 
@@ -318,9 +324,24 @@ int main(int argc, char **argv)
 			sprintf(text, "f%u+0x0/0x40", a);
 			break;
 		case 1:
-		case 2:
 			ramtrail_ring_func(r, func(a, 0), func(b, 0x11));
 			sprintf(text, "f%u+0x0/0x40 <-f%u+0x11/0x40", a, b);
+			break;
+		case 2:
+			if (i / 5 % 3) {
+				ramtrail_ring_func(r, func(a, 0), func(b, 0x11));
+				sprintf(text, "f%u+0x0/0x40 <-f%u+0x11/0x40", a,
+					b);
+				break;
+			}
+			/* Called from rt_inita's init, or rt_initb once it ended. */
+			if (i == RECORDS / 2 + 2)
+				init_end = now;
+			ramtrail_ring_func(r, func(a, 0), INIT_BASE + 0x10 + i % 64 -
+					   TEST_TEXT_BASE);
+			sprintf(text, init_end ? "f%u+0x0/0x40 <-[rt_initb]+0x%x" :
+				"f%u+0x0/0x40 <-[rt_inita].init+0x%x", a,
+				0x10 + i % 64);
 			break;
 		case 3:
 			if (i / 5 % 2 == 0) {
@@ -351,6 +372,15 @@ int main(int argc, char **argv)
 	}
 	fclose(exp);
 	fclose(ftr);
+	/* The table as the module leaves it, the end of the init noted. */
+	mod[1] = (struct ramtrail_module_entry){
+		.base = INIT_BASE, .size = INIT_SIZE, .core_size = init_end,
+		.flags = RAMTRAIL_MOD_INIT, .name = "rt_inita" };
+	mod[2] = (struct ramtrail_module_entry){
+		.base = INIT_BASE, .size = INIT_SIZE, .core_size = 0x2000,
+		.name = "rt_initb" };
+	for (i = 1; i < 3; i++)
+		mod[i].checksum = ramtrail_module_checksum(&mod[i]);
 
 	img = open_in(argv[1], "region.img");
 	fwrite(t->mem, t->size, 1, img);

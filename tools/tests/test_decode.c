@@ -1978,7 +1978,7 @@ static void test_absurd_clock_is_refused_and_time_saturates(void)
 }
 
 /* The name of the function at @off, as a tx->name callback writes it. */
-static size_t test_name(void *arg, char *buf, size_t len, u32 off,
+static size_t test_name(void *arg, char *buf, size_t len, u32 off, u64 ts,
 			enum ramtrail_text_func which)
 {
 	int n = snprintf(buf, len, "%s_%x", which == RAMTRAIL_TEXT_IP ?
@@ -2073,22 +2073,143 @@ static void test_module_table_never_guesses(void)
 		/* loaded where a was, after a was unloaded */
 		{ .base = 0xffffffffc0000000ULL, .size = 0x800, .name = "c" },
 	};
+	bool timed;
 	int i;
 
 	for (i = 0; i < 3; i++)
 		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
-	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL) == 1, "b");
-	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000010ULL) == -1,
-	      "an address a and c both covered got a name");
-	CHECK(ramtrail_module_find(tab, 2, 0xffffffffc0000010ULL) == 0, "a");
-	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000900ULL) == 0,
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL, 5, &timed) ==
+	      1 && !timed, "b");
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000010ULL, 5, &timed) ==
+	      -1 && timed, "an address a and c both covered got a name");
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000010ULL, ~0ULL, NULL) ==
+	      -1, "an unload's time guessed");
+	CHECK(ramtrail_module_find(tab, 2, 0xffffffffc0000010ULL, 5, NULL) == 0,
+	      "a");
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000900ULL, 5, NULL) == 0,
 	      "a past c's end");
 	tab[1].flags = RAMTRAIL_MOD_GONE;	/* written later: not covered */
-	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL) == 1,
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL, 5, NULL) == 1,
 	      "flags broke the entry");
 	tab[1].size++;
-	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL) == -1,
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL, 5, NULL) == -1,
 	      "damaged entry used");
+}
+
+/*
+ * The kernel frees a module's init text when its init ends, and the next
+ * module loaded often takes that very place (measured under QEMU: the next
+ * one's text began at the address of the last one's init). A record of the
+ * init must not get the next module's name, nor the reverse.
+ */
+static void test_module_init_text_named_by_time(void)
+{
+	enum { A, A_INIT, B, B_INIT, C, C_INIT, N };
+	const u64 base = 0xffffffffc0000000ULL, a_end = 1000, b_end = 2000;
+	struct ramtrail_module_entry tab[N] = {
+		[A] = { .base = base, .size = 0x2000, .core_size = 0x3000,
+			.name = "a" },
+		[A_INIT] = { .base = base + 0x2000, .size = 0x1000,
+			     .core_size = a_end, .flags = RAMTRAIL_MOD_INIT,
+			     .name = "a" },
+		/* loaded once a's init was freed: its text where that was */
+		[B] = { .base = base + 0x2000, .size = 0x1000,
+			.core_size = 0x2000, .name = "b" },
+		[B_INIT] = { .base = base + 0x3000, .size = 0x1000,
+			     .core_size = b_end, .flags = RAMTRAIL_MOD_INIT,
+			     .name = "b" },
+		/* c's init still ran at the end: no end time */
+		[C] = { .base = base + 0x3000, .size = 0x1000,
+			.core_size = 0x1000, .name = "c" },
+		[C_INIT] = { .base = base + 0x4000, .size = 0x1000,
+			     .flags = RAMTRAIL_MOD_INIT, .name = "c" },
+	};
+	const u64 in_a_init = base + 0x2010, in_b_init = base + 0x3010;
+	bool timed = false;
+	u32 i;
+
+	for (i = 0; i < N; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end - 1, &timed) ==
+	      A_INIT && timed, "a's init, before it ended");
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == B,
+	      "b, once a's init ended");
+	CHECK(ramtrail_module_find(tab, N, in_b_init, a_end - 1, NULL) ==
+	      B_INIT, "b's init, before it ended");
+	CHECK(ramtrail_module_find(tab, N, in_b_init, b_end + 1, NULL) == C,
+	      "c, once b's init ended");
+	CHECK(ramtrail_module_find(tab, N, base + 0x4010, 5, &timed) ==
+	      C_INIT && !timed, "c's init, running at the end");
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, 5, &timed) == A &&
+	      !timed, "a's text");
+	/* Alone, init text that ended names nothing after its end. */
+	CHECK(ramtrail_module_find(tab, B, in_a_init, a_end + 1, &timed) ==
+	      -1 && timed, "freed init text named");
+	/* The flag is covered: neither side can take the other's place. */
+	tab[A_INIT].flags = 0;
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end - 1, NULL) == -1,
+	      "init text whose flag was cleared used");
+	tab[A_INIT].flags = RAMTRAIL_MOD_INIT;
+	tab[B].flags = RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_GONE;
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == -1,
+	      "text whose init flag was set used");
+	tab[B].flags = RAMTRAIL_MOD_GONE;	/* written later: not covered */
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == B,
+	      "gone broke the entry");
+	/* An unloaded module's text keeps no time: a later one makes it -1. */
+	tab[C].base = base + 0x2000;
+	tab[C].checksum = ramtrail_module_checksum(&tab[C]);
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end + 5, NULL) == -1,
+	      "b unloaded, c there: a name guessed");
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end - 1, NULL) ==
+	      A_INIT, "a's init, before b and c");
+}
+
+/*
+ * A saved trace's records carry nanoseconds: its copy of the module table
+ * must say when init text ended in nanoseconds too, or a record just
+ * before the end would take the next module's name (and one after it the
+ * init's). A damaged entry stays damaged.
+ */
+static void test_saved_module_table_in_nanoseconds(void)
+{
+	const u64 base = 0xffffffffc0000000ULL;
+	struct ramtrail_module_entry tab[3] = {
+		{ .base = base, .size = 0x1000, .flags = RAMTRAIL_MOD_INIT,
+		  .core_size = 3000000, .name = "a" },	/* 1 ms at 3 GHz */
+		{ .base = base, .size = 0x1000, .core_size = 0x2000,
+		  .name = "b" },
+		{ .base = base + 0x1000, .size = 0x1000,
+		  .flags = RAMTRAIL_MOD_INIT, .core_size = 6000000,
+		  .name = "c" },
+	};
+	struct ramtrail_region_header h = {
+		.clock_hz = 3000000000ULL, .clock_ref_cycles = 0,
+		.clock_ref_ns = 5000000000ULL,
+	};
+	struct ramtrail_saved_trace *t =
+		calloc(1, sizeof(*t) + sizeof(tab));
+	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
+	const u64 end_ns = ramtrail_ts_to_ns(&h, 3000000);
+	u32 i;
+
+	for (i = 0; i < 3; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	tab[2].checksum ^= 1;			/* damaged */
+	ramtrail_saved_modules_copy(t, tab, 3, &h);
+	CHECK(t->modtab_count == 3 && end_ns == 5001000000ULL,
+	      "count %u end %llu", t->modtab_count,
+	      (unsigned long long)end_ns);
+	CHECK(e[0].core_size == end_ns &&
+	      e[0].checksum == ramtrail_module_checksum(&e[0]),
+	      "init end not in ns, or its checksum not set again");
+	CHECK(!memcmp(&e[1], &tab[1], sizeof(tab[1])), "text entry changed");
+	CHECK(!memcmp(&e[2], &tab[2], sizeof(tab[2])),
+	      "damaged entry made whole");
+	CHECK(ramtrail_module_find(e, 3, base + 0x10, end_ns - 1, NULL) == 0 &&
+	      ramtrail_module_find(e, 3, base + 0x10, end_ns, NULL) == 1,
+	      "records in ns named by the wrong entry");
+	free(t);
 }
 
 static void test_layout_refuses_regions_too_small_for_zones(void)
@@ -2215,5 +2336,7 @@ int main(void)
 	RUN(test_absurd_clock_is_refused_and_time_saturates);
 	RUN(test_text_line_is_ftrace_format);
 	RUN(test_module_table_never_guesses);
+	RUN(test_module_init_text_named_by_time);
+	RUN(test_saved_module_table_in_nanoseconds);
 	return check_summary();
 }

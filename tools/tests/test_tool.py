@@ -98,7 +98,8 @@ def stats_as_text(j):
             "clock_reliable", "clock_hz", "mode", "nr_cpus", "nr_blocks", "zone_offset",
             "zone_size", "saved_offset", "saved_size")]
         out += [f"module {m['name']} base {hex(m['base'])} size {m['size']}"
-                f"{' gone' if m['gone'] else ''}" for m in j["modules"]]
+                f"{' gone' if m['gone'] else ''}{' init' if m['init'] else ''}"
+                for m in j["modules"]]
         z = j["zones"]
         out += [f"zones_{span(z)}", f"zones_span_ns {z['span_ns']}"]
         out += [f"cpu{c['cpu']} " + " ".join(f"{k} {c[k]}" for k in (

@@ -413,21 +413,32 @@ struct ramtrail_region_header {
 
 /* A module loaded then unloaded in the recording boot. */
 #define RAMTRAIL_MOD_GONE		(1U << 0)
+/*
+ * The entry is a module's init text, which the kernel frees once the
+ * module's init has run, for a later module to take. Its @core_size is
+ * then the counter value (masked) when the init ended, 0 while it runs:
+ * an address of both is the init's before that time, the later one's
+ * after. Set with the entry and covered by its checksum.
+ */
+#define RAMTRAIL_MOD_INIT		(1U << 1)
 
 /**
  * struct ramtrail_module_entry - a module's text, to relocate its ips
  * @base: start of the module's text in the writing boot (0: unused entry)
  * @size: bytes of text
  * @core_size: bytes of the module's core (text, rodata, data): with @size
- *	and @name, tells a rebuilt module from the one that was traced
+ *	and @name, tells a rebuilt module from the one that was traced. For
+ *	init text (RAMTRAIL_MOD_INIT): when the init ended, see there
  * @flags: RAMTRAIL_MOD_*
- * @checksum: CRC32 of this entry, this field as 0; @flags is written
+ * @checksum: CRC32 of this entry, this field as 0, then of the value
+ *	RAMTRAIL_MOD_INIT if that flag is set; the other flags are written
  *	later and not covered
  * @name: module name, NUL-terminated
  *
  * Entries are only appended: an unloaded module keeps its entry (marked
  * gone), so an address that two entries cover is ambiguous and is never
- * given a name.
+ * given a name, unless one of them is init text that ended before the
+ * record (or the other began after it).
  */
 struct ramtrail_module_entry {
 	__u64 base;
