@@ -120,15 +120,18 @@ def build_all(kver):
                           capture_output=True, text=True).stdout.split()[-1]
 
 
-def build_oops(k):
-    """The test helper module that oopses on load, built for kernel k."""
+def build_oops(k, name="ramtrail_oops"):
+    """A test helper module of qemu-tests/oops, built for kernel k: the one
+    that oopses on load (default), ramtrail_inita or ramtrail_initb."""
     out = h.BUILD / f"oops-{k.kver}"
     out.mkdir(parents=True, exist_ok=True)
-    for f in ("ramtrail_oops.c", "Kbuild"):
-        (out / f).write_bytes((h.REPO / "qemu-tests/oops" / f).read_bytes())
+    src = h.REPO / "qemu-tests/oops"
+    for f in src.iterdir():
+        if f.suffix == ".c" or f.name == "Kbuild":
+            (out / f.name).write_bytes(f.read_bytes())
     subprocess.run(["make", "-s", "-C", str(k.kdir), f"M={out}", *k.kbuild_args,
                     "modules"], check=True, capture_output=True)
-    return str(out / "ramtrail_oops.ko")
+    return str(out / f"{name}.ko")
 
 
 def build_tools(*targets):

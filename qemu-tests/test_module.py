@@ -25,6 +25,10 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
             a cold boot keeps the serial log only
   control   functions=, events=, frozen= at run time, read back by decode
             of the live region and after a reset; sysrq-y while recording
+  modinit   a module loaded where the last one's init text was freed:
+            a call from that init and one from the later module each keep
+            their own name (pstore files, decode with the .ko, the dump);
+            the module before has no text of its own
 
 Every check reads facts: the module's debugfs status file, the command's
 `stats --format json` of the RAM file, the pstore files, insmod's exit
@@ -1022,6 +1026,88 @@ def check_tasks(res, t, what, recs, smp, names, crasher, comm_per_pid=False):
               trig[-1][2] == crash_fn[-1][2] == 1 and
               [float(r[4]) for r in log] == sorted(float(r[4]) for r in log),
               (len(log), trig[-1:], crash_fn[-1:]))
+
+
+def scenario_modinit(k, ko, smp, res):
+    """The kernel frees a module's init text once the init has run, and the
+    next module loaded takes that place (seen on both kernels). A call from
+    the init, recorded before, must not be named after the later module's
+    function there, nor the later module's calls after the init: neither
+    in pstore's files of the next boot (where the later module is loaded
+    again), nor in the host tool's decode with both .ko files, nor in the
+    dump printed as the kernel dies. Module layout is not about CPUs: 2
+    CPUs only in make check."""
+    t = f"[{k.kver} smp{smp} modinit]"
+    mods = [rg.build_oops(k, "ramtrail_inita"), rg.build_oops(k, "ramtrail_initb")]
+    g = Guest(k, ko, "modinit", smp, f"""
+rt_load {PARAMS} functions={FUNCS},msleep dump_on_oops=2 dump_lines=64
+if [ "$(boot_id)" = 1 ]; then
+    insmod /lib/modules/ramtrail_inita.ko
+    sleep 1     # its init text is freed after an RCU grace period
+    insmod /lib/modules/ramtrail_initb.ko
+    echo 1 > /sys/module/ramtrail_initb/parameters/poke
+    echo c > /proc/sysrq-trigger
+fi
+insmod /lib/modules/ramtrail_initb.ko
+pstore
+for f in $(ls /sys/fs/pstore | grep ^console-ramtrail- | sort -t- -k3 -n); do
+    show console /sys/fs/pstore/$f
+done
+ksyms_out
+""", modules=mods)
+    r = g.run()
+    res.check(f"{t} two modules loaded, crash, warm reboot, poweroff",
+              boots(r) == 2 and r.rc == 0, brief(r))
+    parts = rg.split_boots(r.log)
+    first = parts[0] if parts else ""
+    a = re.search(r"ramtrail_inita: init at ([0-9a-f]+)", first)
+    b = re.search(r"ramtrail_initb: poke at ([0-9a-f]+)", first)
+    res.check(f"{t} boot 1: ramtrail_initb's text lies where ramtrail_inita's "
+              "init was (the case under test)",
+              a and b and int(a[1], 16) >> 12 == int(b[1], 16) >> 12,
+              (a and a[1], b and b[1]))
+    # msleep's callers in time order: a's init, then b's poke
+    want = [r"\[ramtrail_inita\]\.init\+0x[0-9a-f]+$",
+            r"ramtrail_initb_poke \[ramtrail_initb\]$"]
+    callers = lambda recs: [x[3] for x in recs if x[2] == "msleep"]
+    named = lambda got, pats: (len(got) == len(pats) and
+                               all(re.match(p, c) for p, c in zip(pats, got)))
+    recs, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    got = callers(recs)
+    res.check(f"{t} pstore ftrace file: the init's caller has no name (pstore "
+              "prints what ramtrail cannot relocate as a number), the later "
+              "module's its own",
+              named(got, [r"0x[0-9a-f]+$",
+                          r"ramtrail_initb_poke\+0x[0-9a-f]+/0x[0-9a-f]+ "
+                          r"\[ramtrail_initb\]$"]), got)
+    text = [(c, w.partition(" <-")[2]) for _, _, c, _, _, w in
+            rg.parse_text("\n".join(h.sections(r.log, "console")))
+            if w.startswith("msleep <-")]
+    res.check(f"{t} pstore text: the init's caller named by its module and "
+              "init text, the later module's by its function",
+              named([x[1] for x in text], want), text)
+    ksyms = rg.kallsyms(g, r)
+    kodir = g.work / "ko"
+    shutil.rmtree(kodir, ignore_errors=True)
+    kodir.mkdir()
+    for m in mods:
+        shutil.copy(m, kodir)
+    rc, host, err = rg.decode(g.ram.path, *g.REGION_ARGS, "--boot", 1,
+                              "--system-map", ksyms or "/dev/null", "--modules", kodir)
+    got = [x[3] for x in host if x[2] == "msleep"]
+    res.check(f"{t} tool: decode with both .ko files names the init's caller "
+              "and the later module's, each by its own function",
+              rc == 0 and named(got, [r"(ramtrail_inita_init|init_module) "
+                                      r"\[ramtrail_inita\]$", want[1]]),
+              (rc, err.strip()[:200], got))
+    d = dumps(first)
+    got = [x[5].partition(" <-")[2] for x in
+           rg.parse_text("\n".join(d[0]["lines"] if d else []))
+           if x[5].startswith("msleep <-")]
+    res.check(f"{t} boot 1's dump as it died: the init's caller named by its "
+              "module and init text, the later module's by its function",
+              len(d) == 1 and named(got, want), got)
+    no_oops(res, t, r.log)
 
 
 def scenario_tasks(k, ko, smp, res):

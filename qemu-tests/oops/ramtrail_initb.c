@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test helper for qemu-tests (the modinit scenario): loaded after
+ * ramtrail_inita, its text may lie where that module's init text was.
+ * Writing its poke parameter calls msleep() from that text. It prints
+ * where the caller is. Never load it anywhere else.
+ */
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+static noinline int ramtrail_initb_poke(const char *val,
+					const struct kernel_param *kp)
+{
+	msleep(20);
+	return 0;
+}
+
+static const struct kernel_param_ops ramtrail_initb_ops = {
+	.set = ramtrail_initb_poke,
+};
+module_param_cb(poke, &ramtrail_initb_ops, NULL, 0200);
+MODULE_PARM_DESC(poke, "any value: sleep 20 ms from this module's text");
+
+static int __init ramtrail_initb_init(void)
+{
+	pr_info("ramtrail_initb: poke at %lx\n",
+		(unsigned long)ramtrail_initb_poke);
+	return 0;
+}
+
+module_init(ramtrail_initb_init);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Sleeps from its text on request; for ramtrail's QEMU tests only");
