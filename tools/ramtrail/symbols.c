@@ -629,14 +629,16 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 
 /*
  * The symbol that holds @addr among those bound to module table entry
- * @entry (1 + index; 0: kernel text, or names printed by pstore), if any.
- * Entries' texts may overlap (one module's freed init text, another's
- * text): the search steps back over the others' symbols.
+ * @entry (1 + index; 0: kernel text, or names printed by pstore), whose
+ * text starts at @floor, if any. Entries' texts may overlap (one module's
+ * freed init text, another's text): the search steps back over the
+ * others' symbols.
  */
 static const struct rt_sym *rt_sym_at(const struct rt_symbols *s, u64 addr,
-				      u32 entry)
+				      u32 entry, u64 floor)
 {
 	size_t lo = 0, hi = s ? s->n : 0;
+	const struct rt_sym *y;
 
 	while (lo < hi) {	/* first symbol above addr */
 		size_t mid = lo + (hi - lo) / 2;
@@ -646,11 +648,12 @@ static const struct rt_sym *rt_sym_at(const struct rt_symbols *s, u64 addr,
 		else
 			hi = mid;
 	}
-	while (lo && addr < s->v[lo - 1].end) {
-		const struct rt_sym *y = &s->v[--lo];
-
+	while (lo && s->v[lo - 1].addr >= floor) {
+		y = &s->v[--lo];
 		if (y->entry != entry)
 			continue;
+		if (addr >= y->end)
+			return NULL;
 		/* of several names at one address, kallsyms' first */
 		while (lo && s->v[lo - 1].addr == y->addr &&
 		       s->v[lo - 1].entry == entry)
@@ -707,7 +710,7 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 		snprintf(buf, len, "%#llx", (unsigned long long)addr);
 		return buf;
 	}
-	y = rt_sym_at(s, addr, i + 1);
+	y = rt_sym_at(s, addr, i + 1, i >= 0 ? t->mods[i].base : 0);
 	if (y) {
 		u64 next = rt_sym_next(s, y);
 
