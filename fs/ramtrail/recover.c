@@ -458,7 +458,7 @@ static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
  * later one both cover has no answer, whatever the record's time.
  *
  * Return: the entry's index, or -1 if none or more than one may be it (or
- * the checksum of an entry covering @addr fails).
+ * one that may be it is damaged: its checksum fails).
  */
 int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			 u64 addr, u64 ts, bool *timed)
@@ -474,7 +474,10 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 		if (addr < e->base || addr - e->base >= e->size)
 			continue;
 		covering++;
+		/* Damaged: what it held is unknown, but not before @after. */
 		if (e->checksum != ramtrail_module_checksum(e)) {
+			if (after && ts < after)
+				continue;
 			found = -2;
 			break;
 		}

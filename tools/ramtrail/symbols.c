@@ -597,8 +597,13 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 		struct rt_ko *ko = NULL;
 		u64 size;
 
+		if (!m->base)	/* the table ends, as for module_find() */
+			break;
+		/* A damaged entry places nothing (kallsyms, trace.dat). */
+		if (m->checksum != ramtrail_module_checksum(m))
+			continue;
 		memcpy(name, m->name, sizeof(m->name));
-		for (j = 0; m->base && j < s->nr_ko; j++)
+		for (j = 0; j < s->nr_ko; j++)
 			if (!strcmp(s->ko[j].name, name))
 				ko = &s->ko[j];
 		if (!ko)

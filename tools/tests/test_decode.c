@@ -2156,6 +2156,13 @@ static void test_module_init_text_named_by_time(void)
 	tab[B].flags = RAMTRAIL_MOD_GONE;	/* written later: not covered */
 	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == B,
 	      "gone broke the entry");
+	/* Damaged, b is nothing sure, but began after a's init ended. */
+	tab[B].core_size++;
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == -1,
+	      "damaged entry used");
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end - 1, NULL) ==
+	      A_INIT, "a damaged later entry hid a's init");
+	tab[B].core_size--;
 	/* An unloaded module's text keeps no time: a later one makes it -1. */
 	tab[C].base = base + 0x2000;
 	tab[C].checksum = ramtrail_module_checksum(&tab[C]);

@@ -173,6 +173,92 @@ def devices(ram, smap, expect):
         subprocess.run(["losetup", "-d", dev])
 
 
+def fake_ko(path, name, text, init):
+    """A minimal kernel module (ELF relocatable) named `name`: .text and
+    .init.text of the sizes given, each with its functions at the offsets
+    given; text and init are {size, [(offset, name)]}."""
+    shstr = b"\0.text\0.init.text\0.modinfo\0.symtab\0.strtab\0.shstrtab\0"
+    sname = lambda n: shstr.index(n.encode() + b"\0")
+    strtab, syms = b"\0", [bytes(24)]
+    for shndx, (_, funcs) in ((1, text), (2, init)):
+        for off, fn in funcs:
+            syms.append(struct.pack("<IBBHQQ", len(strtab), 0x12, 0, shndx, off, 0x10))
+            strtab += fn.encode() + b"\0"
+    modinfo = f"license=GPL\0name={name}\0".encode()
+    body = [bytes(text[0]), bytes(init[0]), modinfo, b"".join(syms), strtab, shstr]
+    off, blobs, where = 64, b"", []
+    for b in body:
+        off += (-off) % 16
+        blobs += bytes((64 + len(blobs) + (-(64 + len(blobs))) % 16) - 64 - len(blobs))
+        where.append(64 + len(blobs))
+        blobs += b
+        off = 64 + len(blobs)
+    shoff = 64 + len(blobs) + (-(64 + len(blobs))) % 8
+    pad = bytes(shoff - 64 - len(blobs))
+    sh = [bytes(64)]
+    # (name, type, flags, link, info, entsize) of sections 1..6
+    kinds = [(".text", 1, 6, 0, 0, 0), (".init.text", 1, 6, 0, 0, 0),
+             (".modinfo", 1, 2, 0, 0, 0), (".symtab", 2, 0, 5, 1, 24),
+             (".strtab", 3, 0, 0, 0, 0), (".shstrtab", 3, 0, 0, 0, 0)]
+    for (n, typ, flags, link, info, ent), at, b in zip(kinds, where, body):
+        sh.append(struct.pack("<IIQQQQIIQQ", sname(n), typ, flags, 0, at, len(b),
+                              link, info, 16, ent))
+    ehdr = (b"\x7fELF\x02\x01\x01" + bytes(9) +
+            struct.pack("<HHIQQQIHHHHHH", 1, 62, 1, 0, 0, shoff, 0, 64, 0, 0, 64,
+                        len(sh), 6))
+    path.write_bytes(ehdr + blobs + pad + b"".join(sh))
+
+
+def init_text_names(work, region, smap, expect):
+    """Names from .ko files where a module's init text, once ended, was
+    taken by a later module (mkimage: rt_inita's init, then rt_initb)."""
+    ko = work / "ko"
+    ko.mkdir()
+    fake_ko(ko / "rt_inita.ko", "rt_inita", (0, []), (0x200, [(0, "rt_inita_init")]))
+    fake_ko(ko / "rt_initb.ko", "rt_initb", (0x800, [(0, "rt_initb_poke"),
+                                                     (0x40, "rt_initb_two")]), (0, []))
+
+    def named(e):
+        e = re.sub(r"\[rt_inita\]\.init\+0x([0-9a-f]+)$",
+                   lambda m: f"rt_inita_init+0x{int(m[1], 16):x}/0x1000 [rt_inita]", e)
+        return re.sub(r"\[rt_initb\]\+0x([0-9a-f]+)$", lambda m: (
+            f"rt_initb_poke+0x{int(m[1], 16):x}/0x40 [rt_initb]" if int(m[1], 16) < 0x40
+            else f"rt_initb_two+0x{int(m[1], 16) - 0x40:x}/0xfc0 [rt_initb]"), e)
+    want = [named(e) for e in expect]
+    p = run("decode", region, "--system-map", smap, "--modules", ko, "--sym-offset")
+    got = records(p.stdout)
+    inits = [x for x in want if "rt_init" in x]
+    check("symbols: a caller in a module's init text and one in the module loaded "
+          "there after it ended, each named from its own .ko",
+          p.returncode == 0 and got == want and
+          any("rt_inita_init" in x for x in inits) and
+          any("rt_initb_" in x for x in inits),
+          f"rc={p.returncode} {p.stderr} "
+          f"{next(((a, b) for a, b in zip(got, want) if a != b), len(got))}")
+    p = run("kallsyms", region, "--system-map", smap, "--modules", ko)
+    mods = re.findall(r"^([0-9a-f]+) [tT] (\S+)\t\[(\w+)\]$", p.stdout, re.M)
+    check("kallsyms: the later module's functions, not the init text it took",
+          p.returncode == 0 and sorted(n for _, n, _ in mods) ==
+          ["rt_initb_poke", "rt_initb_two"], (p.returncode, p.stderr, mods))
+    # A damaged entry: its module named nowhere, and nothing guessed there.
+    img = bytearray(region.read_bytes())
+    at = img.index(b"rt_initb\0") - 32     # the entry's name is at +32
+    img[at + 16] ^= 1                        # core_size, under the checksum
+    bad = work / "damaged-entry.img"
+    bad.write_bytes(img)
+    p = run("decode", bad, "--system-map", smap, "--modules", ko, "--sym-offset")
+    got = records(p.stdout)
+    after = [g for g, e in zip(got, expect) if "[rt_initb]" in e]
+    before = [g for g, w in zip(got, want) if "rt_inita_init" in w]
+    k = run("kallsyms", bad, "--system-map", smap, "--modules", ko)
+    check("symbols: a damaged module entry names nothing, in decode or kallsyms",
+          p.returncode == 0 and len(got) == len(expect) and after and
+          all(re.search(r"<-0xffffffffc020[0-9a-f]{4}$", g) for g in after) and
+          before == [w for w in want if "rt_inita_init" in w] and
+          "rt_initb" not in k.stdout,
+          (p.returncode, after[:2], before[:1], k.stdout.count("rt_initb")))
+
+
 def main():
     work = Path(tempfile.mkdtemp(prefix="ramtrail-tool-"))
     subprocess.run([str(BIN / "mkimage"), str(work)], check=True)
@@ -290,6 +376,7 @@ def main():
     p = run("decode", region, "--system-map", other)
     check("symbols: a System.map of another release is refused (exit 4)",
           p.returncode == 4 and "does not match" in p.stderr, f"rc={p.returncode} {p.stderr}")
+    init_text_names(work, region, smap, expect)
     kallsyms = work / "kallsyms"
     kallsyms.write_text(smap.read_text() + "ffffffffc0200120 t modfunc\t[rt_fake]\n")
     p = run("decode", region, "--system-map", kallsyms, "--sym-offset")
