@@ -54,13 +54,38 @@ struct ramtrail_dump {
 /* For the sysrq handler, which gets no argument: set while registered. */
 static struct ramtrail_context *ramtrail_sysrq_cxt;
 
-/* A function of this boot, as console-ramtrail-N names it after reboot. */
+/*
+ * A function of this boot, in a record of counter time @ts: "%ps", except
+ * where this boot's module table knows better. In the init text of a
+ * module whose init has ended, or in a module unloaded, another module
+ * may be now: "[module].init+0xoff", "[module]+0xoff". Where the table
+ * cannot tell which module held it then: the bare address.
+ */
 static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
 					 u32 off, u64 ts,
 					 enum ramtrail_text_func which)
 {
-	return ramtrail_live_name(arg, buf, len,
-				  off ? RAMTRAIL_ARCH_TEXT_BASE + off : 0, ts);
+	struct ramtrail_context *cxt = arg;
+	unsigned long addr = off ? RAMTRAIL_ARCH_TEXT_BASE + off : 0;
+	const struct ramtrail_module_entry *m;
+	bool timed;
+	u32 n;
+	int i;
+
+	if (!addr || !ramtrail_arch_is_module(addr))
+		return scnprintf(buf, len, "%ps", (void *)addr);
+	/* Pairs with the smp_store_release() of an append (modules.c). */
+	n = smp_load_acquire(&cxt->nr_modules);
+	i = ramtrail_module_find(ramtrail_region_modules(&cxt->reg), n, addr,
+				 ts, &timed);
+	if (i < 0)	/* the kernel's name, unless two held it */
+		return timed ? scnprintf(buf, len, "%#lx", addr) :
+			       scnprintf(buf, len, "%ps", (void *)addr);
+	m = &ramtrail_region_modules(&cxt->reg)[i];
+	if ((m->flags & RAMTRAIL_MOD_INIT) ? m->core_size :
+	    READ_ONCE(m->flags) & RAMTRAIL_MOD_GONE)
+		return ramtrail_text_module(buf, len, m, addr);
+	return scnprintf(buf, len, "%ps", (void *)addr);
 }
 
 /*

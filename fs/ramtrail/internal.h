@@ -294,8 +294,6 @@ unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off,
 				u64 ts);
 size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
 			   size_t len, u32 off, u64 ts, bool *timed);
-size_t ramtrail_live_name(struct ramtrail_context *cxt, char *buf,
-			  size_t len, unsigned long addr, u64 ts);
 
 /* save.c */
 int ramtrail_save_previous(struct ramtrail_context *cxt);

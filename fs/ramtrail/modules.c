@@ -6,7 +6,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
@@ -15,6 +14,7 @@
 #include <linux/string.h>
 #include <linux/utsname.h>
 #include "internal.h"
+#include "text.h"
 
 /* What the module table says of @mod. */
 static void ramtrail_module_describe(struct ramtrail_module_entry *e,
@@ -263,27 +263,6 @@ static int ramtrail_module_now(const struct ramtrail_reloc *rl,
 }
 
 /*
- * "[module]+0xoff" or "[module].init+0xoff" for @addr in the text of
- * entry @m: the offset from that text's start, for the module's .ko to
- * name. A line of text holds no byte a forged entry could bring.
- */
-static notrace size_t
-ramtrail_module_name(const struct ramtrail_module_entry *m, char *buf,
-		     size_t len, u64 addr)
-{
-	char name[sizeof(m->name)];
-	size_t i;
-
-	for (i = 0; i < sizeof(name) - 1 && m->name[i]; i++)
-		name[i] = isalnum(m->name[i]) || m->name[i] == '_' ||
-			  m->name[i] == '-' ? m->name[i] : '?';
-	name[i] = 0;
-	return scnprintf(buf, len, "[%s]%s+%#llx", name,
-			 m->flags & RAMTRAIL_MOD_INIT ? ".init" : "",
-			 (unsigned long long)(addr - m->base));
-}
-
-/*
  * Where @off of a record at counter time @ts was: the recording boot's
  * module table entry, if in a module (NULL if none is sure), and in
  * *@addr the address to print: relocated to this boot, or the bare
@@ -371,44 +350,5 @@ size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
 	m = ramtrail_reloc_find(rl, off, ts, &addr, timed);
 	if (!m || addr != off)	/* relocated, or not a module's */
 		return scnprintf(buf, len, "%ps", (void *)addr);
-	return ramtrail_module_name(m, buf, len, rl->t->text_base + off);
-}
-
-/**
- * ramtrail_live_name() - name an address of this boot's trace
- * @cxt: the context
- * @buf: where to write the name
- * @len: bytes at @buf, at least 1
- * @addr: the address
- * @ts: counter time of the record that holds it
- *
- * As "%ps", except where this boot's module table knows better: in the
- * init text of a module whose init has ended, or in a module unloaded,
- * whose place another module may hold now ("[module].init+0xoff",
- * "[module]+0xoff"); and where the table cannot tell which module held
- * @addr at @ts (the bare address). Called from the dump, as the kernel
- * dies: no lock.
- *
- * Return: the bytes written before the NUL, as scnprintf().
- */
-notrace size_t ramtrail_live_name(struct ramtrail_context *cxt, char *buf,
-				  size_t len, unsigned long addr, u64 ts)
-{
-	/* Pairs with smp_store_release() in ramtrail_add_entry(). */
-	u32 n = smp_load_acquire(&cxt->nr_modules);
-	const struct ramtrail_module_entry *m;
-	bool timed;
-	int i;
-
-	if (!addr || !ramtrail_arch_is_module(addr))
-		return scnprintf(buf, len, "%ps", (void *)addr);
-	i = ramtrail_module_find(ramtrail_modtab(cxt), n, addr, ts, &timed);
-	if (i < 0)	/* nothing sure: the kernel's name, unless two held it */
-		return timed ? scnprintf(buf, len, "%#lx", addr) :
-			       scnprintf(buf, len, "%ps", (void *)addr);
-	m = &ramtrail_modtab(cxt)[i];
-	if ((m->flags & RAMTRAIL_MOD_INIT) ? m->core_size :
-	    READ_ONCE(m->flags) & RAMTRAIL_MOD_GONE)
-		return ramtrail_module_name(m, buf, len, addr);
-	return scnprintf(buf, len, "%ps", (void *)addr);
+	return ramtrail_text_module(buf, len, m, rl->t->text_base + off);
 }

@@ -310,6 +310,42 @@ static void ramtrail_put_event(struct ramtrail_line *l,
 }
 
 /**
+ * ramtrail_text_module() - name an address by its module alone
+ * @buf: the name, NUL-terminated, cut if @len is short
+ * @len: bytes at @buf, at least 1
+ * @m: the module table entry whose text holds @addr
+ * @addr: the address
+ *
+ * "[module]+0xoff", or "[module].init+0xoff" in init text: the offset from
+ * that text's start, for the module's .ko to name. A byte of the name
+ * other than a letter, digit, '_' or '-' prints as '?': a line holds no
+ * byte a forged entry could bring.
+ *
+ * Return: the length of the name.
+ */
+size_t ramtrail_text_module(char *buf, size_t len,
+			    const struct ramtrail_module_entry *m, u64 addr)
+{
+	struct ramtrail_line l = { .buf = buf, .len = len };
+	char name[sizeof(m->name)];
+	size_t i;
+
+	for (i = 0; i < sizeof(name) - 1 && m->name[i]; i++) {
+		char c = m->name[i];
+
+		name[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '-' ?
+			  c : '?';
+	}
+	name[i] = 0;
+	buf[0] = 0;
+	ramtrail_put(&l, "[%s]%s+0x%llx", name,
+		     m->flags & RAMTRAIL_MOD_INIT ? ".init" : "",
+		     (unsigned long long)(addr - m->base));
+	return l.pos;
+}
+
+/**
  * ramtrail_text_event() - what a record says, after ftrace's "TIME: "
  * @buf: the text, NUL-terminated, cut if @len is short
  * @len: bytes at @buf, at least 1

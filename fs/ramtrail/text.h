@@ -74,6 +74,8 @@ const char *ramtrail_comms_find(const struct ramtrail_comms *c, u32 pid);
 const char *ramtrail_text_comm(const struct ramtrail_text *tx,
 			       const struct ramtrail_record *r, u32 pid);
 const char *ramtrail_text_event_name(const struct ramtrail_record *r);
+size_t ramtrail_text_module(char *buf, size_t len,
+			    const struct ramtrail_module_entry *m, u64 addr);
 void ramtrail_text_flags(char *flags, const struct ramtrail_record *r);
 size_t ramtrail_text_event(char *buf, size_t len,
 			   const struct ramtrail_record *r,

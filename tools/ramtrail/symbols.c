@@ -702,7 +702,6 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 			 u64 addr, u64 ts, bool offset, char *buf, size_t len,
 			 bool *timed)
 {
-	const struct ramtrail_module_entry *m = NULL;
 	const struct rt_sym *y;
 	bool when = false;
 	int i = -1;
@@ -732,18 +731,9 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 		return buf;
 	}
 	if (i >= 0)
-		m = &t->mods[i];
-	if (m) {
-		char name[sizeof(m->name) + 1] = { 0 };
-
-		memcpy(name, m->name, sizeof(m->name));
-		rt_printable(name, sizeof(name));
-		snprintf(buf, len, "[%s]%s+%#llx", name,
-			 m->flags & RAMTRAIL_MOD_INIT ? ".init" : "",
-			 (unsigned long long)(addr - m->base));
-	} else {
+		ramtrail_text_module(buf, len, &t->mods[i], addr);
+	else
 		snprintf(buf, len, "%#llx", (unsigned long long)addr);
-	}
 	return buf;
 }
 

@@ -2172,6 +2172,25 @@ static void test_module_init_text_named_by_time(void)
 	      A_INIT, "a's init, before b and c");
 }
 
+/* A module named by the table alone: no byte of a forged name gets out. */
+static void test_module_name_from_the_table(void)
+{
+	struct ramtrail_module_entry m = {
+		.base = 0xffffffffc0001000ULL, .size = 0x1000,
+		.name = "ok_mod-1\n\x1b[2J",
+	};
+	char buf[64], small[8];
+
+	ramtrail_text_module(buf, sizeof(buf), &m, m.base + 0x2a);
+	CHECK(!strcmp(buf, "[ok_mod-1???2J]+0x2a"), "%s", buf);
+	m.flags = RAMTRAIL_MOD_INIT;
+	CHECK(ramtrail_text_module(buf, sizeof(buf), &m, m.base) ==
+	      strlen(buf) && !strcmp(buf, "[ok_mod-1???2J].init+0x0"), "%s",
+	      buf);
+	CHECK(ramtrail_text_module(small, sizeof(small), &m, m.base) == 7 &&
+	      !strcmp(small, "[ok_mod"), "%s", small);
+}
+
 /*
  * A saved trace's records carry nanoseconds: its copy of the module table
  * must say when init text ended in nanoseconds too, or a record just
@@ -2345,5 +2364,6 @@ int main(void)
 	RUN(test_module_table_never_guesses);
 	RUN(test_module_init_text_named_by_time);
 	RUN(test_saved_module_table_in_nanoseconds);
+	RUN(test_module_name_from_the_table);
 	return check_summary();
 }
