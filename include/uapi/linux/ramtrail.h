@@ -416,9 +416,10 @@ struct ramtrail_region_header {
 /*
  * The entry is a module's init text, which the kernel frees once the
  * module's init has run, for a later module to take. Its @core_size is
- * then the counter value (masked) when the init ended, 0 while it runs:
- * an address of both is the init's before that time, the later one's
- * after. Set with the entry and covered by its checksum.
+ * then the counter value (masked) when the init ended, 0 while it runs
+ * (in a saved trace's copy: nanoseconds, as its records): an address of
+ * both is the init's before that time, the later one's after. Set with
+ * the entry and covered by its checksum.
  */
 #define RAMTRAIL_MOD_INIT		(1U << 1)
 
