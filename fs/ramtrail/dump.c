@@ -66,8 +66,9 @@ static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
 					 enum ramtrail_text_func which)
 {
 	struct ramtrail_context *cxt = arg;
+	const struct ramtrail_module_entry *tab =
+		ramtrail_region_modules(&cxt->reg), *m;
 	unsigned long addr = off ? RAMTRAIL_ARCH_TEXT_BASE + off : 0;
-	const struct ramtrail_module_entry *m;
 	bool timed;
 	u32 n;
 	int i;
@@ -76,12 +77,11 @@ static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
 		return scnprintf(buf, len, "%ps", (void *)addr);
 	/* Pairs with the smp_store_release() of an append (modules.c). */
 	n = smp_load_acquire(&cxt->nr_modules);
-	i = ramtrail_module_find(ramtrail_region_modules(&cxt->reg), n, addr,
-				 ts, &timed);
+	i = ramtrail_module_find(tab, n, addr, ts, &timed);
 	if (i < 0)	/* the kernel's name, unless two held it */
 		return timed ? scnprintf(buf, len, "%#lx", addr) :
 			       scnprintf(buf, len, "%ps", (void *)addr);
-	m = &ramtrail_region_modules(&cxt->reg)[i];
+	m = &tab[i];
 	if ((m->flags & RAMTRAIL_MOD_INIT) ? m->core_size :
 	    READ_ONCE(m->flags) & RAMTRAIL_MOD_GONE)
 		return ramtrail_text_module(buf, len, m, addr);
