@@ -30,7 +30,13 @@
 #include "recover.h"
 #include "map.h"
 
+/*
+ * Module table entries (max_modules=): the fewest hold ramtrail's own two
+ * (text, init text), another module's and the last, kept for the entry
+ * that says the table is full.
+ */
 #define RAMTRAIL_MODTAB_COUNT	512
+#define RAMTRAIL_MODTAB_MIN	4
 /* The largest dmesg_size: pstore's dump buffer is one kmalloc() of it. */
 #define RAMTRAIL_DMESG_SIZE_MAX	BIT(20)
 /* Tracepoint probes of events.c */
@@ -47,6 +53,7 @@
  * @max_reason: highest kmsg dump reason kept
  * @dmesg_size: bytes per dmesg record
  * @dmesg_count: dmesg records
+ * @max_modules: module table entries of a newly formatted region
  * @saved_size: bytes of the saved area; 0 for a third of the region
  * @stop_when_full: stop a CPU's recording when its zone is full
  * @reset: ignore and clear what the region holds
@@ -61,6 +68,7 @@ struct ramtrail_params {
 	int max_reason;
 	unsigned long dmesg_size;
 	unsigned int dmesg_count;
+	unsigned int max_modules;
 	u64 saved_size;
 	bool stop_when_full;
 	bool reset;

@@ -64,6 +64,10 @@ static unsigned int dmesg_count = 4;
 module_param(dmesg_count, uint, 0400);
 MODULE_PARM_DESC(dmesg_count, "number of dmesg records (default 4)");
 
+static unsigned int max_modules = RAMTRAIL_MODTAB_COUNT;
+module_param(max_modules, uint, 0400);
+MODULE_PARM_DESC(max_modules, "module table entries of a newly formatted region, 4 to 4096 (default 512)");
+
 static char *saved_size;
 module_param(saved_size, charp, 0400);
 MODULE_PARM_DESC(saved_size, "bytes kept for traces of earlier boots (default: a third of mem_size)");
@@ -207,6 +211,7 @@ static void ramtrail_params_read(struct ramtrail_params *p)
 	p->max_reason = max_reason;
 	p->dmesg_size = dmesg_size;
 	p->dmesg_count = dmesg_count;
+	p->max_modules = max_modules;
 	p->saved_size = saved_size ? memparse(saved_size, NULL) : 0;
 	p->stop_when_full = stop_when_full;
 	p->reset = reset;

@@ -102,6 +102,12 @@ static int ramtrail_find_region(const struct ramtrail_params *p,
 		       p->dmesg_count, RAMTRAIL_MAX_DMESG);
 		return -EINVAL;
 	}
+	if (p->max_modules < RAMTRAIL_MODTAB_MIN ||
+	    p->max_modules > RAMTRAIL_MAX_MODULES) {
+		pr_err("max_modules=%u: give %u to %u\n", p->max_modules,
+		       RAMTRAIL_MODTAB_MIN, RAMTRAIL_MAX_MODULES);
+		return -EINVAL;
+	}
 	if (p->mem_name && *p->mem_name) {
 		phys_addr_t s, sz;
 
@@ -246,10 +252,11 @@ static int ramtrail_layout_new(struct ramtrail_context *cxt,
 	if (old_ok) {
 		if (old->hdr.dmesg_count != p->dmesg_count ||
 		    old->hdr.dmesg_size != p->dmesg_size ||
-		    old->hdr.saved_size != saved)
-			pr_notice("keeping the region's layout (dmesg %u x %llu, saved %llu bytes); load with reset=1 to change it\n",
+		    old->hdr.saved_size != saved ||
+		    old->hdr.modtab_count != p->max_modules)
+			pr_notice("keeping the region's layout (dmesg %u x %llu, saved %llu bytes, %u modules); load with reset=1 to change it\n",
 				  old->hdr.dmesg_count, old->hdr.dmesg_size,
-				  old->hdr.saved_size);
+				  old->hdr.saved_size, old->hdr.modtab_count);
 		err = ramtrail_layout(h, cxt->size, cpus,
 				      old->hdr.dmesg_count, old->hdr.dmesg_size,
 				      old->hdr.saved_size, old->hdr.modtab_count);
@@ -270,7 +277,7 @@ static int ramtrail_layout_new(struct ramtrail_context *cxt,
 	}
 	err = ramtrail_layout(h, cxt->size, cpus, p->dmesg_count,
 			      round_up(p->dmesg_size, 8), saved,
-			      RAMTRAIL_MODTAB_COUNT);
+			      p->max_modules);
 	if (err) {
 		pr_err("region of %llu bytes too small for %u CPUs, %u dmesg records of %lu bytes and %llu saved bytes\n",
 		       cxt->size, cpus, p->dmesg_count, p->dmesg_size, saved);
