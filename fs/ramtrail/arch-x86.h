@@ -13,6 +13,7 @@
 #include <uapi/linux/ramtrail.h>
 
 #define RAMTRAIL_ARCH_TEXT_BASE	__START_KERNEL_map
+#define RAMTRAIL_ARCH_MODULES_START	MODULES_VADDR
 
 static __always_inline u64 ramtrail_arch_clock(void)
 {
@@ -39,7 +40,7 @@ static inline void ramtrail_arch_flush_cached(void *p, size_t len)
 
 static inline bool ramtrail_arch_is_module(unsigned long addr)
 {
-	return addr >= MODULES_VADDR;
+	return addr >= RAMTRAIL_ARCH_MODULES_START;
 }
 
 /*

@@ -29,13 +29,35 @@ static void ramtrail_module_describe(struct ramtrail_module_entry *e,
 }
 
 /*
+ * A module found no room: the table's last entry, kept for this, says
+ * from when modules may lie where no entry tells (RAMTRAIL_MOD_FULL), so
+ * that an unloaded module's entry stops naming what a later one recorded
+ * in its place. Under @modules_lock, @n the entries before it.
+ */
+static void ramtrail_table_full(struct ramtrail_context *cxt,
+				struct ramtrail_module_entry *e, unsigned int n)
+{
+	memset(e, 0, sizeof(*e));
+	e->base = RAMTRAIL_ARCH_MODULES_START;
+	e->size = -(u64)RAMTRAIL_ARCH_MODULES_START;
+	e->core_size = (ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1;
+	e->flags = RAMTRAIL_MOD_FULL;
+	e->checksum = ramtrail_module_checksum(e);
+	ramtrail_flush(cxt, e, sizeof(*e));
+	/* Pairs with the smp_load_acquire() of readers of this boot's table. */
+	smp_store_release(&cxt->nr_modules, n + 1);
+	pr_warn("module table full (max_modules=%u): from now on, no name offline for modules loaded or unloaded\n",
+		n + 1);
+}
+
+/*
  * Append @d to the region's module table, unless the table has it (the
  * same name, place and sizes, not gone). Entries are never reused: an
  * unloaded module keeps its entry, marked gone, so a later module at the
  * same address makes that range ambiguous (printed as offsets) instead of
  * taking over its names. A module without text (only init text, or only
  * data) has nothing to name, and an entry at 0 would end the table for
- * its readers: none.
+ * its readers: none. The last entry is kept for ramtrail_table_full().
  */
 static void ramtrail_add_entry(struct ramtrail_context *cxt,
 			       const struct ramtrail_module_entry *d)
@@ -55,8 +77,9 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 		    !(e[i].flags & RAMTRAIL_MOD_GONE) &&
 		    !strncmp(e[i].name, d->name, sizeof(e[i].name)))
 			goto out;
-	if (n >= cxt->hdr->modtab_count) {
-		pr_warn_once("module table full: ips in later modules stay unnamed\n");
+	if (n + 1 >= cxt->hdr->modtab_count) {
+		if (n + 1 == cxt->hdr->modtab_count)
+			ramtrail_table_full(cxt, e + n, n);
 		goto out;
 	}
 	e += n;
@@ -169,9 +192,12 @@ static void ramtrail_module_gone(struct ramtrail_context *cxt,
 
 	ramtrail_module_init_ended(cxt, mod);	/* if its init failed */
 	mutex_lock(&cxt->modules_lock);
-	for (i = 0; i < cxt->nr_modules; i++)
-		if (!strncmp(e[i].name, mod->name, sizeof(e[i].name)))
-			WRITE_ONCE(e[i].flags, e[i].flags | RAMTRAIL_MOD_GONE);
+	for (i = 0; i < cxt->nr_modules; i++) {
+		if (strncmp(e[i].name, mod->name, sizeof(e[i].name)))
+			continue;
+		WRITE_ONCE(e[i].flags, e[i].flags | RAMTRAIL_MOD_GONE);
+		ramtrail_flush(cxt, &e[i], sizeof(e[i]));
+	}
 	mutex_unlock(&cxt->modules_lock);
 }
 

@@ -455,7 +455,10 @@ static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
  * was freed. A module's init text is freed when its init ends, whose time
  * its entry keeps: a record before then names the init, one after names a
  * later module there. A module unloaded keeps no time: an address it and a
- * later one both cover has no answer, whatever the record's time.
+ * later one both cover has no answer, whatever the record's time. Once
+ * the table was full (RAMTRAIL_MOD_FULL), modules came that no entry
+ * tells of: a record of that time or later is named only by an entry of a
+ * module not unloaded, or of an init text not ended (they were there).
  *
  * Return: the entry's index, or -1 if none or more than one may be it (or
  * one that may be it is damaged: its checksum fails).
@@ -465,7 +468,7 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 {
 	int found = -1, covering = 0;
 	bool ended = false;
-	u64 after = 0;
+	u64 after = 0, full = U64_MAX;
 	u32 i;
 
 	for (i = 0; i < n && tab[i].base; i++) {
@@ -481,6 +484,11 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			found = -2;
 			break;
 		}
+		if (e->flags & RAMTRAIL_MOD_FULL) {
+			full = min_t(u64, full, e->core_size);
+			ended = true;
+			continue;
+		}
 		if (ramtrail_module_at(e, ts, after)) {
 			if (found != -1) {
 				found = -2;
@@ -494,6 +502,10 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			ended = true;
 		}
 	}
+	/* Unloaded at a time unknown: a module with no entry may be it. */
+	if (found >= 0 && ts >= full &&
+	    (READ_ONCE(tab[found].flags) & RAMTRAIL_MOD_GONE))
+		found = -1;
 	if (timed)
 		*timed = covering > 1 || ended;
 	return found < 0 ? -1 : found;
@@ -1556,8 +1568,9 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
  * @hdr: that boot's region header (its clock)
  *
  * A saved trace's records carry nanoseconds, not counter values: the end
- * of each module's init text is converted to the same (and its entry's
- * checksum set again, only if it held). Sets @t->modtab_count.
+ * of each module's init text, and when the table filled, are converted to
+ * the same (and the entry's checksum set again, only if it held). Sets
+ * @t->modtab_count.
  */
 void ramtrail_saved_modules_copy(struct ramtrail_saved_trace *t,
 				 const struct ramtrail_module_entry *mods,
@@ -1569,7 +1582,8 @@ void ramtrail_saved_modules_copy(struct ramtrail_saved_trace *t,
 	memcpy(e, mods, n * sizeof(*mods));
 	t->modtab_count = n;
 	for (i = 0; i < n; i++) {
-		if (!(e[i].flags & RAMTRAIL_MOD_INIT) || !e[i].core_size ||
+		if (!(e[i].flags & (RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_FULL)) ||
+		    !e[i].core_size ||
 		    e[i].checksum != ramtrail_module_checksum(&e[i]))
 			continue;
 		e[i].core_size = max_t(u64, ramtrail_ts_to_ns(hdr,

@@ -51,22 +51,24 @@ u32 ramtrail_freeze_checksum(const struct ramtrail_freeze_info *f)
 
 /**
  * ramtrail_module_checksum() - CRC32 of a module table entry
- * @e: the entry, its checksum and flags taken as 0, then RAMTRAIL_MOD_INIT
- *	if set (see struct ramtrail_module_entry)
+ * @e: the entry, its checksum and flags taken as 0, then its
+ *	RAMTRAIL_MOD_INIT and RAMTRAIL_MOD_FULL bits if one is set (see
+ *	struct ramtrail_module_entry)
  *
  * Return: the checksum to store in or compare with @e->checksum.
  */
 u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e)
 {
-	const u32 init = RAMTRAIL_MOD_INIT;
+	/* Set with the entry: covered (an init entry's as before FULL was). */
+	const u32 kind = READ_ONCE(e->flags) &
+			 (RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_FULL);
 	u32 crc = ramtrail_crc32_skip(e, sizeof(*e),
 				      offsetof(struct ramtrail_module_entry,
 					       flags),
 				      sizeof(e->flags) + sizeof(e->checksum));
 
-	/* Init text or not is set with the entry: covered. */
-	if (READ_ONCE(e->flags) & RAMTRAIL_MOD_INIT)
-		crc = ~ramtrail_crc32_update(~crc, &init, sizeof(init));
+	if (kind)
+		crc = ~ramtrail_crc32_update(~crc, &kind, sizeof(kind));
 	return crc;
 }
 

@@ -655,11 +655,15 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 			  .n = mods[i].flags & RAMTRAIL_MOD_GONE },
 			{ .key = "init", .type = RT_F_FLAG,
 			  .n = mods[i].flags & RAMTRAIL_MOD_INIT },
+			{ .key = "full", .type = RT_F_FLAG,
+			  .n = mods[i].flags & RAMTRAIL_MOD_FULL },
 		};
 
 		rt_name_field(name, sizeof(name), mods[i].name,
 			      sizeof(mods[i].name));
-		snprintf(lead, sizeof(lead), "module %s", name);
+		/* The entry of a full table has no name. */
+		snprintf(lead, sizeof(lead), "module %s",
+			 name[0] ? name : "-");
 		rt_entry(o, lead, id, m, ARRAY_SIZE(m));
 	}
 	if (o->json)

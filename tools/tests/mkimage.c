@@ -268,7 +268,7 @@ int main(int argc, char **argv)
 	struct test_region *t;
 	FILE *map, *exp, *ftr, *img;
 	char text[512], flags[6], comm[24];
-	u64 init_end = 0;
+	u64 init_end = 0, full = 0;
 	u8 *ram;
 	u32 i, k;
 
@@ -308,6 +308,8 @@ int main(int argc, char **argv)
 
 		now += STEP_NS;
 		us = (now + 500) / 1000;
+		if (i == RECORDS * 3 / 4)
+			full = now;
 		if (i % 37 == 36) {	/* a switch with no event recorded */
 			ramtrail_ring_task_switched(r);
 			task_of[cpu] = task_of[cpu] % 5 + 1;
@@ -379,7 +381,14 @@ int main(int argc, char **argv)
 	mod[2] = (struct ramtrail_module_entry){
 		.base = INIT_BASE, .size = INIT_SIZE, .core_size = 0x2000,
 		.name = "rt_initb" };
-	for (i = 1; i < 3; i++)
+	/*
+	 * Full since then: no entry named gone, no record of an address
+	 * without an entry, so every name stays.
+	 */
+	mod[3] = (struct ramtrail_module_entry){
+		.base = MOD_BASE, .size = -(u64)MOD_BASE, .core_size = full,
+		.flags = RAMTRAIL_MOD_FULL };
+	for (i = 1; i < 4; i++)
 		mod[i].checksum = ramtrail_module_checksum(&mod[i]);
 
 	img = open_in(argv[1], "region.img");

@@ -2172,6 +2172,75 @@ static void test_module_init_text_named_by_time(void)
 	      A_INIT, "a's init, before b and c");
 }
 
+/*
+ * A module that finds the table full gets no entry, and may lie where an
+ * unloaded module was, alone in the table there: from the time the table
+ * filled (its last entry), that entry names nothing. Modules still loaded
+ * and init text before its end keep their names; an address no entry
+ * covers is unknown then (timed: the dump must not take the kernel's
+ * name of now). The entry of a full table is covered by its checksum,
+ * and converted to nanoseconds in a saved trace's copy.
+ */
+static void test_module_table_full(void)
+{
+	enum { A, A_INIT, B, FULL, N };
+	const u64 base = 0xffffffffc0000000ULL, a_end = 1000, full = 5000;
+	struct ramtrail_module_entry tab[N] = {
+		[A] = { .base = base, .size = 0x1000, .core_size = 0x2000,
+			.flags = RAMTRAIL_MOD_GONE, .name = "a" },
+		[A_INIT] = { .base = base + 0x1000, .size = 0x1000,
+			     .core_size = a_end, .flags = RAMTRAIL_MOD_INIT,
+			     .name = "a" },
+		[B] = { .base = base + 0x4000, .size = 0x1000,
+			.core_size = 0x1000, .name = "b" },	/* stayed */
+		[FULL] = { .base = base, .size = -base, .core_size = full,
+			   .flags = RAMTRAIL_MOD_FULL },
+	};
+	struct ramtrail_region_header h = {
+		.clock_hz = 1000000000ULL, .clock_ref_ns = 7,
+	};
+	struct ramtrail_saved_trace *t = calloc(1, sizeof(*t) + sizeof(tab));
+	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
+	bool timed = false;
+	u32 i;
+
+	for (i = 0; i < N; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, full - 1, &timed) ==
+	      A && timed, "a, unloaded, before the table filled");
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, full, &timed) == -1 &&
+	      timed, "a gone: named after the table filled");
+	CHECK(ramtrail_module_find(tab, N, base + 0x4010, ~0ULL, &timed) ==
+	      B && timed, "b, loaded all along, lost its name");
+	CHECK(ramtrail_module_find(tab, N, base + 0x1010, a_end - 1, NULL) ==
+	      A_INIT, "a's init before its end");
+	CHECK(ramtrail_module_find(tab, N, base + 0x8000, 1, &timed) == -1 &&
+	      timed, "no entry, after: not timed");
+	CHECK(ramtrail_module_find(tab, FULL, base + 0x8000, 1, &timed) ==
+	      -1 && !timed, "no entry in a table not full: timed");
+	CHECK(ramtrail_module_find(tab, N, 0xffffffff81000000ULL, full,
+				   &timed) == -1 && !timed,
+	      "kernel text, below the module area: timed");
+	/* The flag is covered: cleared, the entry is damaged, covering all. */
+	tab[FULL].flags = 0;
+	CHECK(ramtrail_module_find(tab, N, base + 0x4010, 1, NULL) == -1,
+	      "an entry of a full table that lost its flag used");
+	tab[FULL].flags = RAMTRAIL_MOD_FULL;
+	tab[B].flags = RAMTRAIL_MOD_FULL;
+	CHECK(ramtrail_module_find(tab, N, base + 0x4010, 1, NULL) == -1,
+	      "a module entry given the flag used");
+	tab[B].flags = 0;
+	ramtrail_saved_modules_copy(t, tab, N, &h);
+	CHECK(e[FULL].core_size == ramtrail_ts_to_ns(&h, full) &&
+	      e[FULL].checksum == ramtrail_module_checksum(&e[FULL]),
+	      "the time the table filled not in ns");
+	CHECK(ramtrail_module_find(e, N, base + 0x10, e[FULL].core_size - 1,
+				   NULL) == A &&
+	      ramtrail_module_find(e, N, base + 0x10, e[FULL].core_size,
+				   NULL) == -1, "saved copy: wrong time");
+	free(t);
+}
+
 /* A module named by the table alone: no byte of a forged name gets out. */
 static void test_module_name_from_the_table(void)
 {
@@ -2363,6 +2432,7 @@ int main(void)
 	RUN(test_text_line_is_ftrace_format);
 	RUN(test_module_table_never_guesses);
 	RUN(test_module_init_text_named_by_time);
+	RUN(test_module_table_full);
 	RUN(test_saved_module_table_in_nanoseconds);
 	RUN(test_module_name_from_the_table);
 	return check_summary();

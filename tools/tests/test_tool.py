@@ -97,9 +97,9 @@ def stats_as_text(j):
             "boot_id", "release", "build", "state", "freeze_reason", "freeze_cpu",
             "clock_reliable", "clock_hz", "mode", "nr_cpus", "nr_blocks", "zone_offset",
             "zone_size", "saved_offset", "saved_size")]
-        out += [f"module {m['name']} base {hex(m['base'])} size {m['size']}"
+        out += [f"module {m['name'] or '-'} base {hex(m['base'])} size {m['size']}"
                 f"{' gone' if m['gone'] else ''}{' init' if m['init'] else ''}"
-                for m in j["modules"]]
+                f"{' full' if m['full'] else ''}" for m in j["modules"]]
         z = j["zones"]
         out += [f"zones_{span(z)}", f"zones_span_ns {z['span_ns']}"]
         out += [f"cpu{c['cpu']} " + " ".join(f"{k} {c[k]}" for k in (
@@ -470,6 +470,12 @@ def main():
           kv.get("version") == str(VERSION) and kv.get("state") == "recording" and
           kv.get("clock_reliable") == "0" and kv.get("region_offset") == hex(RAM_OFFSET),
           kv)
+    mods = [line for line in p.stdout.splitlines() if line.startswith("module ")]
+    check("stats: the module table, its last entry the one of a full table "
+          "(no name, the module area, flagged)",
+          len(mods) == 4 and mods[-1].startswith("module - base 0xffffffffc0200000 ") and
+          mods[-1].endswith(" full") and not any(m.endswith(" full") for m in mods[:3]),
+          mods)
     first, last = expect[0].split()[1], expect[-1].split()[1]
     span = kv.get("zones_records", "").split()
     check("stats: time span of the trace",

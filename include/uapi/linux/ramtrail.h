@@ -422,6 +422,17 @@ struct ramtrail_region_header {
  * the entry and covered by its checksum.
  */
 #define RAMTRAIL_MOD_INIT		(1U << 1)
+/*
+ * The table's last entry once a module found no room in it: it covers
+ * the whole module area (@base its start, @size up to the top of the
+ * address space), has no name, and its @core_size is
+ * the counter value (masked) when that module came (nanoseconds in a
+ * saved trace's copy). From then on a module may lie where no entry
+ * says: a record of that time or later is named only by an entry of a
+ * module still loaded when the table was last written, or of an init
+ * text before its end. Set with the entry and covered by its checksum.
+ */
+#define RAMTRAIL_MOD_FULL		(1U << 2)
 
 /**
  * struct ramtrail_module_entry - a module's text, to relocate its ips
@@ -429,11 +440,12 @@ struct ramtrail_region_header {
  * @size: bytes of text
  * @core_size: bytes of the module's core (text, rodata, data): with @size
  *	and @name, tells a rebuilt module from the one that was traced. For
- *	init text (RAMTRAIL_MOD_INIT): when the init ended, see there
+ *	init text (RAMTRAIL_MOD_INIT): when the init ended; for the last
+ *	entry of a full table (RAMTRAIL_MOD_FULL): when it filled, see there
  * @flags: RAMTRAIL_MOD_*
- * @checksum: CRC32 of this entry, this field as 0, then of the value
- *	RAMTRAIL_MOD_INIT if that flag is set; the other flags are written
- *	later and not covered
+ * @checksum: CRC32 of this entry, @flags and this field as 0, then of
+ *	the value of its RAMTRAIL_MOD_INIT and RAMTRAIL_MOD_FULL bits if one
+ *	is set; RAMTRAIL_MOD_GONE is written later and not covered
  * @name: module name, NUL-terminated
  *
  * Entries are only appended: an unloaded module keeps its entry (marked
