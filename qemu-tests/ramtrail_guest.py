@@ -122,7 +122,8 @@ def build_all(kver):
 
 def build_oops(k, name="ramtrail_oops"):
     """A test helper module of qemu-tests/oops, built for kernel k: the one
-    that oopses on load (default), ramtrail_inita or ramtrail_initb."""
+    that oopses on load (default), ramtrail_inita, ramtrail_initb or
+    ramtrail_late."""
     out = h.BUILD / f"oops-{k.kver}"
     out.mkdir(parents=True, exist_ok=True)
     src = h.REPO / "qemu-tests/oops"

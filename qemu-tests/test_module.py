@@ -28,7 +28,9 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   modinit   a module loaded where the last one's init text was freed:
             a call from that init and one from the later module each keep
             their own name (pstore files, decode with the .ko, the dump);
-            the module before has no text of its own
+            the module before has no text of its own. Then a full module
+            table: a module with no entry, where one unloaded was, gets
+            no name
 
 Every check reads facts: the module's debugfs status file, the command's
 `stats --format json` of the RAM file, the pstore files, insmod's exit
@@ -1034,18 +1036,33 @@ def scenario_modinit(k, ko, smp, res):
     the init, recorded before, must not be named after the later module's
     function there, nor the later module's calls after the init: neither
     in pstore's files of the next boot (where the later module is loaded
-    again), nor in the host tool's decode with both .ko files, nor in the
-    dump printed as the kernel dies. Module layout is not about CPUs: 2
-    CPUs only in make check."""
+    again), nor in the host tool's decode with the .ko files, nor in the
+    dump printed as the kernel dies.
+
+    Then the later module is unloaded and the module table, sized for it
+    (max_modules=6), is full: a third module takes its place with no entry
+    of its own. Its call must not take the unloaded module's name (which
+    alone covered that place in the table) anywhere: it has none. Module
+    layout is not about CPUs: 2 CPUs only in make check."""
     t = f"[{k.kver} smp{smp} modinit]"
-    mods = [rg.build_oops(k, "ramtrail_inita"), rg.build_oops(k, "ramtrail_initb")]
+    mods = [rg.build_oops(k, n) for n in
+            ("ramtrail_inita", "ramtrail_initb", "ramtrail_late")]
     g = Guest(k, ko, "modinit", smp, f"""
-rt_load {PARAMS} functions={FUNCS},msleep dump_on_oops=2 dump_lines=64
+rt_load {PARAMS} functions={FUNCS},msleep dump_on_oops=2 dump_lines=64 max_modules=6
 if [ "$(boot_id)" = 1 ]; then
     insmod /lib/modules/ramtrail_inita.ko
     sleep 1     # its init text is freed after an RCU grace period
     insmod /lib/modules/ramtrail_initb.ko
     echo 1 > /sys/module/ramtrail_initb/parameters/poke
+    rmmod ramtrail_initb
+    # The kernel reuses initb's place once a later free flushes: the
+    # first load of ramtrail_late finds the table full, its unload flushes.
+    insmod /lib/modules/ramtrail_late.ko
+    rmmod ramtrail_late
+    insmod /lib/modules/ramtrail_late.ko
+    echo 1 > /sys/module/ramtrail_late/parameters/poke
+    mods() {{ begin mods; ramtrail stats {rg.REGION} --format json; end mods; }}
+    quiet mods
     echo c > /proc/sysrq-trigger
 fi
 insmod /lib/modules/ramtrail_initb.ko
@@ -1056,36 +1073,57 @@ done
 ksyms_out
 """, modules=mods)
     r = g.run()
-    res.check(f"{t} two modules loaded, crash, warm reboot, poweroff",
-              boots(r) == 2 and r.rc == 0, brief(r))
+    res.check(f"{t} three modules loaded, one unloaded, crash, warm reboot, "
+              "poweroff", boots(r) == 2 and r.rc == 0, brief(r))
     parts = rg.split_boots(r.log)
     first = parts[0] if parts else ""
     a = re.search(r"ramtrail_inita: init at ([0-9a-f]+)", first)
     b = re.search(r"ramtrail_initb: poke at ([0-9a-f]+)", first)
+    # the second load of ramtrail_late, the one whose poke is called
+    late = list(re.finditer(r"ramtrail_late: poke at ([0-9a-f]+)", first))[-1:]
+    late = late[0] if late else None
+    page = lambda m: m and int(m[1], 16) >> 12
     res.check(f"{t} boot 1: ramtrail_initb's text lies where ramtrail_inita's "
-              "init was (the case under test)",
-              a and b and int(a[1], 16) >> 12 == int(b[1], 16) >> 12,
-              (a and a[1], b and b[1]))
-    # msleep's callers in time order: a's init, then b's poke
+              "init was, ramtrail_late's where ramtrail_initb's was (the "
+              "cases under test)",
+              a and b and late and page(a) == page(b) == page(late),
+              (a and a[1], b and b[1], late and late[1]))
+    try:
+        table = json.loads(section(r, "mods"))["modules"]
+    except (ValueError, KeyError):
+        table = []
+    kinds = [(m["name"], m["init"], m["full"]) for m in table]
+    res.check(f"{t} boot 1's table: ramtrail, its init, inita's init, initb "
+              "and its init (gone), then the entry of a full table; none "
+              "for ramtrail_late",
+              kinds == [("ramtrail", False, False), ("ramtrail", True, False),
+                        ("ramtrail_inita", True, False),
+                        ("ramtrail_initb", False, False),
+                        ("ramtrail_initb", True, False), ("", False, True)] and
+              table[3]["gone"] and table[4]["gone"] and not table[2]["gone"],
+              table)
+    # msleep's callers in time order: a's init, b's poke, late's poke
     want = [r"\[ramtrail_inita\]\.init\+0x[0-9a-f]+$",
-            r"ramtrail_initb_poke \[ramtrail_initb\]$"]
+            r"\[ramtrail_initb\]\+0x[0-9a-f]+$", r"0x[0-9a-f]+$"]
     callers = lambda recs: [x[3] for x in recs if x[2] == "msleep"]
     named = lambda got, pats: (len(got) == len(pats) and
                                all(re.match(p, c) for p, c in zip(pats, got)))
     recs, _ = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     got = callers(recs)
     res.check(f"{t} pstore ftrace file: the init's caller has no name (pstore "
-              "prints what ramtrail cannot relocate as a number), the later "
-              "module's its own",
+              "prints what ramtrail cannot relocate as a number), initb's its "
+              "own (loaded again), ramtrail_late's none",
               named(got, [r"0x[0-9a-f]+$",
                           r"ramtrail_initb_poke\+0x[0-9a-f]+/0x[0-9a-f]+ "
-                          r"\[ramtrail_initb\]$"]), got)
+                          r"\[ramtrail_initb\]$", r"0x[0-9a-f]+$"]), got)
     text = [(c, w.partition(" <-")[2]) for _, _, c, _, _, w in
             rg.parse_text("\n".join(h.sections(r.log, "console")))
             if w.startswith("msleep <-")]
     res.check(f"{t} pstore text: the init's caller named by its module and "
-              "init text, the later module's by its function",
-              named([x[1] for x in text], want), text)
+              "init text, initb's by its function, ramtrail_late's not at all",
+              named([x[1] for x in text],
+                    [want[0], r"ramtrail_initb_poke \[ramtrail_initb\]$",
+                     want[2]]), text)
     ksyms = rg.kallsyms(g, r)
     kodir = g.work / "ko"
     shutil.rmtree(kodir, ignore_errors=True)
@@ -1095,17 +1133,21 @@ ksyms_out
     rc, host, err = rg.decode(g.ram.path, *g.REGION_ARGS, "--boot", 1,
                               "--system-map", ksyms or "/dev/null", "--modules", kodir)
     got = [x[3] for x in host if x[2] == "msleep"]
-    res.check(f"{t} tool: decode with both .ko files names the init's caller "
-              "and the later module's, each by its own function",
+    res.check(f"{t} tool: decode with the three .ko files names the init's "
+              "caller and initb's, each by its own function; ramtrail_late's "
+              "is a number",
               rc == 0 and named(got, [r"(ramtrail_inita_init|init_module) "
-                                      r"\[ramtrail_inita\]$", want[1]]),
+                                      r"\[ramtrail_inita\]$",
+                                      r"ramtrail_initb_poke \[ramtrail_initb\]$",
+                                      want[2]]),
               (rc, err.strip()[:200], got))
     d = dumps(first)
     got = [x[5].partition(" <-")[2] for x in
            rg.parse_text("\n".join(d[0]["lines"] if d else []))
            if x[5].startswith("msleep <-")]
     res.check(f"{t} boot 1's dump as it died: the init's caller named by its "
-              "module and init text, the later module's by its function",
+              "module and init text, initb's (unloaded) by its module, "
+              "ramtrail_late's as a number, not by the kernel's name of now",
               len(d) == 1 and named(got, want), got)
     no_oops(res, t, r.log)
 
@@ -1194,6 +1236,8 @@ try untraced {PARAMS} events=sched:sched_stat_runtime
 try frozenload {PARAMS} frozen=1
 try dumpmode {PARAMS} dump_on_oops=3
 try dumplines {PARAMS} dump_lines=0
+try fewmods {PARAMS} max_modules=3
+try manymods {PARAMS} max_modules=4097
 insmod /lib/modules/reed_solomon.ko
 insmod /lib/modules/ramoops.ko mem_address={OOPS_RESV:#x} mem_size=0x100000 record_size=0x10000
 try busy {PARAMS}
@@ -1224,6 +1268,7 @@ try reload {PARAMS}
     expect = {"sysram": EINVAL, "memtype": EINVAL, "size": EINVAL, "noregion": EINVAL,
               "nofunc": EINVAL, "noevent": EINVAL, "untraced": EINVAL,
               "frozenload": EINVAL, "dumpmode": EINVAL, "dumplines": EINVAL,
+              "fewmods": EINVAL, "manymods": EINVAL,
               "busy": (EBUSY, EPERM),
               # ramoops does not claim its range: ramtrail spots its signature.
               "inuse": EBUSY}

@@ -3,7 +3,7 @@
  * Test helper for qemu-tests (the modinit scenario): loaded after
  * ramtrail_inita, its text may lie where that module's init text was.
  * Writing its poke parameter calls msleep() from that text. It prints
- * where the caller is. Never load it anywhere else.
+ * where the caller is, and can be unloaded. Never load it anywhere else.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -29,6 +29,11 @@ static int __init ramtrail_initb_init(void)
 	return 0;
 }
 
+static void __exit ramtrail_initb_exit(void)
+{
+}
+
 module_init(ramtrail_initb_init);
+module_exit(ramtrail_initb_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Sleeps from its text on request; for ramtrail's QEMU tests only");
