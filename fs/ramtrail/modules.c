@@ -16,16 +16,51 @@
 #include "internal.h"
 #include "text.h"
 
+/*
+ * The hash of @mod's named functions in its text, @size bytes at @base
+ * (RAMTRAIL_MOD_SYMS); 0 if it has none. While the module comes, its
+ * symbol table is the .ko's whole; once its init has run, the kernel keeps
+ * those of its core: the same functions in the text.
+ */
+static u64 ramtrail_module_syms(struct module *mod, unsigned long base,
+				u64 size)
+{
+	const struct mod_kallsyms *k;
+	u64 hash = 0;
+	unsigned int i;
+
+	rcu_read_lock();
+	k = rcu_dereference(mod->kallsyms);
+	for (i = 0; k && i < k->num_symtab; i++) {
+		const Elf_Sym *s = &k->symtab[i];
+		const char *name = k->strtab + s->st_name;
+
+		if (ELF_ST_TYPE(s->st_info) != STT_FUNC || !*name ||
+		    s->st_value - base >= size)
+			continue;
+		hash = ramtrail_module_sym_add(hash, name, strlen(name),
+					       s->st_value - base);
+	}
+	rcu_read_unlock();
+	return hash;
+}
+
 /* What the module table says of @mod. */
 static void ramtrail_module_describe(struct ramtrail_module_entry *e,
 				     struct module *mod)
 {
 	unsigned long base;
+	u64 syms;
 
 	memset(e, 0, sizeof(*e));
 	ramtrail_module_sizes(mod, &base, &e->size, &e->core_size);
 	e->base = base;
 	strscpy(e->name, mod->name, sizeof(e->name));
+	syms = ramtrail_module_syms(mod, base, e->size);
+	if (syms) {
+		e->core_size = syms;
+		e->flags = RAMTRAIL_MOD_SYMS;
+	}
 }
 
 /*
@@ -279,6 +314,8 @@ static int ramtrail_module_now(const struct ramtrail_reloc *rl,
 
 		if (strncmp(e->name, was->name, sizeof(e->name)) ||
 		    e->size != was->size || e->core_size != was->core_size ||
+		    ((e->flags ^ was->flags) &
+		     (RAMTRAIL_MOD_SYMS | RAMTRAIL_MOD_INIT)) ||
 		    (READ_ONCE(e->flags) & RAMTRAIL_MOD_GONE))
 			continue;
 		if (found >= 0)

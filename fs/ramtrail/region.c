@@ -73,6 +73,33 @@ u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e)
 }
 
 /**
+ * ramtrail_module_sym_add() - add a function to a module's layout hash
+ * @hash: the hash of the functions before (0 for none)
+ * @name: the function's name
+ * @len: bytes of @name
+ * @off: where it lies, from the start of the module's text
+ *
+ * The loaded module's symbols and its .ko's come in different orders: a
+ * sum of mixed terms does not depend on it. Two builds of a module whose
+ * functions have the same names at the same offsets name an address the
+ * same; any other difference changes the hash.
+ *
+ * Return: the hash with this function.
+ */
+u64 ramtrail_module_sym_add(u64 hash, const char *name, size_t len, u64 off)
+{
+	u64 v = (u64)ramtrail_crc32_update(~0U, name, len) << 32 ^ off;
+
+	/* splitmix64's finaliser: each bit of @v moves every bit of the term */
+	v ^= v >> 30;
+	v *= 0xbf58476d1ce4e5b9ULL;
+	v ^= v >> 27;
+	v *= 0x94d049bb133111ebULL;
+	v ^= v >> 31;
+	return hash + v;
+}
+
+/**
  * ramtrail_crc32_skip() - CRC32 of a structure, some bytes taken as 0
  * @p: the structure
  * @len: its size

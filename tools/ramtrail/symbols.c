@@ -52,6 +52,7 @@ struct rt_ko {
 	const char *path;
 	u64 text_size;
 	u64 init_size;	/* of its init text */
+	u64 syms_hash;	/* of its text's functions: RAMTRAIL_MOD_SYMS */
 	struct rt_sym *syms;
 	size_t nr;
 };
@@ -287,6 +288,7 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 		goto out;
 	for (i = 0; i < sym_sh->sh_size / sizeof(Elf64_Sym); i++) {
 		const Elf64_Sym *y = (const Elf64_Sym *)(b + sym_sh->sh_offset) + i;
+		const char *y_name;
 
 		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC ||
 		    y->st_shndx >= e->e_shnum || sec_off[y->st_shndx] == ~0ULL ||
@@ -311,6 +313,13 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 			err = -ENOMEM;
 			goto out;
 		}
+		y_name = ko->syms[ko->nr].name;
+		/* As the kernel's: named functions of the core text. */
+		if (!sec_init[y->st_shndx] && *y_name)
+			ko->syms_hash = ramtrail_module_sym_add(ko->syms_hash,
+								y_name,
+								strlen(y_name),
+								ko->syms[ko->nr].addr);
 		ko->nr++;
 	}
 out:
@@ -552,6 +561,34 @@ static void rt_symbols_from_pstore(struct rt_symbols *s, struct rt_trace *t)
 	s->n = k;
 }
 
+/*
+ * Whether @ko may name entry @i of @t's module table: not when the table
+ * keeps the hash of the traced build's functions (RAMTRAIL_MOD_SYMS) and
+ * @ko's differs. An init text entry follows its module's text entry,
+ * written with it: that one's hash says. Said once, at the text entry.
+ */
+static bool rt_ko_traced(const struct rt_trace *t, size_t i,
+			 const struct rt_ko *ko)
+{
+	const struct ramtrail_module_entry *m = &t->mods[i];
+	bool init = m->flags & RAMTRAIL_MOD_INIT;
+
+	if (init) {
+		if (!i || (m[-1].flags & RAMTRAIL_MOD_INIT) ||
+		    strncmp(m[-1].name, m->name, sizeof(m->name)))
+			return true;	/* a module with no text: no hash */
+		m--;
+		if (m->checksum != ramtrail_module_checksum(m))
+			return false;
+	}
+	if (!(m->flags & RAMTRAIL_MOD_SYMS) || m->core_size == ko->syms_hash)
+		return true;
+	if (!init)
+		rt_err("%s: its functions lie elsewhere than in the traced %s (another build): not used\n",
+		       ko->path, ko->name);
+	return false;
+}
+
 /**
  * rt_symbols_bind() - place the loaded symbols where a trace's boot had them
  * @s: the set
@@ -607,6 +644,8 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 			if (!strcmp(s->ko[j].name, name))
 				ko = &s->ko[j];
 		if (!ko)
+			continue;
+		if (!rt_ko_traced(t, i, ko))
 			continue;
 		size = init ? ko->init_size : ko->text_size;
 		if (RT_PAGE_ALIGN(size) != RT_PAGE_ALIGN(m->size)) {

@@ -2241,6 +2241,43 @@ static void test_module_table_full(void)
 	free(t);
 }
 
+/*
+ * The hash that tells the traced build of a module from another: the same
+ * functions at the same offsets give it in any order (the kernel's symbol
+ * table and the .ko's differ in order); a function moved or renamed, one
+ * more or one less, change it.
+ */
+static void test_module_syms_hash(void)
+{
+	static const struct { const char *name; u64 off; } f[] = {
+		{ "a_init", 0 }, { "a_poke", 0x40 }, { "a_exit", 0x90 },
+	};
+	u64 fwd = 0, rev = 0, moved = 0, renamed = 0, fewer = 0;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(f); i++) {
+		const u32 j = ARRAY_SIZE(f) - 1 - i;
+
+		fwd = ramtrail_module_sym_add(fwd, f[i].name, strlen(f[i].name),
+					      f[i].off);
+		rev = ramtrail_module_sym_add(rev, f[j].name, strlen(f[j].name),
+					      f[j].off);
+		moved = ramtrail_module_sym_add(moved, f[i].name,
+						strlen(f[i].name),
+						f[i].off + (i == 1) * 8);
+		renamed = ramtrail_module_sym_add(renamed, i == 2 ? "a_exiT" :
+						  f[i].name, strlen(f[i].name),
+						  f[i].off);
+		if (i)
+			fewer = ramtrail_module_sym_add(fewer, f[i].name,
+							strlen(f[i].name),
+							f[i].off);
+	}
+	CHECK(fwd && fwd == rev, "order changed the hash");
+	CHECK(moved != fwd && renamed != fwd && fewer != fwd,
+	      "a moved, renamed or missing function kept the hash");
+}
+
 /* A module named by the table alone: no byte of a forged name gets out. */
 static void test_module_name_from_the_table(void)
 {
@@ -2433,6 +2470,7 @@ int main(void)
 	RUN(test_module_table_never_guesses);
 	RUN(test_module_init_text_named_by_time);
 	RUN(test_module_table_full);
+	RUN(test_module_syms_hash);
 	RUN(test_saved_module_table_in_nanoseconds);
 	RUN(test_module_name_from_the_table);
 	return check_summary();

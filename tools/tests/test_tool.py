@@ -209,6 +209,34 @@ def fake_ko(path, name, text, init):
     path.write_bytes(ehdr + blobs + pad + b"".join(sh))
 
 
+def sym_hash(syms):
+    """RAMTRAIL_MOD_SYMS's hash of [(offset, name)], written again here
+    from its definition (CRC32 of the name, splitmix64's finaliser, a sum)."""
+    m, h = (1 << 64) - 1, 0
+    for off, name in syms:
+        v = (((~zlib.crc32(name.encode())) & 0xffffffff) << 32) ^ off
+        v ^= v >> 30
+        v = v * 0xbf58476d1ce4e5b9 & m
+        v ^= v >> 27
+        v = v * 0x94d049bb133111eb & m
+        v ^= v >> 31
+        h = (h + v) & m
+    return h
+
+
+def with_syms_hash(region, name, value):
+    """The image with module entry `name` flagged RAMTRAIL_MOD_SYMS, its
+    core_size `value`, its checksum made again."""
+    img = bytearray(region.read_bytes())
+    at = img.index(name.encode() + b"\0") - 32     # the entry's name is at +32
+    struct.pack_into("<Q", img, at + 16, value)
+    flags = struct.unpack_from("<I", img, at + 24)[0] | 8
+    struct.pack_into("<II", img, at + 24, 0, 0)
+    crc = zlib.crc32(bytes(img[at:at + 88]))
+    struct.pack_into("<II", img, at + 24, flags, crc)
+    return img
+
+
 def init_text_names(work, region, smap, expect):
     """Names from .ko files where a module's init text, once ended, was
     taken by a later module (mkimage: rt_inita's init, then rt_initb)."""
@@ -240,6 +268,28 @@ def init_text_names(work, region, smap, expect):
     check("kallsyms: the later module's functions, not the init text it took",
           p.returncode == 0 and sorted(n for _, n, _ in mods) ==
           ["rt_initb_poke", "rt_initb_two"], (p.returncode, p.stderr, mods))
+    # The table keeps the hash of the traced build's functions: the .ko of
+    # that build names, another (a function moved by 8 bytes) does not.
+    traced = [(0, "rt_initb_poke"), (0x40, "rt_initb_two")]
+    other = ko.parent / "ko-other"
+    other.mkdir()
+    shutil.copy(ko / "rt_inita.ko", other)
+    fake_ko(other / "rt_initb.ko", "rt_initb", (0x800, [(0, "rt_initb_poke"),
+                                                        (0x48, "rt_initb_two")]), (0, []))
+    hashed = work / "syms-hash.img"
+    hashed.write_bytes(with_syms_hash(region, "rt_initb", sym_hash(traced)))
+    p = run("decode", hashed, "--system-map", smap, "--modules", ko, "--sym-offset")
+    q = run("decode", hashed, "--system-map", smap, "--modules", other, "--sym-offset")
+    got = records(q.stdout)
+    check("symbols: the .ko of the traced build names its module, another build "
+          "of the same sizes names nothing there, and says why",
+          p.returncode == 0 and records(p.stdout) == want and not p.stderr and
+          q.returncode == 0 and "another build" in q.stderr and
+          got == [w if "rt_inita_init" in w else e for w, e in zip(want, expect)] and
+          sym_hash(traced) != sym_hash([(0, "rt_initb_poke"), (0x48, "rt_initb_two")]),
+          (p.returncode, p.stderr, q.returncode, q.stderr,
+           next(((a, b) for a, b in zip(got, expect) if a != b and "rt_inita" not in b),
+                None)))
     # A damaged entry: its module named nowhere, and nothing guessed there.
     img = bytearray(region.read_bytes())
     at = img.index(b"rt_initb\0") - 32     # the entry's name is at +32

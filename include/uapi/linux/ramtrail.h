@@ -433,19 +433,29 @@ struct ramtrail_region_header {
  * text before its end. Set with the entry and covered by its checksum.
  */
 #define RAMTRAIL_MOD_FULL		(1U << 2)
+/*
+ * @core_size is not the core's size but the hash of the module's named
+ * functions, each by its name and offset in the text
+ * (ramtrail_module_sym_add(), in any order): equal only when a build
+ * names every address of the text as the traced one did. Set with the
+ * entry, not covered by its checksum (unset, the hash matches no size).
+ */
+#define RAMTRAIL_MOD_SYMS		(1U << 3)
 
 /**
  * struct ramtrail_module_entry - a module's text, to relocate its ips
  * @base: start of the module's text in the writing boot (0: unused entry)
  * @size: bytes of text
- * @core_size: bytes of the module's core (text, rodata, data): with @size
- *	and @name, tells a rebuilt module from the one that was traced. For
+ * @core_size: bytes of the module's core (text, rodata, data), or the hash
+ *	of its functions (RAMTRAIL_MOD_SYMS): with @size and @name, tells a
+ *	rebuilt module from the one that was traced. For
  *	init text (RAMTRAIL_MOD_INIT): when the init ended; for the last
  *	entry of a full table (RAMTRAIL_MOD_FULL): when it filled, see there
  * @flags: RAMTRAIL_MOD_*
  * @checksum: CRC32 of this entry, @flags and this field as 0, then of
  *	the value of its RAMTRAIL_MOD_INIT and RAMTRAIL_MOD_FULL bits if one
- *	is set; RAMTRAIL_MOD_GONE is written later and not covered
+ *	is set; RAMTRAIL_MOD_GONE, written later, and RAMTRAIL_MOD_SYMS are
+ *	not covered
  * @name: module name, NUL-terminated
  *
  * Entries are only appended: an unloaded module keeps its entry (marked
