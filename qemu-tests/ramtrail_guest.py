@@ -120,16 +120,20 @@ def build_all(kver):
                           capture_output=True, text=True).stdout.split()[-1]
 
 
-def build_oops(k, name="ramtrail_oops"):
+def build_oops(k, name="ramtrail_oops", other=False):
     """A test helper module of qemu-tests/oops, built for kernel k: the one
     that oopses on load (default), ramtrail_inita, ramtrail_initb or
-    ramtrail_late."""
-    out = h.BUILD / f"oops-{k.kver}"
+    ramtrail_late; with other, the build of them made with
+    RAMTRAIL_OTHER_BUILD (in a folder of its own, the same file names)."""
+    out = h.BUILD / f"oops-{k.kver}{'-other' if other else ''}"
     out.mkdir(parents=True, exist_ok=True)
     src = h.REPO / "qemu-tests/oops"
     for f in src.iterdir():
         if f.suffix == ".c" or f.name == "Kbuild":
             (out / f.name).write_bytes(f.read_bytes())
+    if other:
+        with open(out / "Kbuild", "a") as kb:
+            kb.write("ccflags-y += -DRAMTRAIL_OTHER_BUILD\n")
     subprocess.run(["make", "-s", "-C", str(k.kdir), f"M={out}", *k.kbuild_args,
                     "modules"], check=True, capture_output=True)
     return str(out / f"{name}.ko")
@@ -147,11 +151,11 @@ class Guest:
     static command as /bin/ramtrail, and a 1 GiB RAM file, as
     build/qemu/<kver>-smp<N>-<name>/."""
 
-    def __init__(self, k, ko, name, smp, body, modules=(), fresh=True):
+    def __init__(self, k, ko, name, smp, body, modules=(), fresh=True, files=None):
         self.k, self.smp, self.name = k, smp, f"{k.kver}-smp{smp}-{name}"
         self.work = h.BUILD / self.name
         self.rd = h.Initramfs(k, self.work, h.init_script(GUEST + body),
-                              files={"bin/ramtrail": STATIC},
+                              files={"bin/ramtrail": STATIC, **(files or {})},
                               modules=list(modules) + [ko])
         self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh)
 

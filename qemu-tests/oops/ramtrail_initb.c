@@ -3,15 +3,27 @@
  * Test helper for qemu-tests (the modinit scenario): loaded after
  * ramtrail_inita, its text may lie where that module's init text was.
  * Writing its poke parameter calls msleep() from that text. It prints
- * where the caller is, and can be unloaded. Never load it anywhere else.
+ * where the caller is, and can be unloaded. Built with
+ * RAMTRAIL_OTHER_BUILD, it is another build of the same module, of the
+ * same sizes, whose functions lie elsewhere. Never load it anywhere else.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
+#ifdef RAMTRAIL_OTHER_BUILD
+static noinline void ramtrail_initb_other(void)
+{
+	pr_info("ramtrail_initb: another build\n");
+}
+#endif
+
 static noinline int ramtrail_initb_poke(const char *val,
 					const struct kernel_param *kp)
 {
+#ifdef RAMTRAIL_OTHER_BUILD
+	ramtrail_initb_other();
+#endif
 	msleep(20);
 	return 0;
 }
