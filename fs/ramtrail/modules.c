@@ -20,8 +20,10 @@
  * The hash of @mod's named functions in its text, @size bytes at @base
  * (RAMTRAIL_MOD_SYMS); 0 if it has none. While the module comes, its
  * symbol table is the .ko's whole; once its init has run, the kernel keeps
- * those of its core: the same functions in the text.
+ * those of its core: the same functions in the text. Without kallsyms,
+ * none: the entry keeps the core's size.
  */
+#ifdef CONFIG_KALLSYMS
 static u64 ramtrail_module_syms(struct module *mod, unsigned long base,
 				u64 size)
 {
@@ -44,6 +46,13 @@ static u64 ramtrail_module_syms(struct module *mod, unsigned long base,
 	rcu_read_unlock();
 	return hash;
 }
+#else
+static u64 ramtrail_module_syms(struct module *mod, unsigned long base,
+				u64 size)
+{
+	return 0;
+}
+#endif
 
 /* What the module table says of @mod. */
 static void ramtrail_module_describe(struct ramtrail_module_entry *e,
