@@ -73,25 +73,18 @@ static void ramtrail_module_describe(struct ramtrail_module_entry *e,
 }
 
 /*
- * A module found no room: the table's last entry, kept for this, says
- * from when modules may lie where no entry tells (RAMTRAIL_MOD_FULL), so
- * that an unloaded module's entry stops naming what a later one recorded
- * in its place. Under @modules_lock, @n the entries before it.
+ * What the table's last entry says once a module found no room (it is
+ * kept for this): from when modules may lie where no entry tells
+ * (RAMTRAIL_MOD_FULL), so that an unloaded module's entry stops naming
+ * what a later one recorded in its place.
  */
-static void ramtrail_table_full(struct ramtrail_context *cxt,
-				struct ramtrail_module_entry *e, unsigned int n)
+static void ramtrail_describe_full(struct ramtrail_module_entry *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->base = RAMTRAIL_ARCH_MODULES_START;
 	e->size = -(u64)RAMTRAIL_ARCH_MODULES_START;
 	e->core_size = (ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1;
 	e->flags = RAMTRAIL_MOD_FULL;
-	e->checksum = ramtrail_module_checksum(e);
-	ramtrail_flush(cxt, e, sizeof(*e));
-	/* Pairs with the smp_load_acquire() of readers of this boot's table. */
-	smp_store_release(&cxt->nr_modules, n + 1);
-	pr_warn("module table full (max_modules=%u): from now on, no name offline for modules loaded or unloaded\n",
-		n + 1);
 }
 
 /*
@@ -101,12 +94,12 @@ static void ramtrail_table_full(struct ramtrail_context *cxt,
  * same address makes that range ambiguous (printed as offsets) instead of
  * taking over its names. A module without text (only init text, or only
  * data) has nothing to name, and an entry at 0 would end the table for
- * its readers: none. The last entry is kept for ramtrail_table_full().
+ * its readers: none. The last entry is kept for ramtrail_describe_full().
  */
 static void ramtrail_add_entry(struct ramtrail_context *cxt,
 			       const struct ramtrail_module_entry *d)
 {
-	struct ramtrail_module_entry *e = ramtrail_modtab(cxt);
+	struct ramtrail_module_entry *e = ramtrail_modtab(cxt), full;
 	unsigned int n, i;
 
 	if (!d->base || !d->size)
@@ -122,9 +115,12 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 		    !strncmp(e[i].name, d->name, sizeof(e[i].name)))
 			goto out;
 	if (n + 1 >= cxt->hdr->modtab_count) {
-		if (n + 1 == cxt->hdr->modtab_count)
-			ramtrail_table_full(cxt, e + n, n);
-		goto out;
+		if (n + 1 != cxt->hdr->modtab_count)
+			goto out;
+		ramtrail_describe_full(&full);
+		d = &full;
+		pr_warn("module table full (max_modules=%u): from now on, no name offline for modules loaded or unloaded\n",
+			n + 1);
 	}
 	e += n;
 	*e = *d;
