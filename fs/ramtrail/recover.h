@@ -687,6 +687,9 @@ u32 ramtrail_layout_checksum(const struct ramtrail_region_header *hdr);
 u32 ramtrail_freeze_checksum(const struct ramtrail_freeze_info *f);
 u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e);
 u64 ramtrail_module_sym_add(u64 hash, const char *name, size_t len, u64 off);
+
+extern const char *const ramtrail_kernel_funcs[RAMTRAIL_KERNEL_NR_FUNCS];
+u64 ramtrail_kernel_hash(const u64 *off);
 u32 ramtrail_crc32_skip(const void *p, size_t len, size_t skip,
 			size_t skip_len);
 int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,

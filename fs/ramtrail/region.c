@@ -52,16 +52,17 @@ u32 ramtrail_freeze_checksum(const struct ramtrail_freeze_info *f)
 /**
  * ramtrail_module_checksum() - CRC32 of a module table entry
  * @e: the entry, its checksum and flags taken as 0, then its
- *	RAMTRAIL_MOD_INIT and RAMTRAIL_MOD_FULL bits if one is set (see
- *	struct ramtrail_module_entry)
+ *	RAMTRAIL_MOD_INIT, RAMTRAIL_MOD_FULL and RAMTRAIL_MOD_KERNEL bits if
+ *	one is set (see struct ramtrail_module_entry)
  *
  * Return: the checksum to store in or compare with @e->checksum.
  */
 u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e)
 {
 	/* Set with the entry: covered (an init entry's as before FULL was). */
-	const u32 kind = READ_ONCE(e->flags) &
-			 (RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_FULL);
+	const u32 kind = READ_ONCE(e->flags) & (RAMTRAIL_MOD_INIT |
+						RAMTRAIL_MOD_FULL |
+						RAMTRAIL_MOD_KERNEL);
 	u32 crc = ramtrail_crc32_skip(e, sizeof(*e),
 				      offsetof(struct ramtrail_module_entry,
 					       flags),
@@ -97,6 +98,36 @@ u64 ramtrail_module_sym_add(u64 hash, const char *name, size_t len, u64 off)
 	v *= 0x94d049bb133111ebULL;
 	v ^= v >> 31;
 	return hash + v;
+}
+
+/* The names of RAMTRAIL_KERNEL_FUNCS. */
+const char *const ramtrail_kernel_funcs[RAMTRAIL_KERNEL_NR_FUNCS] =
+	RAMTRAIL_KERNEL_FUNCS;
+_Static_assert(sizeof((const char *[])RAMTRAIL_KERNEL_FUNCS) ==
+	       RAMTRAIL_KERNEL_NR_FUNCS * sizeof(const char *),
+	       "RAMTRAIL_KERNEL_NR_FUNCS is not the length of RAMTRAIL_KERNEL_FUNCS");
+
+/**
+ * ramtrail_kernel_hash() - the hash of a kernel build (RAMTRAIL_MOD_KERNEL)
+ * @off: the address of each of ramtrail_kernel_funcs[], minus panic()'s,
+ *	in its order
+ *
+ * As a module's (ramtrail_module_sym_add()), each function by its name and
+ * place: the KASLR offset cancels out, a build that moved one of them
+ * does not.
+ *
+ * Return: the hash, the kernel entry's @core_size.
+ */
+u64 ramtrail_kernel_hash(const u64 *off)
+{
+	u64 hash = 0;
+	unsigned int i;
+
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++)
+		hash = ramtrail_module_sym_add(hash, ramtrail_kernel_funcs[i],
+					       strlen(ramtrail_kernel_funcs[i]),
+					       off[i]);
+	return hash;
 }
 
 /**

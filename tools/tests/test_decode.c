@@ -2278,6 +2278,58 @@ static void test_module_syms_hash(void)
 	      "a moved, renamed or missing function kept the hash");
 }
 
+/*
+ * The kernel's entry (RAMTRAIL_MOD_KERNEL): its hash changes when one of
+ * its functions moves or two swap places, not with KASLR; the entry names
+ * no address, not even its own, keeps its hash in a saved trace's copy,
+ * and a flag cleared fails its checksum.
+ */
+static void test_module_table_kernel(void)
+{
+	const u64 anchor = 0xffffffff81234560ULL, mod = 0xffffffffc0000000ULL;
+	u64 off[RAMTRAIL_KERNEL_NR_FUNCS], h, moved, swapped, k;
+	struct ramtrail_module_entry tab[2] = {
+		{ .base = anchor, .flags = RAMTRAIL_MOD_KERNEL,
+		  .name = "vmlinux" },
+		{ .base = mod, .size = 0x1000, .core_size = 0x2000,
+		  .name = "a" },
+	};
+	struct ramtrail_region_header hdr = { .clock_hz = 1000000000ULL };
+	struct ramtrail_saved_trace *t = calloc(1, sizeof(*t) + sizeof(tab));
+	struct ramtrail_module_entry e;
+	u32 i;
+
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++)
+		off[i] = 0x1000 + i * 0x3a0;
+	h = ramtrail_kernel_hash(off);
+	off[RAMTRAIL_KERNEL_NR_FUNCS - 1] += 0x10;
+	moved = ramtrail_kernel_hash(off);
+	off[RAMTRAIL_KERNEL_NR_FUNCS - 1] -= 0x10;
+	k = off[0];
+	off[0] = off[1];
+	off[1] = k;
+	swapped = ramtrail_kernel_hash(off);
+	CHECK(RAMTRAIL_KERNEL_NR_FUNCS > 16 && h && moved != h &&
+	      swapped != h, "a function moved or two swapped kept the hash");
+	tab[0].core_size = h;
+	for (i = 0; i < 2; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	for (i = 0; i < 2; i++)
+		CHECK(ramtrail_module_find(tab, 2, anchor + i, 1, NULL) == -1,
+		      "the kernel entry named %#llx",
+		      (unsigned long long)anchor + i);
+	CHECK(ramtrail_module_find(tab, 2, mod + 8, 1, NULL) == 1,
+	      "the module after the kernel entry not found");
+	ramtrail_saved_modules_copy(t, tab, 2, &hdr);
+	CHECK(!memcmp(ramtrail_saved_modules(t), tab, sizeof(tab)),
+	      "the saved copy changed the kernel entry");
+	e = tab[0];
+	e.flags = 0;
+	CHECK(e.checksum != ramtrail_module_checksum(&e),
+	      "the kernel flag is not covered by the checksum");
+	free(t);
+}
+
 /* A module named by the table alone: no byte of a forged name gets out. */
 static void test_module_name_from_the_table(void)
 {
@@ -2471,6 +2523,7 @@ int main(void)
 	RUN(test_module_init_text_named_by_time);
 	RUN(test_module_table_full);
 	RUN(test_module_syms_hash);
+	RUN(test_module_table_kernel);
 	RUN(test_saved_module_table_in_nanoseconds);
 	RUN(test_module_name_from_the_table);
 	return check_summary();

@@ -441,6 +441,34 @@ struct ramtrail_region_header {
  * entry, not covered by its checksum (unset, the hash matches no size).
  */
 #define RAMTRAIL_MOD_SYMS		(1U << 3)
+/*
+ * Not a module: the kernel's build, the table's first entry. @base is
+ * the anchor (panic()'s address), @size 0 (it covers no address, so
+ * ramtrail_module_find() never returns it), @name "vmlinux", and
+ * @core_size the hash of RAMTRAIL_KERNEL_FUNCS, each by its name and its
+ * address minus the anchor (ramtrail_kernel_hash()). A kernel rebuilt
+ * with the same release and version strings moves some of these: its
+ * names are not the traced kernel's. Set with the entry and covered by
+ * its checksum.
+ */
+#define RAMTRAIL_MOD_KERNEL		(1U << 4)
+
+/*
+ * The kernel functions whose places tell a build (RAMTRAIL_MOD_KERNEL),
+ * an initializer of RAMTRAIL_KERNEL_NR_FUNCS names in the hash's input
+ * order: exported, so the module links to them, and spread along the
+ * kernel's text in link order (core, mm, fs, security, crypto, block,
+ * drivers, net, lib), schedule() in the scheduler's section after all of
+ * .text.
+ */
+#define RAMTRAIL_KERNEL_NR_FUNCS	22
+#define RAMTRAIL_KERNEL_FUNCS {						\
+	"_printk", "queue_work_on", "mod_timer", "msleep", "kfree",	\
+	"vfree", "filp_open", "kern_path",				\
+	"security_inode_init_security", "crypto_alloc_base",		\
+	"submit_bio", "blk_mq_alloc_tag_set", "device_add",		\
+	"misc_register", "skb_put", "sock_create_kern", "idr_alloc",	\
+	"sort", "kstrtoull", "memparse", "bitmap_parse", "schedule" }
 
 /**
  * struct ramtrail_module_entry - a module's text, to relocate its ips
@@ -450,12 +478,13 @@ struct ramtrail_region_header {
  *	of its functions (RAMTRAIL_MOD_SYMS): with @size and @name, tells a
  *	rebuilt module from the one that was traced. For
  *	init text (RAMTRAIL_MOD_INIT): when the init ended; for the last
- *	entry of a full table (RAMTRAIL_MOD_FULL): when it filled, see there
+ *	entry of a full table (RAMTRAIL_MOD_FULL): when it filled; for the
+ *	kernel (RAMTRAIL_MOD_KERNEL): the hash of its build; see there
  * @flags: RAMTRAIL_MOD_*
  * @checksum: CRC32 of this entry, @flags and this field as 0, then of
- *	the value of its RAMTRAIL_MOD_INIT and RAMTRAIL_MOD_FULL bits if one
- *	is set; RAMTRAIL_MOD_GONE, written later, and RAMTRAIL_MOD_SYMS are
- *	not covered
+ *	the value of its RAMTRAIL_MOD_INIT, RAMTRAIL_MOD_FULL and
+ *	RAMTRAIL_MOD_KERNEL bits if one is set; RAMTRAIL_MOD_GONE, written
+ *	later, and RAMTRAIL_MOD_SYMS are not covered
  * @name: module name, NUL-terminated
  *
  * Entries are only appended: an unloaded module keeps its entry (marked
