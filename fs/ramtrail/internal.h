@@ -143,7 +143,7 @@ struct ramtrail_cursor {
  *   until exit: @params, @phys, @size, @mem_type, @requested, @base, @hdr,
  *   @reg (except its saved-trace index, rebuilt by save.c during init),
  *   @prev, @rings and @pairs (the pointers), the ftrace_ops, the notifier
- *   blocks and @pstore.
+ *   blocks, @kernel_build and @pstore.
  * - Per CPU: each struct ramtrail_ring in @rings is written only by its
  *   CPU's writers (any context, lock-free: ring.h), except ring->stopped,
  *   which any CPU pauses (freeze, unload, the enabled parameter) with
@@ -212,6 +212,7 @@ struct ramtrail_context {
 	struct ramtrail_dump *dump_request;
 
 	/* This boot's modules (modules.c) */
+	u64 kernel_build;	/* RAMTRAIL_MOD_KERNEL's hash, 0: unknown */
 	struct notifier_block module_nb;
 	struct mutex modules_lock;	/* appends to the module table */
 	unsigned int nr_modules;
@@ -293,6 +294,7 @@ int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what);
 void ramtrail_stop_for_unload(struct ramtrail_context *cxt);
 
 /* modules.c */
+u64 ramtrail_kernel_build(void);
 void ramtrail_modules_init(struct ramtrail_context *cxt);
 void ramtrail_modules_exit(struct ramtrail_context *cxt);
 void ramtrail_reloc_init(struct ramtrail_context *cxt,

@@ -230,6 +230,7 @@ static int __init ramtrail_init(void)
 	int err;
 
 	mutex_init(&cxt->modules_lock);
+	cxt->kernel_build = ramtrail_kernel_build();
 	ramtrail_params_read(&cxt->params);
 	err = ramtrail_events_parse(cxt->params.events, &cxt->events);
 	if (err)

@@ -6,13 +6,31 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bio.h>
+#include <linux/bitmap.h>
+#include <linux/blk-mq.h>
+#include <linux/crypto.h>
+#include <linux/delay.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
 #include <linux/kernel.h>
+#include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/net.h>
 #include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/security.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
+#include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/timer.h>
 #include <linux/utsname.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include "internal.h"
 #include "text.h"
 
@@ -54,6 +72,71 @@ static u64 ramtrail_module_syms(struct module *mod, unsigned long base,
 }
 #endif
 
+/**
+ * ramtrail_kernel_build() - this kernel's build (RAMTRAIL_MOD_KERNEL)
+ *
+ * Return: the hash of where RAMTRAIL_KERNEL_FUNCS lie, or 0 if kallsyms
+ * does not give each address its name in the kernel's text (a list out of
+ * order, a kernel without kallsyms, one configured without a function's
+ * subsystem): no build is claimed then.
+ */
+u64 ramtrail_kernel_build(void)
+{
+	static const unsigned long addr[RAMTRAIL_KERNEL_NR_FUNCS] = {
+		(unsigned long)_printk, (unsigned long)queue_work_on,
+		(unsigned long)mod_timer, (unsigned long)msleep,
+		(unsigned long)kfree, (unsigned long)vfree,
+		(unsigned long)filp_open, (unsigned long)kern_path,
+		(unsigned long)security_inode_init_security,
+		(unsigned long)crypto_alloc_base, (unsigned long)submit_bio,
+		(unsigned long)blk_mq_alloc_tag_set, (unsigned long)device_add,
+		(unsigned long)misc_register, (unsigned long)skb_put,
+		(unsigned long)sock_create_kern, (unsigned long)idr_alloc,
+		(unsigned long)sort, (unsigned long)kstrtoull,
+		(unsigned long)memparse, (unsigned long)bitmap_parse,
+		(unsigned long)schedule,
+	};
+	u64 off[RAMTRAIL_KERNEL_NR_FUNCS];
+	unsigned int i;
+	size_t len;
+	char *name;
+
+	name = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!name)
+		return 0;
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++) {
+		len = strlen(ramtrail_kernel_funcs[i]);
+		sprint_symbol(name, addr[i]);
+		/* Not "name+0x0/0xsize [module]": a module's, or a stub's. */
+		if (strncmp(name, ramtrail_kernel_funcs[i], len) ||
+		    strncmp(name + len, "+0x0/", 5) || strchr(name, '[')) {
+			pr_err("%s is not %s: no kernel build hash\n", name,
+			       ramtrail_kernel_funcs[i]);
+			kfree(name);
+			return 0;
+		}
+		off[i] = addr[i] - ramtrail_arch_text_anchor();
+	}
+	kfree(name);
+	return ramtrail_kernel_hash(off);
+}
+
+/*
+ * The table's first entry: the kernel's build (RAMTRAIL_MOD_KERNEL), when
+ * known (else an entry at base 0: none).
+ */
+static void ramtrail_describe_kernel(struct ramtrail_context *cxt,
+				     struct ramtrail_module_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (!cxt->kernel_build)
+		return;
+	e->base = ramtrail_arch_text_anchor();
+	e->core_size = cxt->kernel_build;
+	e->flags = RAMTRAIL_MOD_KERNEL;
+	strscpy(e->name, "vmlinux", sizeof(e->name));
+}
+
 /* What the module table says of @mod. */
 static void ramtrail_module_describe(struct ramtrail_module_entry *e,
 				     struct module *mod)
@@ -94,7 +177,8 @@ static void ramtrail_describe_full(struct ramtrail_module_entry *e)
  * same address makes that range ambiguous (printed as offsets) instead of
  * taking over its names. A module without text (only init text, or only
  * data) has nothing to name, and an entry at 0 would end the table for
- * its readers: none. The last entry is kept for ramtrail_describe_full().
+ * its readers: none (the kernel's entry covers no address on purpose).
+ * The last entry is kept for ramtrail_describe_full().
  */
 static void ramtrail_add_entry(struct ramtrail_context *cxt,
 			       const struct ramtrail_module_entry *d)
@@ -102,7 +186,7 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 	struct ramtrail_module_entry *e = ramtrail_modtab(cxt), full;
 	unsigned int n, i;
 
-	if (!d->base || !d->size)
+	if (!d->base || (!d->size && !(d->flags & RAMTRAIL_MOD_KERNEL)))
 		return;
 	mutex_lock(&cxt->modules_lock);
 	n = cxt->nr_modules;
@@ -260,12 +344,17 @@ static int ramtrail_module_event(struct notifier_block *nb,
  * ramtrail_modules_init() - keep this boot's module table up to date
  * @cxt: the context, formatted
  *
- * ramtrail itself comes first, then the modules loaded before it; every
- * module loaded later is appended. The notifier is registered before the
- * walk: a module loading meanwhile is seen once or twice, and kept once.
+ * The kernel's build comes first, then ramtrail itself, then the modules
+ * loaded before it; every module loaded later is appended. The notifier
+ * is registered before the walk: a module loading meanwhile is seen once
+ * or twice, and kept once.
  */
 void ramtrail_modules_init(struct ramtrail_context *cxt)
 {
+	struct ramtrail_module_entry e;
+
+	ramtrail_describe_kernel(cxt, &e);
+	ramtrail_add_entry(cxt, &e);
 	ramtrail_add_module(cxt, THIS_MODULE);
 	cxt->module_nb.notifier_call = ramtrail_module_event;
 	register_module_notifier(&cxt->module_nb);
@@ -281,6 +370,26 @@ void ramtrail_modules_exit(struct ramtrail_context *cxt)
 	unregister_module_notifier(&cxt->module_nb);
 }
 
+/*
+ * Whether the kernel that recorded @t is this build by the places of its
+ * functions (RAMTRAIL_MOD_KERNEL). A damaged entry says no, and so does
+ * any when this kernel's is unknown. A trace of a module before 0.15 has
+ * none: its release and version say alone.
+ */
+static bool ramtrail_kernel_same(struct ramtrail_context *cxt,
+				 const struct ramtrail_saved_trace *t)
+{
+	const struct ramtrail_module_entry *m = ramtrail_saved_modules(t);
+	u32 i;
+
+	for (i = 0; i < t->modtab_count && m[i].base; i++)
+		if (m[i].flags & RAMTRAIL_MOD_KERNEL)
+			return m[i].checksum == ramtrail_module_checksum(&m[i]) &&
+			       cxt->kernel_build &&
+			       m[i].core_size == cxt->kernel_build;
+	return true;
+}
+
 /**
  * ramtrail_reloc_init() - prepare to turn a saved trace's offsets into names
  * @cxt: the context
@@ -288,9 +397,10 @@ void ramtrail_modules_exit(struct ramtrail_context *cxt)
  * @t: the saved trace
  *
  * Kernel text is relocated only when the recording kernel is this very
- * build (release and version string) and the KASLR delta is whole 2 MiB
- * units: after a kernel update the same offset is another function, and a
- * wrong name is worse than none.
+ * build (release and version string, and its functions where this one's
+ * are) and the KASLR delta is whole 2 MiB units: after a kernel update
+ * the same offset is another function, and a wrong name is worse than
+ * none.
  */
 void ramtrail_reloc_init(struct ramtrail_context *cxt,
 			 struct ramtrail_reloc *rl,
@@ -302,7 +412,8 @@ void ramtrail_reloc_init(struct ramtrail_context *cxt,
 				  sizeof(t->release)) &&
 			 !strncmp(t->build, init_utsname()->version,
 				  sizeof(t->build)) &&
-			 t->anchor_addr && !(rl->delta % SZ_2M);
+			 t->anchor_addr && !(rl->delta % SZ_2M) &&
+			 ramtrail_kernel_same(cxt, t);
 	/* Pairs with smp_store_release() in ramtrail_add_module(). */
 	rl->nr_now = smp_load_acquire(&cxt->nr_modules);
 	rl->now = ramtrail_modtab(cxt);
