@@ -657,6 +657,8 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 			  .n = mods[i].flags & RAMTRAIL_MOD_INIT },
 			{ .key = "full", .type = RT_F_FLAG,
 			  .n = mods[i].flags & RAMTRAIL_MOD_FULL },
+			{ .key = "kernel", .type = RT_F_FLAG,
+			  .n = mods[i].flags & RAMTRAIL_MOD_KERNEL },
 		};
 
 		rt_name_field(name, sizeof(name), mods[i].name,

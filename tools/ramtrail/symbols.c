@@ -6,7 +6,9 @@
  * address of panic() in the recording boot, so the KASLR delta is that
  * address minus panic's in System.map. On x86-64 KASLR moves the kernel by
  * multiples of 2 MiB (CONFIG_PHYSICAL_ALIGN): any other delta means the map
- * is not the traced kernel's, and no name is printed at all.
+ * is not the traced kernel's, and no name is printed at all. So does a map
+ * whose RAMTRAIL_KERNEL_FUNCS lie elsewhere from panic() than the traced
+ * boot's (its module table's kernel entry): another build of the release.
  *
  * Modules: the region saved each module's text base and size, and those of
  * its init text with the time the init ended. A .ko is an ELF relocatable;
@@ -589,6 +591,50 @@ static bool rt_ko_traced(const struct rt_trace *t, size_t i,
 	return false;
 }
 
+/*
+ * Whether @s's map is of the traced build: the trace's kernel entry
+ * (RAMTRAIL_MOD_KERNEL) keeps the hash of where RAMTRAIL_KERNEL_FUNCS lay,
+ * from panic(). A trace written before 0.15 has none: its release says
+ * alone. Return: RT_EXIT_OK, or RT_EXIT_SYMBOLS (said why).
+ */
+static int rt_map_traced(const struct rt_symbols *s, const struct rt_trace *t)
+{
+	const struct ramtrail_module_entry *k = NULL;
+	u64 off[RAMTRAIL_KERNEL_NR_FUNCS];
+	size_t i, j;
+
+	for (i = 0; i < t->nr_mods && t->mods[i].base && !k; i++)
+		if (t->mods[i].flags & RAMTRAIL_MOD_KERNEL)
+			k = &t->mods[i];
+	if (!k)
+		return RT_EXIT_OK;
+	if (k->checksum != ramtrail_module_checksum(k)) {
+		rt_err("the traced kernel's build entry is damaged: whether %s is its build is unknown, not used\n",
+		       s->map_path);
+		return RT_EXIT_SYMBOLS;
+	}
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++) {
+		/* Exported, so global: a static of the same name is another. */
+		for (j = 0; j < s->nr_map; j++)
+			if ((s->map[j].type == 'T' || s->map[j].type == 'W') &&
+			    !strcmp(s->map[j].name, ramtrail_kernel_funcs[i]))
+				break;
+		if (j == s->nr_map) {
+			rt_err("%s has no %s: not the traced kernel's (%s)\n",
+			       s->map_path, ramtrail_kernel_funcs[i],
+			       t->release);
+			return RT_EXIT_SYMBOLS;
+		}
+		off[i] = s->map[j].addr - s->panic;
+	}
+	if (ramtrail_kernel_hash(off) != k->core_size) {
+		rt_err("%s is another build than the traced kernel (%s): its functions lie elsewhere\n",
+		       s->map_path, t->release);
+		return RT_EXIT_SYMBOLS;
+	}
+	return RT_EXIT_OK;
+}
+
 /**
  * rt_symbols_bind() - place the loaded symbols where a trace's boot had them
  * @s: the set
@@ -596,7 +642,7 @@ static bool rt_ko_traced(const struct rt_trace *t, size_t i,
  *	read once for the names it holds
  *
  * Return: RT_EXIT_OK, or RT_EXIT_SYMBOLS if the System.map is not the one of
- * the traced kernel.
+ * the traced kernel (its release, its KASLR granule, its build).
  */
 int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 {
@@ -621,6 +667,8 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 			       (unsigned long long)s->panic);
 			return RT_EXIT_SYMBOLS;
 		}
+		if (rt_map_traced(s, t))
+			return RT_EXIT_SYMBOLS;
 		for (i = 0; i < s->nr_map; i++)
 			if (s->map[i].addr >= s->stext &&
 			    s->map[i].addr < s->etext)
@@ -637,7 +685,8 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 		if (!m->base)	/* the table ends, as for module_find() */
 			break;
 		/* A damaged entry places nothing (kallsyms, trace.dat). */
-		if (m->checksum != ramtrail_module_checksum(m))
+		if (m->checksum != ramtrail_module_checksum(m) ||
+		    (m->flags & RAMTRAIL_MOD_KERNEL))
 			continue;
 		memcpy(name, m->name, sizeof(m->name));
 		for (j = 0; j < s->nr_ko; j++)

@@ -9,7 +9,9 @@
  *                         callers in a module's init text (rt_inita), which
  *                         a later module (rt_initb) took once it ended
  *   DIR/ram.img           8 MiB of "RAM" holding that region at RAM_OFFSET
- *   DIR/System.map-test   the traced kernel's link-time symbols
+ *   DIR/System.map-test   the traced kernel's link-time symbols; its
+ *                         RAMTRAIL_KERNEL_FUNCS after panic, at the places
+ *                         the kernel entry of the module table hashed
  *   DIR/expect.txt        what decode --sym-offset must print: "CPU TIME TEXT"
  *   DIR/expect-ftrace.txt the same records as whole lines of decode's
  *                         output: task, CPU, flags, time and text
@@ -268,7 +270,7 @@ int main(int argc, char **argv)
 	struct test_region *t;
 	FILE *map, *exp, *ftr, *img;
 	char text[512], flags[6], comm[24];
-	u64 init_end = 0, full = 0;
+	u64 init_end = 0, full = 0, koff[RAMTRAIL_KERNEL_NR_FUNCS];
 	u8 *ram;
 	u32 i, k;
 
@@ -279,11 +281,17 @@ int main(int argc, char **argv)
 	t = test_region_new(3, 16, 0);
 	snprintf(t->hdr->release, sizeof(t->hdr->release), "test");
 	t->hdr->anchor_addr = PANIC + KASLR;
+	/* The kernel's build: RAMTRAIL_KERNEL_FUNCS after panic, in order. */
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++)
+		koff[i] = (i + 1) * FUNC_SIZE;
 	mod = (void *)(t->mem + t->hdr->modtab_offset);
-	mod->base = MOD_BASE;
-	mod->size = MOD_SIZE;
-	snprintf(mod->name, sizeof(mod->name), "rt_fake");
-	mod->checksum = ramtrail_module_checksum(mod);
+	mod[0] = (struct ramtrail_module_entry){
+		.base = PANIC + KASLR, .core_size = ramtrail_kernel_hash(koff),
+		.flags = RAMTRAIL_MOD_KERNEL, .name = "vmlinux" };
+	mod[1] = (struct ramtrail_module_entry){
+		.base = MOD_BASE, .size = MOD_SIZE, .name = "rt_fake" };
+	for (i = 0; i < 2; i++)
+		mod[i].checksum = ramtrail_module_checksum(&mod[i]);
 	test_region_seal(t);
 
 	map = open_in(argv[1], "System.map-test");
@@ -291,9 +299,12 @@ int main(int argc, char **argv)
 	for (i = 0; i < NR_FUNCS; i++)
 		fprintf(map, "%016llx %c f%u\n", LINK_TEXT + i * FUNC_SIZE,
 			i % 2 ? 't' : 'T', i);
-	fprintf(map, "%016llx T panic\n%016llx T _etext\n", PANIC,
-		PANIC + FUNC_SIZE);
-	fprintf(map, "%016llx D some_data\n", PANIC + 0x1000);
+	fprintf(map, "%016llx T panic\n", PANIC);
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++)
+		fprintf(map, "%016llx T %s\n", PANIC + koff[i],
+			ramtrail_kernel_funcs[i]);
+	fprintf(map, "%016llx T _etext\n", PANIC + (i + 1) * FUNC_SIZE);
+	fprintf(map, "%016llx D some_data\n", PANIC + 0x1000 + i * FUNC_SIZE);
 	fclose(map);
 
 	exp = open_in(argv[1], "expect.txt");
@@ -375,20 +386,20 @@ int main(int argc, char **argv)
 	fclose(exp);
 	fclose(ftr);
 	/* The table as the module leaves it, the end of the init noted. */
-	mod[1] = (struct ramtrail_module_entry){
+	mod[2] = (struct ramtrail_module_entry){
 		.base = INIT_BASE, .size = INIT_SIZE, .core_size = init_end,
 		.flags = RAMTRAIL_MOD_INIT, .name = "rt_inita" };
-	mod[2] = (struct ramtrail_module_entry){
+	mod[3] = (struct ramtrail_module_entry){
 		.base = INIT_BASE, .size = INIT_SIZE, .core_size = 0x2000,
 		.name = "rt_initb" };
 	/*
 	 * Full since then: no entry named gone, no record of an address
 	 * without an entry, so every name stays.
 	 */
-	mod[3] = (struct ramtrail_module_entry){
+	mod[4] = (struct ramtrail_module_entry){
 		.base = MOD_BASE, .size = -(u64)MOD_BASE, .core_size = full,
 		.flags = RAMTRAIL_MOD_FULL };
-	for (i = 1; i < 4; i++)
+	for (i = 2; i < 5; i++)
 		mod[i].checksum = ramtrail_module_checksum(&mod[i]);
 
 	img = open_in(argv[1], "region.img");

@@ -99,7 +99,8 @@ def stats_as_text(j):
             "zone_size", "saved_offset", "saved_size")]
         out += [f"module {m['name'] or '-'} base {hex(m['base'])} size {m['size']}"
                 f"{' gone' if m['gone'] else ''}{' init' if m['init'] else ''}"
-                f"{' full' if m['full'] else ''}" for m in j["modules"]]
+                f"{' full' if m['full'] else ''}{' kernel' if m['kernel'] else ''}"
+                for m in j["modules"]]
         z = j["zones"]
         out += [f"zones_{span(z)}", f"zones_span_ns {z['span_ns']}"]
         out += [f"cpu{c['cpu']} " + " ".join(f"{k} {c[k]}" for k in (
@@ -222,6 +223,70 @@ def sym_hash(syms):
         v ^= v >> 31
         h = (h + v) & m
     return h
+
+
+def kernel_entry(img):
+    """(offset, core_size) of the module table's kernel entry
+    (RAMTRAIL_MOD_KERNEL, named vmlinux) in a region image."""
+    at = img.index(b"vmlinux\0") - 32
+    return at, struct.unpack_from("<Q", img, at + 16)[0]
+
+
+def map_moved(smap, name, by):
+    """A System.map's text with symbol `name` `by` bytes further."""
+    return re.sub(rf"^([0-9a-f]+)( T {name})$",
+                  lambda m: f"{int(m[1], 16) + by:016x}{m[2]}", smap.read_text(), flags=re.M)
+
+
+def build_checks(work, region, smap, expect):
+    """The kernel entry's hash, computed again here from its definition over
+    the map (each of RAMTRAIL_KERNEL_FUNCS by name and place from panic);
+    a map of another build of the same release is refused."""
+    hdr = (Path(__file__).parents[2] / "include/uapi/linux/ramtrail.h").read_text()
+    funcs = re.findall(r'"(\w+)"', hdr.split("#define RAMTRAIL_KERNEL_FUNCS {")[1]
+                       .split("}")[0])
+    addr = {n: int(a, 16) for a, t, n in
+            (line.split() for line in smap.read_text().splitlines()) if t in "TW"}
+    img = region.read_bytes()
+    _, h = kernel_entry(img)
+    check("build: the kernel entry's hash is its definition's over the traced map",
+          len(funcs) > 16 and h == sym_hash([(addr[f] - addr["panic"], f) for f in funcs]),
+          (len(funcs), hex(h)))
+    for name, moved in ((funcs[-1], 0x10), (funcs[len(funcs) // 2], -0x40)):
+        other = work / f"map-moved-{name}"
+        other.write_text(map_moved(smap, name, moved))
+        p = run("decode", region, "--system-map", other)
+        check(f"build: a map of another build of the release, {name} {moved:+#x} "
+              "bytes from panic, is refused (exit 4)",
+              p.returncode == 4 and not records(p.stdout) and
+              "another build" in p.stderr, f"rc={p.returncode} {p.stderr}")
+    less = work / "map-less"
+    less.write_text(re.sub(rf"^.* T {funcs[0]}\n", "", smap.read_text(), flags=re.M))
+    p = run("decode", region, "--system-map", less)
+    check(f"build: a map without {funcs[0]} cannot be checked: refused (exit 4)",
+          p.returncode == 4 and f"has no {funcs[0]}" in p.stderr, f"rc={p.returncode} {p.stderr}")
+    # A static of an exported function's name is another function.
+    local = work / "map-local"
+    local.write_text(smap.read_text().replace(f" T {funcs[1]}\n", f" t {funcs[1]}\n"))
+    p = run("decode", region, "--system-map", local)
+    check(f"build: a local {funcs[1]} is not the exported one: refused (exit 4)",
+          p.returncode == 4 and f"has no {funcs[1]}" in p.stderr, f"rc={p.returncode} {p.stderr}")
+    bad = bytearray(img)
+    at, _ = kernel_entry(img)
+    bad[at + 16] ^= 1
+    damaged = work / "region-kernel-damaged.img"
+    damaged.write_bytes(bad)
+    p = run("decode", damaged, "--system-map", smap)
+    check("build: a damaged kernel entry leaves the build unknown: refused (exit 4)",
+          p.returncode == 4 and "damaged" in p.stderr, f"rc={p.returncode} {p.stderr}")
+    # The kernel flag cleared: no longer a kernel entry, and a damaged one.
+    struct.pack_into("<I", bad, at + 24, 0)
+    bad[at + 16] ^= 1
+    damaged.write_bytes(bad)
+    p = run("decode", damaged, "--system-map", smap, "--sym-offset")
+    check("build: a kernel entry with its flag cleared is damaged, names nothing; "
+          "the map names the kernel as for a trace before 0.15",
+          p.returncode == 0 and records(p.stdout) == expect, p.stderr)
 
 
 def with_syms_hash(region, name, value):
@@ -427,6 +492,7 @@ def main():
     check("symbols: a System.map of another release is refused (exit 4)",
           p.returncode == 4 and "does not match" in p.stderr, f"rc={p.returncode} {p.stderr}")
     init_text_names(work, region, smap, expect)
+    build_checks(work, region, smap, expect)
     kallsyms = work / "kallsyms"
     kallsyms.write_text(smap.read_text() + "ffffffffc0200120 t modfunc\t[rt_fake]\n")
     p = run("decode", region, "--system-map", kallsyms, "--sym-offset")
@@ -521,11 +587,12 @@ def main():
           kv.get("clock_reliable") == "0" and kv.get("region_offset") == hex(RAM_OFFSET),
           kv)
     mods = [line for line in p.stdout.splitlines() if line.startswith("module ")]
-    check("stats: the module table, its last entry the one of a full table "
-          "(no name, the module area, flagged)",
-          len(mods) == 4 and mods[-1].startswith("module - base 0xffffffffc0200000 ") and
-          mods[-1].endswith(" full") and not any(m.endswith(" full") for m in mods[:3]),
-          mods)
+    check("stats: the module table, its first entry the kernel's build (at panic, "
+          "no size), its last the one of a full table (no name, the module area)",
+          len(mods) == 5 and mods[-1].startswith("module - base 0xffffffffc0200000 ") and
+          mods[-1].endswith(" full") and not any(m.endswith(" full") for m in mods[:4]) and
+          mods[0] == "module vmlinux base 0xffffffff82e01000 size 0 kernel" and
+          not any(m.endswith(" kernel") for m in mods[1:]), mods)
     first, last = expect[0].split()[1], expect[-1].split()[1]
     span = kv.get("zones_records", "").split()
     check("stats: time span of the trace",
@@ -626,7 +693,8 @@ def main():
           j and j["source"] == "region" and j["version"] == VERSION and j["boot_id"] == 1 and
           j["state"] == "recording" and j["freeze_reason"] == "none" and
           j["nr_cpus"] == 3 and j["clock_reliable"] is False and j["saved"] == [] and
-          j["modules"][0]["name"] == "rt_fake" and
+          [m["name"] for m in j["modules"][:2]] == ["vmlinux", "rt_fake"] and
+          j["modules"][0]["kernel"] is True and j["modules"][1]["kernel"] is False and
           [c["records"] for c in j["zones"]["cpus"]] == per_cpu and
           j["zones"]["records"] == len(expect), j)
     # Saved traces of earlier boots, as the module leaves them: boot 5's
