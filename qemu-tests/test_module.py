@@ -248,6 +248,17 @@ def scenario_panic(k, ko, smp, res):
     if ksyms:
         decoded = check_decode(res, t, g, 1, section(r, "ftrace-ramtrail-0"), ksyms)
         check_export(res, t, g, 1, ksyms, decoded)
+        # Another build of this release: schedule() 16 bytes further.
+        other = g.work / "kallsyms-other-build"
+        other.write_text(re.sub(r"^([0-9a-f]+)( T schedule)$",
+                                lambda m: f"{int(m[1], 16) + 0x10:016x}{m[2]}",
+                                ksyms.read_text(), count=1, flags=re.M))
+        rc, host, err = rg.decode(g.ram.path, *g.REGION_ARGS, "--boot", 1,
+                                  "--system-map", other)
+        res.check(f"{t} tool: the guest's kallsyms with schedule() 16 bytes "
+                  "further (another build of the release) names nothing (exit 4)",
+                  other.read_text() != ksyms.read_text() and rc == 4 and not host
+                  and "another build" in err, (rc, err.strip()[:200]))
 
 
 def scenario_powercut(k, ko, smp, res):
@@ -888,9 +899,30 @@ pstore
     no_oops(res, t, r.log)
 
 
+def forge_kernel_build(ram):
+    """The live module table's kernel entry (RAMTRAIL_MOD_KERNEL), its hash
+    changed and its checksum made again: as if another build of the same
+    release and version string had recorded. Returns the boot's number."""
+    modtab, = struct.unpack("<Q", ram.read(RESV + 32, 8))
+    e = bytearray(ram.read(RESV + modtab, 88))
+    if e[32:40] != b"vmlinux\0":
+        return None
+    flags, = struct.unpack_from("<I", e, 24)
+    struct.pack_into("<Q", e, 16, struct.unpack_from("<Q", e, 16)[0] ^ 0x1000)
+    struct.pack_into("<II", e, 24, 0, 0)
+    crc = zlib.crc32(struct.pack("<I", flags & 0x16), zlib.crc32(bytes(e)))
+    struct.pack_into("<II", e, 24, flags, crc)
+    ram.write(RESV + modtab, bytes(e))
+    return struct.unpack("<Q", ram.read(RESV + HDR["boot_id"], 8))[0]
+
+
 def scenario_crosskernel(k, ko, smp, res):
     """A trace recorded by another kernel build is shown with offsets, never
-    with this kernel's names for them; the same build's trace is named."""
+    with this kernel's names for them; the same build's trace is named.
+    Last, 6.12 records and crashes, and its module table's kernel entry is
+    forged as another build of 6.12 would have written it (release and
+    version string the same, its functions elsewhere): 6.12 shows that
+    trace with offsets only."""
     if k.kver != "6.12":
         return
     t = f"[6.1->6.12->6.1 smp{smp} crosskernel]"
@@ -921,6 +953,16 @@ pstore
     named = [x for x in recs if not x[2].startswith("0x")]
     res.check(f"{t} 6.1 shows 6.12's trace with offsets only",
               recs and not named, (files, named[:3]))
+    no_oops(res, t, r.log)
+    r = new.run(append="panic=0", timeout=120, kill_on="Kernel panic", kill_delay=2)
+    boot = forge_kernel_build(new.ram)
+    res.check(f"{t} 6.12 recorded and crashed, its kernel entry forged",
+              r.killed and boot, brief(r))
+    r = new.run(append="rt.read")
+    recs, _ = parse_ftrace(section(r, f"ftrace-ramtrail-{rg.first_file(boot or 1)}"))
+    named = [x for x in recs if not x[2].startswith("0x")]
+    res.check(f"{t} 6.12 shows the trace of another build of 6.12 with offsets only",
+              recs and not named, (h.sections(r.log, "files"), named[:3]))
     no_oops(res, t, r.log)
 
 
@@ -1045,7 +1087,7 @@ def scenario_modinit(k, ko, smp, res):
     dump printed as the kernel dies.
 
     Then the later module is unloaded and the module table, sized for it
-    (max_modules=6), is full: a third module takes its place with no entry
+    (max_modules=7, the kernel's build its first entry), is full: a third module takes its place with no entry
     of its own. Its call must not take the unloaded module's name (which
     alone covered that place in the table) anywhere: it has none.
 
@@ -1059,7 +1101,7 @@ def scenario_modinit(k, ko, smp, res):
             ("ramtrail_inita", "ramtrail_initb", "ramtrail_late")]
     other = rg.build_oops(k, "ramtrail_initb", other=True)
     g = Guest(k, ko, "modinit", smp, f"""
-rt_load {PARAMS} functions={FUNCS},msleep dump_on_oops=2 dump_lines=64 max_modules=6
+rt_load {PARAMS} functions={FUNCS},msleep dump_on_oops=2 dump_lines=64 max_modules=7
 if [ "$(boot_id)" = 1 ]; then
     insmod /lib/modules/ramtrail_inita.ko
     sleep 1     # its init text is freed after an RCU grace period
@@ -1110,15 +1152,18 @@ ksyms_out
                                 if x.startswith("{")))["modules"]
     except (ValueError, KeyError, StopIteration):
         table = []
-    kinds = [(m["name"], m["init"], m["full"]) for m in table]
-    res.check(f"{t} boot 1's table: ramtrail, its init, inita's init, initb "
-              "and its init (gone), then the entry of a full table; none "
-              "for ramtrail_late",
-              kinds == [("ramtrail", False, False), ("ramtrail", True, False),
-                        ("ramtrail_inita", True, False),
-                        ("ramtrail_initb", False, False),
-                        ("ramtrail_initb", True, False), ("", False, True)] and
-              table[3]["gone"] and table[4]["gone"] and not table[2]["gone"],
+    kinds = [(m["name"], m["init"], m["full"], m["kernel"]) for m in table]
+    res.check(f"{t} boot 1's table: the kernel's build, ramtrail, its init, "
+              "inita's init, initb and its init (gone), then the entry of a "
+              "full table; none for ramtrail_late",
+              kinds == [("vmlinux", False, False, True),
+                        ("ramtrail", False, False, False),
+                        ("ramtrail", True, False, False),
+                        ("ramtrail_inita", True, False, False),
+                        ("ramtrail_initb", False, False, False),
+                        ("ramtrail_initb", True, False, False),
+                        ("", False, True, False)] and
+              table[4]["gone"] and table[5]["gone"] and not table[3]["gone"],
               table)
     # msleep's callers in time order: a's init, b's poke, late's poke
     want = [r"\[ramtrail_inita\]\.init\+0x[0-9a-f]+$",
