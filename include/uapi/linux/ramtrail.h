@@ -442,7 +442,8 @@ struct ramtrail_region_header {
  */
 #define RAMTRAIL_MOD_SYMS		(1U << 3)
 /*
- * Not a module: the kernel's build, the table's first entry. @base is
+ * Not a module: the kernel's build, the table's first entry (none when
+ * the writer could not tell its kernel's functions apart). @base is
  * the anchor (panic()'s address), @size 0 (it covers no address, so
  * ramtrail_module_find() never returns it), @name "vmlinux", and
  * @core_size the hash of RAMTRAIL_KERNEL_FUNCS, each by its name and its
