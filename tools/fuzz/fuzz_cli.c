@@ -12,20 +12,25 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "compat.h"
+#include "recover.h"
 
 int ramtrail_main(int argc, char **argv);
 
 static int image_fd = -1;
 static char image_path[64], map_path[] = "/tmp/ramtrail-fuzz-map-XXXXXX";
 
-/* A small System.map whose panic() makes a KASLR delta of 0 plausible. */
+/*
+ * A small System.map whose panic() makes a KASLR delta of 0 plausible,
+ * the functions of a kernel entry after it, each FUZZ_KFUNC_STEP further
+ * (mkseeds' "named" seed hashes the same places).
+ */
 static const char fuzz_map[] =
 	"ffffffff81000000 T _stext\n"
 	"ffffffff81000000 T f0\n"
 	"ffffffff81000040 t f1\n"
-	"ffffffff81000100 T panic\n"
-	"ffffffff81000200 T _etext\n";
+	"ffffffff81000100 T panic\n";
+#define FUZZ_PANIC		0xffffffff81000100ULL
+#define FUZZ_KFUNC_STEP		0x10
 
 static void remove_map(void)
 {
@@ -34,14 +39,22 @@ static void remove_map(void)
 
 static void setup(void)
 {
+	FILE *f;
 	int fd;
+	u32 i;
 
 	image_fd = memfd_create("ramtrail-fuzz-image", 0);
 	fd = mkstemp(map_path);
-	if (image_fd < 0 || fd < 0 ||
-	    write(fd, fuzz_map, sizeof(fuzz_map) - 1) != sizeof(fuzz_map) - 1)
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (image_fd < 0 || !f || fputs(fuzz_map, f) < 0)
 		abort();
-	close(fd);
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++)
+		fprintf(f, "%016llx T %s\n",
+			FUZZ_PANIC + (i + 1) * FUZZ_KFUNC_STEP,
+			ramtrail_kernel_funcs[i]);
+	fprintf(f, "%016llx T _etext\n", FUZZ_PANIC + (i + 1) * FUZZ_KFUNC_STEP);
+	if (fclose(f))
+		abort();
 	atexit(remove_map);
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d", image_fd);
 	if (!freopen("/dev/null", "w", stdout))

@@ -84,6 +84,43 @@ static struct test_region *with_tasks(u32 records)
 	return t;
 }
 
+/*
+ * Names to bind, for fuzz_cli's System.map: panic() at 0xffffffff81000100
+ * (a KASLR delta of 0), f0 and f1 before it, the kernel entry's functions
+ * 16 bytes apart after it; a module and its init text, records in each.
+ */
+static struct test_region *named(void)
+{
+	const u64 panic = 0xffffffff81000100ULL, mod = 0xffffffffc0200000ULL;
+	struct test_region *t = test_region_new(2, 2, 0);
+	struct ramtrail_module_entry *m;
+	u64 off[RAMTRAIL_KERNEL_NR_FUNCS];
+	u32 i;
+
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++)
+		off[i] = (i + 1) * 0x10;
+	t->hdr->anchor_addr = panic;
+	m = (void *)(t->mem + t->hdr->modtab_offset);
+	m[0] = (struct ramtrail_module_entry){
+		.base = panic, .core_size = ramtrail_kernel_hash(off),
+		.flags = RAMTRAIL_MOD_KERNEL, .name = "vmlinux" };
+	m[1] = (struct ramtrail_module_entry){
+		.base = mod, .size = 0x2000, .core_size = 0x3000,
+		.name = "rt_fuzz" };
+	m[2] = (struct ramtrail_module_entry){
+		.base = mod + 0x2000, .size = 0x1000, .core_size = 5000,
+		.flags = RAMTRAIL_MOD_INIT, .name = "rt_fuzz" };
+	for (i = 0; i < 3; i++)
+		m[i].checksum = ramtrail_module_checksum(&m[i]);
+	test_region_seal(t);
+	for (i = 0; i < 400; i++)
+		ramtrail_ring_func(&t->ring[i % 2],
+				   (i % 3 ? panic - 0x100 + i % 0x80 :
+				    mod + i % 0x3000) - TEST_TEXT_BASE,
+				   i % 4 ? panic - 0xc0 - TEST_TEXT_BASE : 0);
+	return t;
+}
+
 int main(int argc, char **argv)
 {
 	struct test_region *t;
@@ -147,6 +184,10 @@ int main(int argc, char **argv)
 	test_save_zones(t, 0, 1, sizeof(struct ramtrail_saved_trace) +
 			3 * RAMTRAIL_SAVED_CHUNK_MIN, RAMTRAIL_SAVED_CHUNK_MIN);
 	save("saved-events", t->mem, t->size);
+	test_region_free(t);
+
+	t = named();
+	save("named", t->mem, t->size);
 	test_region_free(t);
 	return 0;
 }
