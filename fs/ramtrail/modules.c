@@ -9,7 +9,6 @@
 #include <linux/bio.h>
 #include <linux/bitmap.h>
 #include <linux/blk-mq.h>
-#include <linux/crypto.h>
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/fs.h>
@@ -20,8 +19,8 @@
 #include <linux/namei.h>
 #include <linux/net.h>
 #include <linux/rculist.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/security.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
@@ -85,10 +84,10 @@ u64 ramtrail_kernel_build(void)
 	static const unsigned long addr[RAMTRAIL_KERNEL_NR_FUNCS] = {
 		(unsigned long)_printk, (unsigned long)queue_work_on,
 		(unsigned long)mod_timer, (unsigned long)msleep,
-		(unsigned long)kfree, (unsigned long)vfree,
-		(unsigned long)filp_open, (unsigned long)kern_path,
-		(unsigned long)security_inode_init_security,
-		(unsigned long)crypto_alloc_base, (unsigned long)submit_bio,
+		(unsigned long)call_rcu, (unsigned long)kfree,
+		(unsigned long)vfree, (unsigned long)filp_open,
+		(unsigned long)kern_path, (unsigned long)generic_file_llseek,
+		(unsigned long)submit_bio,
 		(unsigned long)blk_mq_alloc_tag_set, (unsigned long)device_add,
 		(unsigned long)misc_register, (unsigned long)skb_put,
 		(unsigned long)sock_create_kern, (unsigned long)idr_alloc,

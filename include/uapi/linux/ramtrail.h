@@ -457,19 +457,19 @@ struct ramtrail_region_header {
 /*
  * The kernel functions whose places tell a build (RAMTRAIL_MOD_KERNEL),
  * an initializer of RAMTRAIL_KERNEL_NR_FUNCS names in the hash's input
- * order: exported, so the module links to them, and spread along the
- * kernel's text in link order (core, mm, fs, security, crypto, block,
- * drivers, net, lib), schedule() in the scheduler's section after all of
- * .text.
+ * order: exported, so the module links to them, built in whatever the
+ * configuration (given BLOCK and NET), and spread along the kernel's
+ * text in link order (core, mm, fs, block, drivers, net, lib),
+ * schedule() in the scheduler's section after all of .text.
  */
 #define RAMTRAIL_KERNEL_NR_FUNCS	22
 #define RAMTRAIL_KERNEL_FUNCS {						\
-	"_printk", "queue_work_on", "mod_timer", "msleep", "kfree",	\
-	"vfree", "filp_open", "kern_path",				\
-	"security_inode_init_security", "crypto_alloc_base",		\
-	"submit_bio", "blk_mq_alloc_tag_set", "device_add",		\
-	"misc_register", "skb_put", "sock_create_kern", "idr_alloc",	\
-	"sort", "kstrtoull", "memparse", "bitmap_parse", "schedule" }
+	"_printk", "queue_work_on", "mod_timer", "msleep", "call_rcu",	\
+	"kfree", "vfree", "filp_open", "kern_path",			\
+	"generic_file_llseek", "submit_bio", "blk_mq_alloc_tag_set",	\
+	"device_add", "misc_register", "skb_put", "sock_create_kern",	\
+	"idr_alloc", "sort", "kstrtoull", "memparse", "bitmap_parse",	\
+	"schedule" }
 
 /**
  * struct ramtrail_module_entry - a module's text, to relocate its ips
