@@ -378,15 +378,17 @@ void ramtrail_modules_exit(struct ramtrail_context *cxt)
 static bool ramtrail_kernel_same(struct ramtrail_context *cxt,
 				 const struct ramtrail_saved_trace *t)
 {
-	const struct ramtrail_module_entry *m = ramtrail_saved_modules(t);
-	u32 i;
+	u64 hash;
 
-	for (i = 0; i < t->modtab_count && m[i].base; i++)
-		if (m[i].flags & RAMTRAIL_MOD_KERNEL)
-			return m[i].checksum == ramtrail_module_checksum(&m[i]) &&
-			       cxt->kernel_build &&
-			       m[i].core_size == cxt->kernel_build;
-	return true;
+	switch (ramtrail_module_kernel(ramtrail_saved_modules(t),
+				       t->modtab_count, &hash)) {
+	case 0:
+		return true;
+	case 1:
+		return cxt->kernel_build && hash == cxt->kernel_build;
+	default:
+		return false;
+	}
 }
 
 /**

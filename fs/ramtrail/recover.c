@@ -442,6 +442,32 @@ static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
 }
 
 /**
+ * ramtrail_module_kernel() - the kernel's build a module table keeps
+ * @tab: the table
+ * @n: its entries
+ * @hash: set to its hash (RAMTRAIL_MOD_KERNEL) when it is whole
+ *
+ * Return: 1 with *@hash set, 0 if the table has no kernel entry (written
+ * before 0.15, or by a module that could not tell its kernel's build), -1
+ * if its entry is damaged.
+ */
+int ramtrail_module_kernel(const struct ramtrail_module_entry *tab, u32 n,
+			   u64 *hash)
+{
+	u32 i;
+
+	for (i = 0; i < n && tab[i].base; i++) {
+		if (!(tab[i].flags & RAMTRAIL_MOD_KERNEL))
+			continue;
+		if (tab[i].checksum != ramtrail_module_checksum(&tab[i]))
+			return -1;
+		*hash = tab[i].core_size;
+		return 1;
+	}
+	return 0;
+}
+
+/**
  * ramtrail_module_find() - the module table entry an address was in
  * @tab: the table
  * @n: its entries

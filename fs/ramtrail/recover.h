@@ -332,6 +332,8 @@ const struct ramtrail_dmesg_header *
 ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot);
 bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
 			  const struct ramtrail_dmesg_header *d);
+int ramtrail_module_kernel(const struct ramtrail_module_entry *tab, u32 n,
+			   u64 *hash);
 int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			 u64 addr, u64 ts, bool *timed);
 

@@ -599,16 +599,13 @@ static bool rt_ko_traced(const struct rt_trace *t, size_t i,
  */
 static int rt_map_traced(const struct rt_symbols *s, const struct rt_trace *t)
 {
-	const struct ramtrail_module_entry *k = NULL;
-	u64 off[RAMTRAIL_KERNEL_NR_FUNCS];
+	u64 off[RAMTRAIL_KERNEL_NR_FUNCS], hash;
 	size_t i, j;
+	int k = ramtrail_module_kernel(t->mods, t->nr_mods, &hash);
 
-	for (i = 0; i < t->nr_mods && t->mods[i].base && !k; i++)
-		if (t->mods[i].flags & RAMTRAIL_MOD_KERNEL)
-			k = &t->mods[i];
 	if (!k)
 		return RT_EXIT_OK;
-	if (k->checksum != ramtrail_module_checksum(k)) {
+	if (k < 0) {
 		rt_err("the traced kernel's build entry is damaged: whether %s is its build is unknown, not used\n",
 		       s->map_path);
 		return RT_EXIT_SYMBOLS;
@@ -627,7 +624,7 @@ static int rt_map_traced(const struct rt_symbols *s, const struct rt_trace *t)
 		}
 		off[i] = s->map[j].addr - s->panic;
 	}
-	if (ramtrail_kernel_hash(off) != k->core_size) {
+	if (ramtrail_kernel_hash(off) != hash) {
 		rt_err("%s is another build than the traced kernel (%s): its functions lie elsewhere\n",
 		       s->map_path, t->release);
 		return RT_EXIT_SYMBOLS;

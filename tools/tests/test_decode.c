@@ -2323,6 +2323,14 @@ static void test_module_table_kernel(void)
 	ramtrail_saved_modules_copy(t, tab, 2, &hdr);
 	CHECK(!memcmp(ramtrail_saved_modules(t), tab, sizeof(tab)),
 	      "the saved copy changed the kernel entry");
+	moved = 0;
+	CHECK(ramtrail_module_kernel(tab, 2, &moved) == 1 && moved == h &&
+	      ramtrail_module_kernel(tab + 1, 1, &moved) == 0,
+	      "the kernel entry's hash not found, or found where none is");
+	tab[0].core_size ^= 1;
+	CHECK(ramtrail_module_kernel(tab, 2, &moved) == -1,
+	      "a damaged kernel entry taken as whole");
+	tab[0].core_size ^= 1;
 	e = tab[0];
 	e.flags = 0;
 	CHECK(e.checksum != ramtrail_module_checksum(&e),
