@@ -31,10 +31,10 @@ import ramtrail_guest as rg
 HERE = h.HERE
 FUNCS = "*"   # a module loaded later (ext4) is traced only by "*"
 # A 32nd of the reserved range, 2 MiB: the saved trace keeps every record
-# of the zones (about 140,000 here, two parts), which the next boot's
+# of the zones (about 120,000 here, two parts), which the next boot's
 # pstore shows as text and systemd-pstore copies, every function traced,
 # and which the guest decodes three times, all under TCG. 8 MiB (550,000
-# records, seven parts) took 640 s of QEMU instead of about 350.
+# records, seven parts) took 727 s of QEMU, against 472.
 DEBIAN_MIB = rg.RESV_SIZE >> 25
 APPEND = (f"root=/dev/vda rw loglevel=6 systemd.show_status=0 {rg.MEMMAP} "
           f"ramtrail.mem_address={rg.RESV:#x} ramtrail.mem_size={DEBIAN_MIB}M "

@@ -12,8 +12,8 @@
 #               none)
 #   QEMU_SKIP   scenarios the 2-CPU suite skips, NAME or NAME@KVER (default:
 #               on every kernel but the last, those whose subject is the
-#               region's format, the same C code on both: ONCE; check-full:
-#               none)
+#               region's format or mapping, code with no branch by kernel
+#               version: ONCE; check-full: none)
 #   STRESS_CYCLES, STRESS_SEED  crash campaign cycles on the last kernel (3, 1)
 #   DEBIAN_KVERS  kernels of the Debian guest scenario (default 6.12)
 set -u
@@ -76,8 +76,8 @@ build_module() {
 }
 
 KVERS=${KVERS:-6.1,6.12}
-# Scenarios of the region's format and recovery, not of the kernel's APIs:
-# make check runs them on the last kernel only (lowmem is the longest).
+# Scenarios of the region's format, recovery and mapping, code with no
+# branch by kernel version: make check runs them on the last kernel only.
 ONCE=lowmem,garbage,savedfull,torn,forged,memtypes
 once_skip() {
 	local kver name out=()
