@@ -165,6 +165,14 @@ def scenario(res, k, img, boot, work, smp=2):
     # Sections printed from boot 2 on: index 0 is boot 2's, 1 boot 3's.
     for i, boot in ((0, 2), (1, 3)):
         b = f"boot {boot}: boot {boot - 1}'s archived trace"
+        # Its ftrace files are numbered from (boot - 2) * 1024 (recover.h).
+        first = (boot - 2) * 1024
+        parts = sorted(n for n in (os.path.basename(p.split()[-1]) for p in
+                                   sec(log, "archive", boot - 1).splitlines() if p)
+                       if n.startswith("ftrace-ramtrail-") and
+                       first <= int(n.rsplit("-", 1)[1]) < first + 1024)
+        res.check(f"{t} {b}: in several parts (ftrace files), all given to the command",
+                  len(parts) >= 2, parts)
         count = sec(log, "decode-count", i).split()
         tail = rg.parse_text(sec(log, "decode-tail", i))
         res.check(f"{t} {b}: the installed command decodes it",
