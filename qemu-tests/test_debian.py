@@ -150,8 +150,10 @@ def scenario(res, k, img, boot, work, smp=2):
     res.check(f"{t} systemd-pstore is enabled (Debian's default)",
               unit.split("\n")[0].strip() in ("enabled", "static"), unit)
     # boot 2: systemd-pstore archived boot 1's files and erased them
-    arch2 = {p.split()[1]: int(p.split()[0]) for p in sec(log, "archive", 1).splitlines() if p}
-    names2 = sorted(os.path.basename(p) for p in arch2)
+    # the names of the files archived, as boot i + 1 lists them ("SIZE PATH")
+    archived = lambda i: sorted(os.path.basename(p.split()[-1])
+                                for p in sec(log, "archive", i).splitlines() if p)
+    names2 = archived(1)
     res.check(f"{t} boot 2: systemd-pstore archived ftrace, console and dmesg files",
               any(n.startswith("ftrace-ramtrail-") for n in names2) and
               any(n.startswith("console-ramtrail-") for n in names2) and
@@ -165,12 +167,9 @@ def scenario(res, k, img, boot, work, smp=2):
     # Sections printed from boot 2 on: index 0 is boot 2's, 1 boot 3's.
     for i, boot in ((0, 2), (1, 3)):
         b = f"boot {boot}: boot {boot - 1}'s archived trace"
-        # Its ftrace files are numbered from (boot - 2) * 1024 (recover.h).
-        first = (boot - 2) * 1024
-        parts = sorted(n for n in (os.path.basename(p.split()[-1]) for p in
-                                   sec(log, "archive", boot - 1).splitlines() if p)
-                       if n.startswith("ftrace-ramtrail-") and
-                       first <= int(n.rsplit("-", 1)[1]) < first + 1024)
+        first = rg.first_file(boot - 1)
+        parts = [n for n in archived(boot - 1) if n.startswith("ftrace-ramtrail-") and
+                 first <= int(n.rsplit("-", 1)[1]) < first + 1024]
         res.check(f"{t} {b}: in several parts (ftrace files), all given to the command",
                   len(parts) >= 2, parts)
         count = sec(log, "decode-count", i).split()
