@@ -167,9 +167,9 @@ def scenario(res, k, img, boot, work, smp=2):
     # Sections printed from boot 2 on: index 0 is boot 2's, 1 boot 3's.
     for i, boot in ((0, 2), (1, 3)):
         b = f"boot {boot}: boot {boot - 1}'s archived trace"
-        first = rg.first_file(boot - 1)
+        first, after = rg.first_file(boot - 1), rg.first_file(boot)
         parts = [n for n in archived(boot - 1) if n.startswith("ftrace-ramtrail-") and
-                 first <= int(n.rsplit("-", 1)[1]) < first + 1024]
+                 first <= int(n.rsplit("-", 1)[1]) < after]
         res.check(f"{t} {b}: in several parts (ftrace files), all given to the command",
                   len(parts) >= 2, parts)
         count = sec(log, "decode-count", i).split()
