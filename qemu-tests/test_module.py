@@ -1308,6 +1308,9 @@ try() {{ quiet try_one "$@"; }}
 try sysram mem_address=0x1000000 mem_size=16M
 try memtype {PARAMS} mem_type=7
 try size mem_address={RESV:#x} mem_size=banana
+try sizetail mem_address={RESV:#x} mem_size=64Mx
+try savedsize {PARAMS} saved_size=lots
+try savedtiny {PARAMS} saved_size=512
 try noregion
 try nofunc {PARAMS} functions=no_such_function_xyz
 try noevent {PARAMS} events=sched:sched_switch,sched:no_such_event
@@ -1344,7 +1347,8 @@ try reload {PARAMS}
         err = re.findall(r"^insmod: can't insert '[^']*': (.+)$", out, re.M)
         return dict(f, rc=int(rc[-1]) if rc else None, errno=err[-1] if err else None)
 
-    expect = {"sysram": EINVAL, "memtype": EINVAL, "size": EINVAL, "noregion": EINVAL,
+    expect = {"sysram": EINVAL, "memtype": EINVAL, "size": EINVAL, "sizetail": EINVAL,
+              "savedsize": EINVAL, "savedtiny": EINVAL, "noregion": EINVAL,
               "nofunc": EINVAL, "noevent": EINVAL, "untraced": EINVAL,
               "frozenload": EINVAL, "dumpmode": EINVAL, "dumplines": EINVAL,
               "fewmods": EINVAL, "manymods": EINVAL,

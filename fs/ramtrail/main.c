@@ -200,10 +200,28 @@ static const struct kernel_param_ops enabled_ops = {
 module_param_cb(enabled, &enabled_ops, NULL, 0600);
 MODULE_PARM_DESC(enabled, "record (1, default) or not (0); writable at run time");
 
-static void ramtrail_params_read(struct ramtrail_params *p)
+/*
+ * A size parameter: a number with memparse()'s suffix (K, M, G...), and
+ * nothing after it; not given or empty, 0. Return: 0, or -EINVAL, said.
+ */
+static int ramtrail_param_size(const char *name, const char *s, u64 *size)
+{
+	char *end;
+
+	*size = 0;
+	if (!s || !*s)
+		return 0;
+	*size = memparse(s, &end);
+	if (end != s && !*end)
+		return 0;
+	pr_err("%s=%s: not a size (a number, K, M or G after it if need be)\n",
+	       name, s);
+	return -EINVAL;
+}
+
+static int ramtrail_params_read(struct ramtrail_params *p)
 {
 	p->mem_address = mem_address;
-	p->mem_size = mem_size ? memparse(mem_size, NULL) : 0;
 	p->mem_name = mem_name;
 	p->mem_type = mem_type;
 	p->functions = functions;
@@ -212,9 +230,10 @@ static void ramtrail_params_read(struct ramtrail_params *p)
 	p->dmesg_size = dmesg_size;
 	p->dmesg_count = dmesg_count;
 	p->max_modules = max_modules;
-	p->saved_size = saved_size ? memparse(saved_size, NULL) : 0;
 	p->stop_when_full = stop_when_full;
 	p->reset = reset;
+	return ramtrail_param_size("mem_size", mem_size, &p->mem_size) ?:
+	       ramtrail_param_size("saved_size", saved_size, &p->saved_size);
 }
 
 static void ramtrail_set_live(struct ramtrail_context *cxt, bool live)
@@ -231,7 +250,9 @@ static int __init ramtrail_init(void)
 
 	mutex_init(&cxt->modules_lock);
 	cxt->kernel_build = ramtrail_kernel_build();
-	ramtrail_params_read(&cxt->params);
+	err = ramtrail_params_read(&cxt->params);
+	if (err)
+		return err;
 	err = ramtrail_events_parse(cxt->params.events, &cxt->events);
 	if (err)
 		return err;

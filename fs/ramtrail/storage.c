@@ -108,6 +108,14 @@ static int ramtrail_find_region(const struct ramtrail_params *p,
 		       RAMTRAIL_MODTAB_MIN, RAMTRAIL_MAX_MODULES);
 		return -EINVAL;
 	}
+	/* A trace takes its header, the kernel's entry and a chunk at least. */
+	if (p->saved_size && round_down(p->saved_size, 8) <
+	    ramtrail_saved_fixed(1) + RAMTRAIL_SAVED_CHUNK_MIN) {
+		pr_err("saved_size=%llu holds no trace: give %llu bytes or more, or leave it out for a third of the region\n",
+		       p->saved_size,
+		       ramtrail_saved_fixed(1) + RAMTRAIL_SAVED_CHUNK_MIN);
+		return -EINVAL;
+	}
 	if (p->mem_name && *p->mem_name) {
 		phys_addr_t s, sz;
 
