@@ -969,8 +969,10 @@ pstore
 
 # errno of each refusal, as busybox insmod prints it (strerror). pstore
 # refuses a second backend with EBUSY (6.12) or EPERM (6.1).
-EINVAL, EBUSY, EPERM = "Invalid argument", "Device or resource busy", \
-    "Operation not permitted"
+EINVAL, EBUSY, EPERM, EIO = "Invalid argument", "Device or resource busy", \
+    "Operation not permitted", "Input/output error"
+# Above the guest's 1 GiB of RAM, below the PCI devices: no memory there.
+NO_RAM = 0x80000000
 
 
 def scenario_memtypes(k, ko, smp, res):
@@ -1312,6 +1314,7 @@ try sizetail mem_address={RESV:#x} mem_size=64Mx
 try savedsize {PARAMS} saved_size=lots
 try savedtiny {PARAMS} saved_size=512
 try noregion
+try nomem mem_address={NO_RAM:#x} mem_size=16M
 try nofunc {PARAMS} functions=no_such_function_xyz
 try noevent {PARAMS} events=sched:sched_switch,sched:no_such_event
 try untraced {PARAMS} events=sched:sched_stat_runtime
@@ -1349,6 +1352,7 @@ try reload {PARAMS}
 
     expect = {"sysram": EINVAL, "memtype": EINVAL, "size": EINVAL, "sizetail": EINVAL,
               "savedsize": EINVAL, "savedtiny": EINVAL, "noregion": EINVAL,
+              "nomem": EIO,
               "nofunc": EINVAL, "noevent": EINVAL, "untraced": EINVAL,
               "frozenload": EINVAL, "dumpmode": EINVAL, "dumplines": EINVAL,
               "fewmods": EINVAL, "manymods": EINVAL,

@@ -381,8 +381,13 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
 	ramtrail_set_state(cxt, RAMTRAIL_STATE_RECORDING);
 	WRITE_ONCE(cxt->formatted, true);
 	kfree(h);
-	if (ramtrail_region_open(&cxt->reg, cxt->base, cxt->size))
-		return -EIO;	/* cannot happen: we just wrote it */
+	err = ramtrail_region_open(&cxt->reg, cxt->base, cxt->size);
+	if (err) {
+		/* A range with no memory behind it, or memory that fails. */
+		pr_err("%pa+%#llx does not keep what is written to it (the header read back: %s): is there RAM at this address?\n",
+		       &cxt->phys, cxt->size, ramtrail_strerror(err));
+		return -EIO;
+	}
 	pr_info("boot %llu: region %pa+%#llx, %u zones of %u KiB, mem_type %u%s, functions '%s'\n",
 		cxt->hdr->boot_id, &cxt->phys, cxt->size, cxt->hdr->nr_cpus,
 		cxt->hdr->nr_blocks << (RAMTRAIL_BLOCK_SHIFT - 10),
