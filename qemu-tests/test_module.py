@@ -16,7 +16,8 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   forged    a header forged with valid checksums (dmesg records too small
             for pstore, a boot number past the limit): formatted anew, the
             next crash's log read back, boots numbered on
-  refusals  System RAM, busy pstore, bad parameters: clear errors, no load
+  refusals  System RAM, no memory, busy pstore, bad parameters: clear
+            errors, no load
   tasks     named tasks on every CPU, events=, sysrq crash from a named task:
             tasks, contexts, sched_switch and log events read back through
             pstore's text file, decode of the RAM file and trace-cmd report

@@ -97,6 +97,9 @@ notrace void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state)
 static int ramtrail_find_region(const struct ramtrail_params *p,
 				phys_addr_t *start, u64 *size)
 {
+	/* A trace takes its header, the kernel's entry and a chunk at least. */
+	u64 least = ramtrail_saved_fixed(1) + RAMTRAIL_SAVED_CHUNK_MIN;
+
 	if (!p->dmesg_count || p->dmesg_count > RAMTRAIL_MAX_DMESG) {
 		pr_err("dmesg_count=%u: give 1 to %u (pstore needs a dmesg front end)\n",
 		       p->dmesg_count, RAMTRAIL_MAX_DMESG);
@@ -108,12 +111,9 @@ static int ramtrail_find_region(const struct ramtrail_params *p,
 		       RAMTRAIL_MODTAB_MIN, RAMTRAIL_MAX_MODULES);
 		return -EINVAL;
 	}
-	/* A trace takes its header, the kernel's entry and a chunk at least. */
-	if (p->saved_size && round_down(p->saved_size, 8) <
-	    ramtrail_saved_fixed(1) + RAMTRAIL_SAVED_CHUNK_MIN) {
+	if (p->saved_size && round_down(p->saved_size, 8) < least) {
 		pr_err("saved_size=%llu holds no trace: give %llu bytes or more, or leave it out for a third of the region\n",
-		       p->saved_size,
-		       ramtrail_saved_fixed(1) + RAMTRAIL_SAVED_CHUNK_MIN);
+		       p->saved_size, least);
 		return -EINVAL;
 	}
 	if (p->mem_name && *p->mem_name) {
