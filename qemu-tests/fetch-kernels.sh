@@ -101,8 +101,14 @@ fetch_kernel() {
 		[ -n "$common" ] && [ -n "$kbuild" ] || die "$name: cannot parse linux-headers-$abi Depends"
 		for p in "$img" "linux-headers-$abi" "$common" "$kbuild"; do
 			# Pin to the headers' version: bookworm main also has an older
-			# linux-kbuild-6.1 than bookworm-security's headers want.
+			# linux-kbuild-6.1 than bookworm-security's headers want. The
+			# headers want kbuild at their version or later, and kbuild
+			# can be uploaded again alone: then the candidate, if not older.
 			v=$(pkg_version "$p=$hver")
+			if [ -z "$v" ] && [ "$p" = "$kbuild" ]; then
+				v=$(pkg_version "$p")
+				[ -n "$v" ] && dpkg --compare-versions "$v" ge "$hver" || v=
+			fi
 			[ -n "$v" ] || die "$name: $p $hver not found"
 			f=${p}_${v//:/%3a}_
 			compgen -G "$debs/$f*.deb" >/dev/null || specs+=("$p=$v")
