@@ -590,10 +590,14 @@ static unsigned int ramtrail_record_words(u64 head)
 	}
 }
 
-/* Are words 1..n-1 after @w[0] its continuation, all of lap @lap? */
-static bool ramtrail_record_complete(const u64 *w, unsigned int n, unsigned int lap)
+/*
+ * Are words 1..n-1 after @w[0] its continuation, all of lap @lap? @head
+ * is @w[0] as the caller read it: a live zone's word is read once.
+ */
+static bool ramtrail_record_complete(const u64 *w, u64 head, unsigned int n,
+				     unsigned int lap)
 {
-	u64 ts = ramtrail_tsbits(ramtrail_load(w));
+	u64 ts = ramtrail_tsbits(head);
 	unsigned int i;
 
 	for (i = 1; i < n; i++) {
@@ -612,7 +616,8 @@ static bool ramtrail_header(const u64 *b, u64 *g, u64 *ts)
 	u64 w = ramtrail_load(b);
 
 	if (ramtrail_type(w) != RAMTRAIL_W_BLOCK ||
-	    !ramtrail_record_complete(b, RAMTRAIL_BLOCK_WORDS_HDR, ramtrail_lap(w)))
+	    !ramtrail_record_complete(b, w, RAMTRAIL_BLOCK_WORDS_HDR,
+				      ramtrail_lap(w)))
 		return false;
 	*g = ramtrail_payload(w) | (u64)ramtrail_payload(ramtrail_load(b + 1)) << 32;
 	*ts = (u64)ramtrail_payload(ramtrail_load(b + 2)) << RAMTRAIL_TS_BITS |
@@ -910,11 +915,11 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 	return true;
 }
 
+/* The record at @w, of @n words, whose head word was read as @head. */
 static void ramtrail_fill(struct ramtrail_zone_cursor *c, const u64 *w,
-			  unsigned int n)
+			  u64 head, unsigned int n)
 {
 	struct ramtrail_record *r = &c->rec;
-	u64 head = ramtrail_load(w);
 	unsigned int i, type = ramtrail_type(head);
 
 	r->ts = c->ts;
@@ -948,10 +953,10 @@ static void ramtrail_fill(struct ramtrail_zone_cursor *c, const u64 *w,
 	}
 }
 
-/* A task event: the task of the block's records that follow. */
-static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w)
+/* A task event, head word @head: the task of the block's records that follow. */
+static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w,
+				u64 head)
 {
-	u64 head = ramtrail_load(w);
 	u32 p = ramtrail_payload(head);
 	u32 *t = (u32 *)&c->task;
 	unsigned int i;
@@ -1185,7 +1190,7 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 		}
 		n = ramtrail_record_words(w);
 		if (!n || c->word + n > RT_WORDS ||
-		    !ramtrail_record_complete(b + c->word, n, c->lap)) {
+		    !ramtrail_record_complete(b + c->word, w, n, c->lap)) {
 			c->stats.torn++;
 			c->stats.lost_words += c->stale;
 			c->stale = 0;
@@ -1206,7 +1211,7 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 		case RAMTRAIL_W_PAD:
 			break;
 		default:
-			if (ramtrail_task_event(c, b + c->word))
+			if (ramtrail_task_event(c, b + c->word, w))
 				break;
 			if (!c->have_base) {
 				c->stats.no_base++;
@@ -1230,7 +1235,7 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 			}
 			/* The writer keeps records within 2^26 of the base. */
 			c->ts += (ramtrail_tsbits(w) - c->ts) & RAMTRAIL_TS_MASK;
-			ramtrail_fill(c, b + c->word, n);
+			ramtrail_fill(c, b + c->word, w, n);
 			if (type == RAMTRAIL_W_FUNC_REF) {
 				c->rec.type = RAMTRAIL_W_FUNC_PARENT;
 				c->rec.ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the format, the writer and the decoder, single-threaded with
- * a clock the test drives. Each test states one behaviour.
+ * a clock the test drives (but for a live zone's decode, which races a
+ * thread that plays its writer). Each test states one behaviour.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "check.h"
 #include "testlib.h"
 #include "text.h"
@@ -839,6 +844,87 @@ static void test_stale_block_cache_is_rebuilt(void)
 	n = test_decode(t, out, MAXREC, &st);
 	CHECK(n == 700, "got %zu", n);
 	CHECK(n == 700 && out[699].ip == 699 && out[600].ip == 600, "order");
+	test_region_free(t);
+}
+
+/* The live zone's last record head, which rewrite_head() keeps changing. */
+static u64 *live_head, live_small, live_big;
+
+static void *rewrite_head(void *arg)
+{
+	for (;;) {
+		__atomic_store_n(live_head, live_small, __ATOMIC_RELAXED);
+		__atomic_store_n(live_head, live_big, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * A dump decodes zones while their writers write. The zone's last two
+ * words are an event of 4 bytes whose head a thread rewrites, again and
+ * again, to one of 255 bytes (65 words: torn there); a guard page follows
+ * the zone. Each word is read once: the record is the 4-byte one or is
+ * dropped, and nothing is read past the zone.
+ */
+static void test_live_zone_head_is_read_once(void)
+{
+	const size_t zbytes = 2 * RAMTRAIL_BLOCK_WORDS * 8;
+	long page = sysconf(_SC_PAGESIZE);
+	struct test_region *t = fresh(1, 2);
+	struct ramtrail_zone_cursor *c = calloc(1, sizeof(*c));
+	u64 *zone, last = RAMTRAIL_BLOCK_WORDS * 2 - 2, runs = 0, seen = 0;
+	pthread_t th;
+	pid_t pid;
+	int status = -1, i;
+	u8 *m;
+
+	/* Block 0 full, block 1 begun: its end is empty words. */
+	for (i = 0; i < PER_BLOCK + 10; i++)
+		ramtrail_ring_func(&t->ring[0], 0x1000 + i, 0);
+	m = mmap(NULL, zbytes + page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(m != MAP_FAILED && !mprotect(m + zbytes, page, PROT_NONE),
+	      "no guarded mapping");
+	if (m == MAP_FAILED)
+		goto out;
+	zone = (u64 *)m;
+	memcpy(zone, test_zone(t, 0), zbytes);
+	live_head = zone + last;
+	live_small = ramtrail_word(RAMTRAIL_W_EVENT, 0, clock_now,
+				   RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_USER, 4));
+	live_big = ramtrail_word(RAMTRAIL_W_EVENT, 0, clock_now,
+				 RAMTRAIL_EVENT_HEAD(RAMTRAIL_EV_USER, 255));
+	zone[last] = live_small;
+	zone[last + 1] = ramtrail_word(RAMTRAIL_W_CONT, 0, clock_now, 0x5a5a5a5a);
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		/* 1: a record that was never written; a fault kills the child. */
+		if (pthread_create(&th, NULL, rewrite_head, NULL))
+			_exit(3);
+		for (runs = 0; runs < 20000; runs++) {
+			ramtrail_zone_open_raw(c, zone, 2, 0);
+			while (ramtrail_zone_next(c))
+				if (c->rec.pos == last * 8 &&
+				    (c->rec.len != 4 || c->rec.data[0] != 0x5a))
+					_exit(1);
+		}
+		_exit(0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "no child");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "decode while the head changes: %s %d",
+	      WIFSIGNALED(status) ? "signal" : "exit",
+	      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	/* Still: the event itself is decoded when nothing rewrites it. */
+	ramtrail_zone_open_raw(c, zone, 2, 0);
+	while (ramtrail_zone_next(c))
+		seen += c->rec.pos == last * 8 && c->rec.len == 4;
+	CHECK(seen == 1, "the 4-byte event decoded %llu times",
+	      (unsigned long long)seen);
+	munmap(m, zbytes + page);
+out:
+	free(c);
 	test_region_free(t);
 }
 
@@ -2502,6 +2588,7 @@ int main(void)
 	RUN(test_damaged_newest_block_is_counted);
 	RUN(test_flipped_bit_in_newest_header_loses_one_block);
 	RUN(test_stale_block_cache_is_rebuilt);
+	RUN(test_live_zone_head_is_read_once);
 	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);
 	RUN(test_stopped_ring_counts_losses_only);
 	RUN(test_header_checks);
