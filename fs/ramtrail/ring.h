@@ -85,6 +85,13 @@
 #define RAMTRAIL_CB_GEN_SHIFT	34
 #define RAMTRAIL_CB_GEN_MASK	((1ULL << 30) - 1)
 
+/*
+ * Every zone the format allows (2^32 - 1 blocks) is addressed whole: a
+ * position counts bytes in a long, a block's words are found in a size_t.
+ */
+_Static_assert(sizeof(long) == 8 && sizeof(size_t) == 8,
+	       "the writer is for 64-bit kernels");
+
 /* ring->flags */
 #define RAMTRAIL_RING_STOP_WHEN_FULL	0x1
 
@@ -182,7 +189,7 @@ static __always_inline unsigned int ramtrail_cb_lap(u64 blk)
 static __always_inline u64 *ramtrail_cb_words(const struct ramtrail_ring *r,
 					      u64 blk)
 {
-	return r->zone + (u32)blk * RAMTRAIL_BLOCK_WORDS;
+	return r->zone + (size_t)(u32)blk * RAMTRAIL_BLOCK_WORDS;
 }
 
 /* Store a record's words ([TSEXT], head, CONT words) at @w; return the end. */

@@ -388,9 +388,9 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
 		       &cxt->phys, cxt->size, ramtrail_strerror(err));
 		return -EIO;
 	}
-	pr_info("boot %llu: region %pa+%#llx, %u zones of %u KiB, mem_type %u%s, functions '%s'\n",
+	pr_info("boot %llu: region %pa+%#llx, %u zones of %llu KiB, mem_type %u%s, functions '%s'\n",
 		cxt->hdr->boot_id, &cxt->phys, cxt->size, cxt->hdr->nr_cpus,
-		cxt->hdr->nr_blocks << (RAMTRAIL_BLOCK_SHIFT - 10),
+		(u64)cxt->hdr->nr_blocks << (RAMTRAIL_BLOCK_SHIFT - 10),
 		cxt->mem_type, fresh && old_ok ? ", new layout" : "",
 		cxt->params.functions ?: "");
 	return 0;

@@ -315,6 +315,46 @@ static u64 last_word(struct test_region *t, u32 cpu)
  * with its own time and context. Four blocks back, the pair is written in
  * full again.
  */
+/*
+ * A zone of 32 GiB or more (pmem, a large server): the writer reaches
+ * block 2^23 and beyond where the decoder reads it, not over block 0. The
+ * zone is mapped, never touched but for the words written.
+ */
+static void test_writer_addresses_zones_past_32_gib(void)
+{
+	const u64 blocks = (1ULL << 23) + 64, g = (1ULL << 23) + 1;
+	const size_t len = blocks * RAMTRAIL_BLOCK_SIZE;
+	struct ramtrail_zone_cursor *c = calloc(1, sizeof(*c));
+	struct ramtrail_ring r;
+	u64 *zone, i, found = 0, low = 0;
+
+	zone = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	CHECK(zone != MAP_FAILED, "no mapping of %zu bytes", len);
+	if (zone == MAP_FAILED) {
+		free(c);
+		return;
+	}
+	clock_now = 1000;
+	ramtrail_ring_init(&r, zone, blocks, 0);
+	/* The first byte of block g: the writer enters it. */
+	local_set(&r.pos, g << RAMTRAIL_BLOCK_SHIFT);
+	for (i = 0; i < 4; i++)
+		CHECK(ramtrail_ring_func(&r, 0x1000 + i, 0), "record %llu refused",
+		      (unsigned long long)i);
+	for (i = 0; i < 4 * RAMTRAIL_BLOCK_WORDS; i++)
+		low |= zone[i];
+	CHECK(!low, "the zone's first blocks were written");
+	ramtrail_zone_open_window(c, zone, blocks, 0, g, g);
+	while (ramtrail_zone_next(c))
+		found += c->rec.ip == 0x1000 + found &&
+			 c->rec.pos >> RAMTRAIL_BLOCK_SHIFT == g;
+	CHECK(found == 4, "%llu of 4 records read back from block 2^23 + 1",
+	      (unsigned long long)found);
+	munmap(zone, len);
+	free(c);
+}
+
 static void test_func_ref_is_the_documented_word(void)
 {
 	struct test_region *t = fresh(1, 8);
@@ -2573,6 +2613,7 @@ int main(void)
 	RUN(test_merge_starts_from_cursors_the_caller_opened);
 	RUN(test_function_record_is_8_bytes_16_with_a_new_caller);
 	RUN(test_func_ref_is_the_documented_word);
+	RUN(test_writer_addresses_zones_past_32_gib);
 	RUN(test_nested_writer_leaves_the_pairs_alone);
 	RUN(test_func_ref_to_nothing_is_dropped);
 	RUN(test_every_record_kind_round_trips);
