@@ -48,8 +48,8 @@
  * @mem_size: its size in bytes
  * @mem_name: a reserve_mem= region's name, instead of @mem_address
  * @mem_type: 0 write-combined, 1 uncached, 2 cached
- * @functions: comma-separated function globs to record at load
- * @events: comma-separated event names and globs to record at load
+ * @functions: comma-separated function globs to record at load (a copy)
+ * @events: comma-separated event names and globs to record at load (a copy)
  * @max_reason: highest kmsg dump reason kept
  * @dmesg_size: bytes per dmesg record
  * @dmesg_count: dmesg records
@@ -63,8 +63,8 @@ struct ramtrail_params {
 	u64 mem_size;
 	const char *mem_name;
 	unsigned int mem_type;
-	const char *functions;
-	const char *events;
+	char *functions;
+	char *events;
 	int max_reason;
 	unsigned long dmesg_size;
 	unsigned int dmesg_count;
@@ -105,6 +105,17 @@ struct ramtrail_prev {
 	u64 records;
 	u64 skipped;
 	u64 dropped;
+};
+
+/*
+ * Where the module is in its life, for the writable parameters: sysfs
+ * shows them from before init runs until after exit.
+ */
+enum ramtrail_phase {
+	RAMTRAIL_PHASE_PARAMS,		/* load parameters; init not begun */
+	RAMTRAIL_PHASE_LOADING,		/* init runs: writes refused */
+	RAMTRAIL_PHASE_LIVE,		/* recording: writes take effect */
+	RAMTRAIL_PHASE_UNLOADING,	/* exit runs, or init failed: refused */
 };
 
 struct ramtrail_pstore_walk;
@@ -157,10 +168,11 @@ struct ramtrail_cursor {
  *   it from 0 to 2 the same way.
  * - @events: BIT(enum ramtrail_event_id) of the events recorded; set
  *   before the probes are registered, read by them (READ_ONCE()).
- * - @live, @enabled, @recording and the function filter, @events and
- *   the probes after load, and the thaw: written under the module's
- *   parameter lock (kernel_param_lock()), which the writable parameters'
- *   set() callbacks run under.
+ * - @phase, @enabled, @recording and the function filter, @events and
+ *   the probes, and the thaw: written under the module's parameter lock
+ *   (kernel_param_lock()), which the writable parameters' set()
+ *   callbacks run under. Recording starts and stops under it too, so a
+ *   writer sees it started whole or not at all.
  * - @dump_on_oops, @dump_lines: written by their parameters (the same
  *   lock), read anywhere with READ_ONCE().
  * - @dump_crash, @dump_request: allocated at load, each used by one dump
@@ -190,7 +202,7 @@ struct ramtrail_context {
 	struct ramtrail_ring __percpu *rings;
 	struct ramtrail_pair *pairs;
 	atomic_t frozen;
-	bool live;
+	enum ramtrail_phase phase;
 	bool enabled;
 	bool recording;
 	bool panic_hooked;
@@ -288,6 +300,7 @@ void ramtrail_record_stop(struct ramtrail_context *cxt);
 int ramtrail_freeze_hooks_init(struct ramtrail_context *cxt);
 void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt);
 int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on);
+void ramtrail_rings_enable(struct ramtrail_context *cxt);
 int ramtrail_set_functions(struct ramtrail_context *cxt, const char *list);
 int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on);
 int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what);

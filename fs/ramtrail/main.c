@@ -82,7 +82,7 @@ MODULE_PARM_DESC(reset, "ignore and clear what the region holds");
 
 /*
  * The writable parameters' set() callbacks run under the module's
- * parameter lock, as init's and exit's changes of live.
+ * parameter lock, as init's and exit's changes of phase.
  */
 static int enabled_set(const char *val, const struct kernel_param *kp)
 {
@@ -93,18 +93,45 @@ static int enabled_set(const char *val, const struct kernel_param *kp)
 }
 
 /*
+ * A run-time control written before the module is live: given with the
+ * load, the value is kept (@load_ok) or refused; while init or exit runs,
+ * refused. Return: 0 to go on, 1 if kept, or -errno.
+ */
+static int ramtrail_param_phase(const struct kernel_param *kp, bool load_ok)
+{
+	switch (ramtrail_cxt.phase) {
+	case RAMTRAIL_PHASE_LIVE:
+		return 0;
+	case RAMTRAIL_PHASE_PARAMS:
+		if (load_ok)
+			return 1;
+		pr_err("%s: a run-time control, not a load parameter\n",
+		       kp->name);
+		return -EINVAL;
+	default:
+		pr_err("%s: the module is loading or unloading; write it once it is loaded\n",
+		       kp->name);
+		return -EBUSY;
+	}
+}
+
+/* param_set_charp()'s limit, checked before a list takes effect. */
+#define RAMTRAIL_LIST_MAX	1024
+
+/*
  * functions= and events=: at load the value is kept for init; later it
- * takes effect first, then is kept (without the newline of an echo).
+ * takes effect first, then is kept (without the newline of an echo). A
+ * write that fails changes nothing.
  */
 static int list_set(const char *val, const struct kernel_param *kp)
 {
 	struct ramtrail_context *cxt = &ramtrail_cxt;
 	char *list;
 	u32 mask;
-	int err;
+	int err = ramtrail_param_phase(kp, true);
 
-	if (!cxt->live)
-		return param_set_charp(val, kp);
+	if (err)
+		return err < 0 ? err : param_set_charp(val, kp);
 	err = ramtrail_crash_refuses(cxt, kp->name);
 	if (err)
 		return err;
@@ -112,7 +139,11 @@ static int list_set(const char *val, const struct kernel_param *kp)
 	if (!list)
 		return -ENOMEM;
 	strim(list);
-	if (kp->arg == &functions) {
+	if (strlen(list) > RAMTRAIL_LIST_MAX) {
+		pr_err("%s: longer than %d bytes\n", kp->name,
+		       RAMTRAIL_LIST_MAX);
+		err = -ENOSPC;
+	} else if (kp->arg == &functions) {
 		err = ramtrail_set_functions(cxt, list);
 	} else {
 		err = ramtrail_events_parse(list, &mask);
@@ -140,13 +171,9 @@ static int frozen_set(const char *val, const struct kernel_param *kp)
 	bool on;
 	int err = kstrtobool(val, &on);
 
-	if (err)
-		return err;
-	if (!ramtrail_cxt.live) {
-		pr_err("frozen: a run-time control, not a load parameter\n");
-		return -EINVAL;
-	}
-	return ramtrail_set_frozen(&ramtrail_cxt, on);
+	if (!err)
+		err = ramtrail_param_phase(kp, false);
+	return err ?: ramtrail_set_frozen(&ramtrail_cxt, on);
 }
 
 static int frozen_get(char *buffer, const struct kernel_param *kp)
@@ -219,13 +246,22 @@ static int ramtrail_param_size(const char *name, const char *s, u64 *size)
 	return -EINVAL;
 }
 
+/*
+ * The load's parameters, the lists copied: from here on, until the module
+ * is live, writes of the writable ones are refused.
+ */
 static int ramtrail_params_read(struct ramtrail_params *p)
 {
+	kernel_param_lock(THIS_MODULE);
+	ramtrail_cxt.phase = RAMTRAIL_PHASE_LOADING;
+	p->functions = kstrdup(functions ?: "", GFP_KERNEL);
+	p->events = kstrdup(events ?: "", GFP_KERNEL);
+	kernel_param_unlock(THIS_MODULE);
+	if (!p->functions || !p->events)
+		return -ENOMEM;
 	p->mem_address = mem_address;
 	p->mem_name = mem_name;
 	p->mem_type = mem_type;
-	p->functions = functions;
-	p->events = events;
 	p->max_reason = max_reason;
 	p->dmesg_size = dmesg_size;
 	p->dmesg_count = dmesg_count;
@@ -236,11 +272,44 @@ static int ramtrail_params_read(struct ramtrail_params *p)
 	       ramtrail_param_size("saved_size", saved_size, &p->saved_size);
 }
 
-static void ramtrail_set_live(struct ramtrail_context *cxt, bool live)
+static void ramtrail_params_free(struct ramtrail_params *p)
+{
+	kfree(p->functions);
+	kfree(p->events);
+}
+
+/*
+ * Recording starts under the parameter lock: a writer finds it started
+ * whole, with the value it wrote during the load applied, or, if a start
+ * fails, undone whole.
+ */
+static int ramtrail_go_live(struct ramtrail_context *cxt)
+{
+	int err;
+
+	kernel_param_lock(THIS_MODULE);
+	cxt->phase = RAMTRAIL_PHASE_LIVE;
+	ramtrail_rings_enable(cxt);
+	err = ramtrail_events_start(cxt);
+	if (!err) {
+		err = ramtrail_record_start(cxt);
+		if (err)
+			ramtrail_events_stop(cxt);
+	}
+	if (err)
+		cxt->phase = RAMTRAIL_PHASE_UNLOADING;
+	kernel_param_unlock(THIS_MODULE);
+	return err;
+}
+
+/* From here on, writes are refused; then recording stops. */
+static void ramtrail_stop(struct ramtrail_context *cxt)
 {
 	kernel_param_lock(THIS_MODULE);
-	cxt->live = live;
+	cxt->phase = RAMTRAIL_PHASE_UNLOADING;
 	kernel_param_unlock(THIS_MODULE);
+	ramtrail_record_stop(cxt);
+	ramtrail_events_stop(cxt);
 }
 
 static int __init ramtrail_init(void)
@@ -251,11 +320,10 @@ static int __init ramtrail_init(void)
 	mutex_init(&cxt->modules_lock);
 	cxt->kernel_build = ramtrail_kernel_build();
 	err = ramtrail_params_read(&cxt->params);
+	if (!err)
+		err = ramtrail_events_parse(cxt->params.events, &cxt->events);
 	if (err)
-		return err;
-	err = ramtrail_events_parse(cxt->params.events, &cxt->events);
-	if (err)
-		return err;
+		goto params;
 	cxt->rings = alloc_percpu(struct ramtrail_ring);
 	cxt->pairs = kvcalloc(nr_cpu_ids, RAMTRAIL_PAIRS * sizeof(*cxt->pairs),
 			      GFP_KERNEL);
@@ -282,20 +350,13 @@ static int __init ramtrail_init(void)
 	err = ramtrail_freeze_hooks_init(cxt);
 	if (err)
 		goto hooks;
-	ramtrail_set_live(cxt, true);
-	err = ramtrail_events_start(cxt);
+	err = ramtrail_go_live(cxt);
 	if (err)
-		goto events;
-	err = ramtrail_record_start(cxt);
-	if (err)
-		goto record;
+		goto live;
 	ramtrail_debugfs_init(cxt);
 	ramtrail_dump_debugfs(cxt);
 	return 0;
-record:
-	ramtrail_events_stop(cxt);
-events:
-	ramtrail_set_live(cxt, false);
+live:
 	ramtrail_freeze_hooks_exit(cxt);
 hooks:
 	ramtrail_dump_exit(cxt);
@@ -310,6 +371,11 @@ unmap:
 free:
 	kvfree(cxt->pairs);
 	free_percpu(cxt->rings);
+params:
+	kernel_param_lock(THIS_MODULE);
+	cxt->phase = RAMTRAIL_PHASE_UNLOADING;
+	kernel_param_unlock(THIS_MODULE);
+	ramtrail_params_free(&cxt->params);
 	return err;
 }
 
@@ -317,11 +383,8 @@ static void __exit ramtrail_exit(void)
 {
 	struct ramtrail_context *cxt = &ramtrail_cxt;
 
-	/* enabled_set() runs under the parameter lock: it sees live false. */
-	ramtrail_set_live(cxt, false);
+	ramtrail_stop(cxt);
 	ramtrail_debugfs_exit(cxt);
-	ramtrail_record_stop(cxt);
-	ramtrail_events_stop(cxt);
 	ramtrail_freeze_hooks_exit(cxt);
 	ramtrail_dump_exit(cxt);
 	ramtrail_modules_exit(cxt);
@@ -330,6 +393,7 @@ static void __exit ramtrail_exit(void)
 	ramtrail_storage_unmap(cxt);
 	kvfree(cxt->pairs);
 	free_percpu(cxt->rings);
+	ramtrail_params_free(&cxt->params);
 }
 
 module_init(ramtrail_init);

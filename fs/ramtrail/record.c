@@ -405,7 +405,7 @@ int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what)
 	u32 reason;
 
 	/* Not live: parameters given at load, before the region is mapped. */
-	if (!cxt->live || atomic_read(&cxt->frozen) != 2)
+	if (cxt->phase != RAMTRAIL_PHASE_LIVE || atomic_read(&cxt->frozen) != 2)
 		return 0;
 	reason = READ_ONCE(cxt->hdr->freeze.reason);
 	if (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS)
@@ -434,8 +434,8 @@ static void ramtrail_rings_apply(struct ramtrail_context *cxt, bool pause)
  * @on: record
  *
  * Runs under the module's parameter lock, as does the change of
- * @cxt->live at load and unload. While a user freeze holds the rings, the
- * value waits for the thaw.
+ * @cxt->phase at load and unload. Before the module is live, and while a
+ * freeze holds the rings, the value waits for ramtrail_rings_enable().
  *
  * Return: 0, or -EBUSY once frozen by a crash (the tail is kept until
  * reload).
@@ -447,9 +447,21 @@ int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on)
 	if (err)
 		return err;
 	cxt->enabled = on;
-	if (cxt->live && !atomic_read(&cxt->frozen))
-		ramtrail_rings_apply(cxt, !on);
+	if (cxt->phase == RAMTRAIL_PHASE_LIVE)
+		ramtrail_rings_enable(cxt);
 	return 0;
+}
+
+/**
+ * ramtrail_rings_enable() - let the rings record as the enabled parameter says
+ * @cxt: the context, live
+ *
+ * Under the module's parameter lock. A freeze keeps them paused.
+ */
+void ramtrail_rings_enable(struct ramtrail_context *cxt)
+{
+	if (!atomic_read(&cxt->frozen))
+		ramtrail_rings_apply(cxt, !cxt->enabled);
 }
 
 /**
