@@ -286,6 +286,7 @@ void ramtrail_flush(struct ramtrail_context *cxt, void *p, size_t len);
 void ramtrail_flush_zones(struct ramtrail_context *cxt);
 void ramtrail_set_state(struct ramtrail_context *cxt, u32 state);
 void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state);
+void ramtrail_resume(struct ramtrail_context *cxt);
 void ramtrail_rings_init(struct ramtrail_context *cxt);
 void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause);
 void ramtrail_debugfs_init(struct ramtrail_context *cxt);

@@ -100,12 +100,31 @@ static notrace void ramtrail_frozen_wait(struct ramtrail_context *cxt,
 		udelay(1);
 }
 
+/*
+ * The freeze's section, if this caller wins it: the rings stop and the
+ * header is sealed. Not preemptible: a crash on another CPU waits for it,
+ * bounded (ramtrail_frozen_wait()).
+ */
+static notrace bool ramtrail_freeze_win(struct ramtrail_context *cxt,
+					u32 reason)
+{
+	bool won;
+
+	preempt_disable_notrace();
+	won = !atomic_cmpxchg(&cxt->frozen, 0, 1);
+	if (won) {
+		ramtrail_rings_pause(cxt, true);
+		ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
+		atomic_set(&cxt->frozen, 2);
+	}
+	preempt_enable_notrace();
+	return won;
+}
+
 /* The freeze itself; see ramtrail_freeze(). */
 static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 					u32 reason)
 {
-	int old;
-
 	/*
 	 * Not before this boot's header is complete: a freeze while the
 	 * module loads would mark the previous boot's header, or a half
@@ -113,19 +132,18 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 	 */
 	if (!READ_ONCE(cxt->formatted))
 		return;
-	old = atomic_cmpxchg(&cxt->frozen, 0, 1);
-	if (old == RAMTRAIL_THAWING) {
+	if (!ramtrail_freeze_win(cxt, reason)) {
+		if (atomic_read(&cxt->frozen) != RAMTRAIL_THAWING) {
+			ramtrail_frozen_wait(cxt, 1);
+			return;
+		}
 		/* A crash while a thaw resumes recording: freeze after it. */
 		ramtrail_frozen_wait(cxt, RAMTRAIL_THAWING);
-		old = atomic_cmpxchg(&cxt->frozen, 0, 1);
+		if (!ramtrail_freeze_win(cxt, reason)) {
+			ramtrail_frozen_wait(cxt, 1);
+			return;
+		}
 	}
-	if (old) {
-		ramtrail_frozen_wait(cxt, 1);
-		return;
-	}
-	ramtrail_rings_pause(cxt, true);
-	ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
-	atomic_set(&cxt->frozen, 2);
 	ramtrail_flush_zones(cxt);
 }
 
@@ -488,12 +506,17 @@ int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
 	err = ramtrail_crash_refuses(cxt, "thaw");
 	if (err)
 		return err;
-	if (atomic_cmpxchg(&cxt->frozen, 2, RAMTRAIL_THAWING) != 2)
+	/* Not preemptible, as the freeze's: a crash waits for it. */
+	preempt_disable_notrace();
+	if (atomic_cmpxchg(&cxt->frozen, 2, RAMTRAIL_THAWING) != 2) {
+		preempt_enable_notrace();
 		return 0;	/* not frozen */
+	}
 	/* A reset from here on finds a boot cut while recording. */
-	ramtrail_set_state(cxt, RAMTRAIL_STATE_RECORDING);
+	ramtrail_resume(cxt);
 	atomic_set(&cxt->frozen, 0);
-	ramtrail_rings_apply(cxt, !cxt->enabled);
+	preempt_enable_notrace();
+	ramtrail_rings_enable(cxt);
 	return 0;
 }
 

@@ -93,6 +93,23 @@ notrace void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state)
 	ramtrail_set_state(cxt, state);
 }
 
+/**
+ * ramtrail_resume() - say the region records again, after a freeze
+ * @cxt: the context; its rings still stopped
+ *
+ * The freeze record stops naming this boot first: a reset after the state
+ * changes finds a boot cut while recording, not the freeze that was
+ * undone.
+ */
+void ramtrail_resume(struct ramtrail_context *cxt)
+{
+	struct ramtrail_freeze_info *f = &cxt->hdr->freeze;
+
+	WRITE_ONCE(f->boot_id, 0);	/* boots are numbered from 1 */
+	ramtrail_flush(cxt, &f->boot_id, sizeof(f->boot_id));
+	ramtrail_set_state(cxt, RAMTRAIL_STATE_RECORDING);
+}
+
 /* Where the parameters put the region: 0 or -errno, said why. */
 static int ramtrail_find_region(const struct ramtrail_params *p,
 				phys_addr_t *start, u64 *size)
