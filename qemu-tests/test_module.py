@@ -26,6 +26,11 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
             a cold boot keeps the serial log only
   control   functions=, events=, frozen= at run time, read back by decode
             of the live region and after a reset; sysrq-y while recording
+  paramrace the writable parameters written in a loop by another task
+            while the module loads (a full region saved) and while a load
+            fails after its save: refused until it is live, no probe or hook
+            outlives a failed load; then a freeze thawed and a reset: saved
+            as a cut, not as the freeze
   modinit   a module loaded where the last one's init text was freed:
             a call from that init and one from the later module each keep
             their own name (pstore files, decode with the .ko, the dump);
@@ -1660,6 +1665,140 @@ quiet show_files
         saved[x[2]] = (x[4], x[5].split(":")[0])
     res.check(f"{t} the tail at the freeze is the saved trace's tail, per CPU",
               len(live) == smp and live == saved, (live, saved))
+    no_oops(res, t, r.log, intended="sysrq: Resetting")
+
+
+# w PARAM VALUE: write a parameter; its outcome appended to /tmp/w as
+# "PARAM ok|busy|absent|invalid|other".
+WRITE_PARAM = f"""
+w() {{
+    out=$( {{ echo "$2" > {PARAMS_DIR}/$1; }} 2>&1 )
+    case "$?:$out" in
+    0:*) r=ok ;;
+    *busy*) r=busy ;;
+    *"No such file"*|*nonexistent*|*"No such device"*) r=absent ;;
+    *"Invalid argument"*) r=invalid ;;
+    *) r=other; echo "$1: $out" >> /tmp/other ;;
+    esac
+    echo "$1 $r" >> /tmp/w
+}}
+hammer() {{
+    rm -f /tmp/stop /tmp/w
+    while [ ! -e /tmp/stop ]; do
+        w functions vfs_read; w events 'sched:*'; w enabled 0; w frozen 1
+        w frozen 0; w enabled 1; w functions seq_read_iter; w events 'irq:*'
+        w dump_lines 8
+    done
+}}
+unhammer() {{
+    touch /tmp/stop; wait $1
+    begin $2; sort /tmp/w | uniq -c; cat /tmp/other 2>/dev/null; end $2
+    rm -f /tmp/other
+}}
+"""
+
+
+def scenario_paramrace(k, ko, smp, res):
+    """The writable parameters written while the module loads and while a
+    load fails late; a user freeze thawed, then a reset."""
+    t = f"[{k.kver} smp{smp} paramrace]"
+    P = PARAMS_DIR
+    g = Guest(k, ko, "paramrace", smp, WRITE_PARAM + f"""
+rt_load {PARAMS} functions='*'
+if [ "$(boot_id)" = 1 ]; then
+    # Fill the zones: the next load saves them (the longest load).
+    workload; sleep 4
+    kill $(jobs -p) 2>/dev/null; wait
+    rmmod ramtrail
+    hammer & h=$!
+    rt_load {PARAMS} functions=vfs_read
+    quiet unhammer $h loading
+    settle() {{
+        begin settled
+        for p in "enabled 1" "frozen 0" "functions do_sys_openat2"; do
+            set -- $p; echo "$2" > {P}/$1; echo "$1 rc=$?"
+        done
+        cat {P}/functions {P}/enabled {P}/frozen
+        end settled
+        begin cpus-before; cat {CPUS}; end cpus-before
+        workload; sleep 1; kill $(jobs -p); wait
+        begin cpus-after; cat {CPUS}; end cpus-after
+    }}
+    quiet settle
+    rmmod ramtrail
+    # A load that fails after its save: functions= matches nothing.
+    hammer & h=$!
+    fail_twice() {{
+        begin failing
+        rt_load {PARAMS} functions=no_such_function_xyz
+        rt_load {PARAMS} functions=no_such_function_xyz
+        end failing
+    }}
+    quiet fail_twice
+    quiet unhammer $h failing-writes
+    after() {{
+        begin after; workload; sleep 2; kill $(jobs -p); wait
+        echo "loaded $(lsmod | grep -c '^ramtrail ')"; end after
+    }}
+    quiet after
+    # Frozen by the user, thawed, then a reset while recording.
+    rt_load {PARAMS} functions=vfs_read
+    w frozen 1; w frozen 0
+    status thawed
+    workload; sleep 1
+    echo b > /proc/sysrq-trigger
+fi
+""")
+    r = g.run()
+    res.check(f"{t} reset after the thaw, two boots", boots(r) == 2 and r.rc == 0, brief(r))
+
+    def outcomes(name):
+        return {(p, o): int(n) for n, p, o in
+                re.findall(r"^\s*(\d+) (\w+) (\w+)$", section(r, name), re.M)}
+
+    load = outcomes("loading")
+    busy = sum(n for (_, o), n in load.items() if o == "busy")
+    odd = {k: n for k, n in load.items() if k[1] not in ("ok", "busy", "absent") and
+           k != ("frozen", "invalid")}
+    res.check(f"{t} writes during the load (a full region saved) refused with EBUSY, "
+              "taken once it is live", busy >= 3 and not odd and
+              sum(n for (_, o), n in load.items() if o == "ok") >= 9, load)
+    st = rg.status(r)
+    res.check(f"{t} the hammered load saved the full zones and records",
+              len(st) >= 2 and not differs(st[1], previous_state="stopped",
+                                           previous_trace="saved") and
+              st[1].get("previous_records", 0) > 10000,
+              st[1] if len(st) > 1 else st)
+    settled = section(r, "settled")
+    before, after = parse_cpus(section(r, "cpus-before")), parse_cpus(section(r, "cpus-after"))
+    lines = [x.strip() for x in settled.splitlines()]
+    res.check(f"{t} after the load, writes take effect and it records",
+              "enabled rc=0" in lines and "functions rc=0" in lines and
+              "do_sys_openat2" in lines and len(after) == smp and
+              all(after[c]["records"] > before.get(c, {}).get("records", 1 << 62)
+                  for c in after), (settled, before, after))
+    fail = section(r, "failing")
+    res.check(f"{t} a load that fails after its save fails (EINVAL) while written",
+              re.findall(r"^insmod rc=(\d+)$", fail, re.M) == ["22", "22"] and
+              fail.count("Invalid argument") == 2, fail)
+    # enabled and dump_lines are values kept for when it is live.
+    fw = outcomes("failing-writes")
+    res.check(f"{t} functions=, events=, frozen= written during the failing loads: "
+              "refused (EBUSY) or absent, never taken",
+              sum(n for (p, o), n in fw.items() if o == "busy") >= 3 and
+              all(o in ("busy", "absent") or (p, o) == ("frozen", "invalid") or
+                  (p in ("enabled", "dump_lines") and o == "ok") for p, o in fw), fw)
+    res.check(f"{t} after the failed loads, no module and events and calls run "
+              "without a stray hook",
+              re.findall(r"^loaded (\d+)$", section(r, "after"), re.M) == ["0"],
+              section(r, "after"))
+    thawed = last_status(r, "thawed")
+    res.check(f"{t} frozen, then thawed: recording", not differs(
+        thawed, state="recording", freeze_reason="none"), thawed)
+    st = last_status(r)
+    # The saved area is full of the first loads' traces: what the state says.
+    res.check(f"{t} a reset after the thaw is read as a cut while recording",
+              not differs(st, previous_state="recording", previous_freeze_reason="none"), st)
     no_oops(res, t, r.log, intended="sysrq: Resetting")
 
 
