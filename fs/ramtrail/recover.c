@@ -68,6 +68,7 @@ static const char * const ramtrail_errors[RAMTRAIL_E_NR] = {
 	[RAMTRAIL_E_CHECKSUM]	= "region header checksum mismatch",
 	[RAMTRAIL_E_GEOMETRY]	= "region geometry out of bounds",
 	[RAMTRAIL_E_STATE]	= "region was being formatted",
+	[RAMTRAIL_E_FIELD]	= "region header field out of bounds",
 };
 
 static const char * const ramtrail_error_names[RAMTRAIL_E_NR] = {
@@ -78,6 +79,7 @@ static const char * const ramtrail_error_names[RAMTRAIL_E_NR] = {
 	[RAMTRAIL_E_CHECKSUM]	= "checksum",
 	[RAMTRAIL_E_GEOMETRY]	= "geometry",
 	[RAMTRAIL_E_STATE]	= "formatting",
+	[RAMTRAIL_E_FIELD]	= "field",
 };
 
 /**
@@ -111,54 +113,69 @@ static bool ramtrail_area_ok(u64 off, u64 size, u64 start, u64 end)
 	return off % 8 == 0 && off >= start && off <= end && size <= end - off;
 }
 
-/* The areas that outlive a boot: each inside the region, after the header. */
-static bool ramtrail_areas_ok(const struct ramtrail_region_header *h, u64 len)
+/*
+ * The areas that outlive a boot: each inside the region, after the header.
+ * Return: the first field out of bounds, or NULL.
+ */
+static const char *ramtrail_areas_bad(const struct ramtrail_region_header *h,
+				      u64 len)
 {
 	u64 end = h->region_size;
 
-	return h->region_size <= len && h->region_size >= RAMTRAIL_HEADER_SIZE &&
-	       h->modtab_count <= RAMTRAIL_MAX_MODULES &&
-	       h->dmesg_count <= RAMTRAIL_MAX_DMESG &&
-	       ramtrail_area_ok(h->modtab_offset, (u64)h->modtab_count *
-			  sizeof(struct ramtrail_module_entry),
-			  RAMTRAIL_HEADER_SIZE, end) &&
-	       (!h->dmesg_count ||
-		(h->dmesg_size % 8 == 0 &&
-		 h->dmesg_size <= h->region_size / h->dmesg_count &&
-		 h->dmesg_size >= sizeof(struct ramtrail_dmesg_header))) &&
-	       ramtrail_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
-				RAMTRAIL_HEADER_SIZE, end) &&
-	       ramtrail_area_ok(h->saved_offset, h->saved_size,
-				RAMTRAIL_HEADER_SIZE, end);
+	if (h->region_size > len || h->region_size < RAMTRAIL_HEADER_SIZE)
+		return "region_size";
+	if (h->modtab_count > RAMTRAIL_MAX_MODULES ||
+	    !ramtrail_area_ok(h->modtab_offset, (u64)h->modtab_count *
+			      sizeof(struct ramtrail_module_entry),
+			      RAMTRAIL_HEADER_SIZE, end))
+		return "modtab";
+	if (h->dmesg_count > RAMTRAIL_MAX_DMESG ||
+	    (h->dmesg_count &&
+	     (h->dmesg_size % 8 ||
+	      h->dmesg_size > h->region_size / h->dmesg_count ||
+	      h->dmesg_size < sizeof(struct ramtrail_dmesg_header))) ||
+	    !ramtrail_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
+			      RAMTRAIL_HEADER_SIZE, end))
+		return "dmesg";
+	if (!ramtrail_area_ok(h->saved_offset, h->saved_size,
+			      RAMTRAIL_HEADER_SIZE, end))
+		return "saved";
+	return NULL;
 }
 
-/* The zones: after every other area, inside the region. */
-static bool ramtrail_zones_ok(const struct ramtrail_region_header *h)
+/* The zones: after every other area, inside the region. As above. */
+static const char *ramtrail_zones_bad(const struct ramtrail_region_header *h)
 {
-	u64 zones = ramtrail_zones_size(h);
-
-	return h->block_shift == RAMTRAIL_BLOCK_SHIFT &&
-	       h->nr_cpus >= 1 && h->nr_cpus <= RAMTRAIL_MAX_CPUS &&
-	       h->nr_blocks >= RAMTRAIL_MIN_BLOCKS &&
-	       h->zone_offset % RAMTRAIL_BLOCK_SIZE == 0 &&
-	       ramtrail_area_ok(h->zone_offset, zones, RAMTRAIL_HEADER_SIZE,
-				h->region_size) &&
-	       h->modtab_offset + (u64)h->modtab_count *
-	       sizeof(struct ramtrail_module_entry) <= h->zone_offset &&
-	       h->dmesg_offset + h->dmesg_count * h->dmesg_size <=
-	       h->zone_offset &&
-	       h->saved_offset + h->saved_size <= h->zone_offset;
+	if (h->block_shift != RAMTRAIL_BLOCK_SHIFT)
+		return "block_shift";
+	if (h->nr_cpus < 1 || h->nr_cpus > RAMTRAIL_MAX_CPUS)
+		return "nr_cpus";
+	if (h->nr_blocks < RAMTRAIL_MIN_BLOCKS)
+		return "nr_blocks";
+	if (h->zone_offset % RAMTRAIL_BLOCK_SIZE ||
+	    !ramtrail_area_ok(h->zone_offset, ramtrail_zones_size(h),
+			      RAMTRAIL_HEADER_SIZE, h->region_size) ||
+	    h->modtab_offset + (u64)h->modtab_count *
+	    sizeof(struct ramtrail_module_entry) > h->zone_offset ||
+	    h->dmesg_offset + h->dmesg_count * h->dmesg_size > h->zone_offset ||
+	    h->saved_offset + h->saved_size > h->zone_offset)
+		return "zone_offset";
+	return NULL;
 }
 
-/* The per-boot fields, bounded to what a writer produces. */
-static bool ramtrail_boot_ok(const struct ramtrail_region_header *h)
+/* The per-boot fields, bounded to what a writer produces. As above. */
+static const char *ramtrail_boot_bad(const struct ramtrail_region_header *h)
 {
-	return (!h->clock_hz || (h->clock_hz >= RAMTRAIL_CLOCK_HZ_MIN &&
-				 h->clock_hz <= RAMTRAIL_CLOCK_HZ_MAX)) &&
-	       !(h->flags & ~(RAMTRAIL_F_CLOCK_RELIABLE |
-			      RAMTRAIL_F_STOP_WHEN_FULL)) &&
-	       h->boot_id < (1ULL << 62) &&
-	       h->clock_ref_cycles <= RAMTRAIL_CLOCK_MASK;
+	if (h->clock_hz && (h->clock_hz < RAMTRAIL_CLOCK_HZ_MIN ||
+			    h->clock_hz > RAMTRAIL_CLOCK_HZ_MAX))
+		return "clock_hz";
+	if (h->flags & ~(RAMTRAIL_F_CLOCK_RELIABLE | RAMTRAIL_F_STOP_WHEN_FULL))
+		return "flags";
+	if (h->boot_id >= 1ULL << 62)
+		return "boot_id";
+	if (h->clock_ref_cycles > RAMTRAIL_CLOCK_MASK)
+		return "clock_ref_cycles";
+	return NULL;
 }
 
 /**
@@ -169,7 +186,8 @@ static bool ramtrail_boot_ok(const struct ramtrail_region_header *h)
  *
  * Checks magic, version, the layout checksum and that every area that
  * outlives a boot lies inside @len; then the header checksum, the zone
- * geometry, the per-boot fields and the state. A header whose layout holds
+ * geometry, the per-boot fields and the state. For a geometry or a field
+ * out of bounds, @reg->bad names the first that is. A header whose layout holds
  * but whose rest does not (a reset while it was rewritten, or while the
  * zones were being formatted) still gives @reg->base, so that saved traces
  * and dmesg records are found: only the zones are unusable.
@@ -194,7 +212,8 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 		return RAMTRAIL_E_VERSION;
 	if (h->layout_checksum != ramtrail_layout_checksum(h))
 		return RAMTRAIL_E_CHECKSUM;
-	if (!ramtrail_areas_ok(h, len))
+	reg->bad = ramtrail_areas_bad(h, len);
+	if (reg->bad)
 		return RAMTRAIL_E_GEOMETRY;
 	reg->base = buf;
 	reg->len = len;
@@ -202,8 +221,12 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 	if (h->header_size != offsetof(struct ramtrail_region_header, freeze) ||
 	    h->checksum != ramtrail_header_checksum(h))
 		return RAMTRAIL_E_CHECKSUM;
-	if (!ramtrail_zones_ok(h) || !ramtrail_boot_ok(h))
+	reg->bad = ramtrail_zones_bad(h);
+	if (reg->bad)
 		return RAMTRAIL_E_GEOMETRY;
+	reg->bad = ramtrail_boot_bad(h);
+	if (reg->bad)
+		return RAMTRAIL_E_FIELD;
 	if (h->state == RAMTRAIL_STATE_FORMATTING ||
 	    h->state >= RAMTRAIL_STATE_NR)
 		return RAMTRAIL_E_STATE;

@@ -18,7 +18,8 @@ enum ramtrail_error {
 	RAMTRAIL_E_CHECKSUM	= 4,	/* header damaged */
 	RAMTRAIL_E_GEOMETRY	= 5,	/* sizes or offsets out of bounds */
 	RAMTRAIL_E_STATE	= 6,	/* zones not valid (format interrupted) */
-	RAMTRAIL_E_NR		= 7,
+	RAMTRAIL_E_FIELD	= 7,	/* a per-boot field out of bounds */
+	RAMTRAIL_E_NR		= 8,
 };
 
 /**
@@ -34,6 +35,8 @@ enum ramtrail_error {
  *	ramtrail_saved_scan(), in order of boot_id (then offset)
  * @saved_end: where that scan stopped: the saved area's size, or the end
  *	of the RAMTRAIL_MAX_SAVED-th entry (what lies past it is not known)
+ * @bad: the header field (or area) out of bounds, for RAMTRAIL_E_GEOMETRY
+ *	and RAMTRAIL_E_FIELD; NULL otherwise
  */
 struct ramtrail_region {
 	const u8 *base;
@@ -42,6 +45,7 @@ struct ramtrail_region {
 	u32 nr_saved;
 	u64 saved[RAMTRAIL_MAX_SAVED];
 	u64 saved_end;
+	const char *bad;
 };
 
 /**

@@ -61,14 +61,16 @@ static void ramtrail_why_empty(struct ramtrail_context *cxt, int err)
 		pr_warn("region holds format version %u, this module writes %u: reformatting; its saved traces and logs are not read\n",
 			reg->hdr.version, RAMTRAIL_VERSION);
 	else if (!reg->base)
-		pr_warn("region header unusable (%s): reformatting%s\n",
-			ramtrail_strerror(err),
+		pr_warn("region header unusable (%s%s%s): reformatting%s\n",
+			ramtrail_strerror(err), reg->bad ? ": " : "",
+			reg->bad ?: "",
 			cxt->mem_type == RAMTRAIL_MEM_CACHED ?
 			"; a reserve_mem= region can move between boots, memmap= is safer" :
 			"");
 	else
-		pr_warn("boot %llu's header is damaged or half written (%s): its zones are not read; saved traces and dmesg records are kept\n",
-			reg->hdr.boot_id, ramtrail_strerror(err));
+		pr_warn("boot %llu's header is damaged or half written (%s%s%s): its zones are not read; saved traces and dmesg records are kept\n",
+			reg->hdr.boot_id, ramtrail_strerror(err),
+			reg->bad ? ": " : "", reg->bad ?: "");
 }
 
 /* Was this boot's trace saved already (a reset after saving it)? */

@@ -401,8 +401,9 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
 	err = ramtrail_region_open(&cxt->reg, cxt->base, cxt->size);
 	if (err) {
 		/* A range with no memory behind it, or memory that fails. */
-		pr_err("%pa+%#llx does not keep what is written to it (the header read back: %s): is there RAM at this address?\n",
-		       &cxt->phys, cxt->size, ramtrail_strerror(err));
+		pr_err("%pa+%#llx does not keep what is written to it (the header read back: %s%s%s): is there RAM at this address?\n",
+		       &cxt->phys, cxt->size, ramtrail_strerror(err),
+		       cxt->reg.bad ? ": " : "", cxt->reg.bad ?: "");
 		return -EIO;
 	}
 	pr_info("boot %llu: region %pa+%#llx, %u zones of %llu KiB, mem_type %u%s, functions '%s'\n",

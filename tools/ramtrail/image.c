@@ -286,9 +286,12 @@ static int rt_region_try(const struct rt_image *img, u64 off, u64 size,
 	return t->reg.base ? 0 : t->reg_err;
 }
 
-/* Say why the region at @off is unusable; a cut image gets its own words. */
+/*
+ * Say why the region at @off is unusable (@bad: the header field out of
+ * bounds, or NULL); a cut image gets its own words.
+ */
 static int rt_region_error(const struct rt_image *img, u64 off, u64 size,
-			   int err)
+			   int err, const char *bad)
 {
 	struct ramtrail_region_header h;
 	u64 avail = img->len - off, at = img->base + off;
@@ -317,8 +320,9 @@ static int rt_region_error(const struct rt_image *img, u64 off, u64 size,
 			return RT_EXIT_NOTRACE;
 		}
 	}
-	rt_err("%s: region at %#llx: %s\n", img->path,
-	       (unsigned long long)at, ramtrail_strerror(err));
+	rt_err("%s: region at %#llx: %s%s%s\n", img->path,
+	       (unsigned long long)at, ramtrail_strerror(err),
+	       bad ? ": " : "", bad ?: "");
 	return RT_EXIT_NOTRACE;
 }
 
@@ -340,6 +344,7 @@ int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 		   bool offset_given, struct rt_trace *t)
 {
 	u64 off, first_bad = ~0ULL;
+	const char *first_field = NULL;
 	int err, first_err = 0;
 
 	if (offset_given) {
@@ -355,7 +360,8 @@ int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 			return RT_EXIT_NOTRACE;
 		}
 		err = rt_region_try(img, offset, size, t);
-		return err ? rt_region_error(img, offset, size, err) : 0;
+		return err ? rt_region_error(img, offset, size, err,
+					     t->reg.bad) : 0;
 	}
 	for (off = 0; off + sizeof(u64) <= img->len; off += RAMTRAIL_BLOCK_SIZE) {
 		u64 magic;
@@ -369,10 +375,12 @@ int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 		if (first_bad == ~0ULL) {
 			first_bad = off;
 			first_err = err;
+			first_field = t->reg.bad;
 		}
 	}
 	if (first_bad != ~0ULL)
-		return rt_region_error(img, first_bad, size, first_err);
+		return rt_region_error(img, first_bad, size, first_err,
+				       first_field);
 	rt_err("%s: no ramtrail region in it (neither a region, a RAM image holding one, nor a pstore ftrace file)\n",
 	       img->path);
 	return RT_EXIT_NOTRACE;
@@ -471,8 +479,9 @@ int rt_trace_choose(struct rt_trace *t, s64 boot)
 	}
 	if (!pick) {
 		if (boot < 0 && t->reg_err)
-			rt_err("the region holds no trace (boot header: %s; no saved trace)\n",
-			       ramtrail_strerror(t->reg_err));
+			rt_err("the region holds no trace (boot header: %s%s%s; no saved trace)\n",
+			       ramtrail_strerror(t->reg_err),
+			       t->reg.bad ? ": " : "", t->reg.bad ?: "");
 		else if (boot < 0)
 			rt_err("the region holds no trace (zones %s, no saved trace)\n",
 			       ramtrail_state_name(h->state));

@@ -609,10 +609,13 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 	rt_fields(o, where, ARRAY_SIZE(where), '\n');
 	if (t->reg_err) {
 		/* Only the layout holds: say why, and list what survives. */
+		char why[96];
 		const struct rt_field err[] = {
-			RT_STR("header_error", ramtrail_strerror(t->reg_err)),
+			RT_STR("header_error", why),
 		};
 
+		snprintf(why, sizeof(why), "%s%s%s", ramtrail_strerror(t->reg_err),
+			 t->reg.bad ? ": " : "", t->reg.bad ?: "");
 		rt_fields(o, err, ARRAY_SIZE(err), '\n');
 		rt_fields(o, areas, ARRAY_SIZE(areas), '\n');
 		return;

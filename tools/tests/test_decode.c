@@ -1042,7 +1042,8 @@ static void test_header_checks(void)
 	      RAMTRAIL_E_CHECKSUM && reg.base, "zone field changed");
 	test_region_seal(t);
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
-	      RAMTRAIL_E_GEOMETRY, "zones past the end");
+	      RAMTRAIL_E_GEOMETRY && reg.bad && !strcmp(reg.bad, "zone_offset"),
+	      "zones past the end: %s", reg.bad);
 	t->hdr->nr_cpus = 2;
 	t->hdr->zone_offset = ~0ULL - 4095;
 	test_region_seal(t);
@@ -1073,6 +1074,49 @@ static void test_header_checks(void)
 }
 
 /* What a reset leaves behind in the header never hides what outlives a boot. */
+/* A per-boot field out of bounds is named, and is not the geometry. */
+static void test_header_field_out_of_bounds_is_named(void)
+{
+	static const char *const names[] = {
+		"clock_hz", "clock_hz", "flags", "boot_id", "clock_ref_cycles",
+	};
+	struct ramtrail_region reg;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		struct test_region *t = fresh(2, 4);
+		struct ramtrail_region_header *h = t->hdr;
+		int err;
+
+		switch (i) {
+		case 0:
+			h->clock_hz = RAMTRAIL_CLOCK_HZ_MAX + 1;
+			break;
+		case 1:
+			h->clock_hz = RAMTRAIL_CLOCK_HZ_MIN - 1;
+			break;
+		case 2:
+			h->flags |= 0x80;
+			break;
+		case 3:
+			h->boot_id = 1ULL << 62;
+			break;
+		default:
+			h->clock_ref_cycles = RAMTRAIL_CLOCK_MASK + 1;
+		}
+		test_region_seal(t);
+		err = ramtrail_region_open(&reg, t->mem, t->size);
+		CHECK(err == RAMTRAIL_E_FIELD && reg.bad &&
+		      !strcmp(reg.bad, names[i]) && reg.base,
+		      "case %u, %s: %s (%s)", i, names[i], ramtrail_strerror(err),
+		      reg.bad);
+		test_region_free(t);
+	}
+	CHECK(!strcmp(ramtrail_error_name(RAMTRAIL_E_FIELD), "field") &&
+	      strstr(ramtrail_strerror(RAMTRAIL_E_FIELD), "field"),
+	      "its name");
+}
+
 static void test_torn_or_formatting_header_keeps_saved_and_dmesg(void)
 {
 	struct test_region *t = fresh(2, 4);
@@ -2080,11 +2124,11 @@ static void test_absurd_clock_is_refused_and_time_saturates(void)
 	t->hdr->clock_hz = 1;
 	test_region_seal(t);
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
-	      RAMTRAIL_E_GEOMETRY, "clock_hz 1 accepted");
+	      RAMTRAIL_E_FIELD, "clock_hz 1 accepted");
 	t->hdr->clock_hz = RAMTRAIL_CLOCK_HZ_MAX + 1;
 	test_region_seal(t);
 	CHECK(ramtrail_region_open(&reg, t->mem, t->size) ==
-	      RAMTRAIL_E_GEOMETRY, "clock_hz too high accepted");
+	      RAMTRAIL_E_FIELD, "clock_hz too high accepted");
 	/* The slowest clock and the widest gaps: no trap, saturation. */
 	h.clock_hz = RAMTRAIL_CLOCK_HZ_MIN;
 	h.clock_ref_cycles = 0;
@@ -2633,6 +2677,7 @@ int main(void)
 	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);
 	RUN(test_stopped_ring_counts_losses_only);
 	RUN(test_header_checks);
+	RUN(test_header_field_out_of_bounds_is_named);
 	RUN(test_layout_refuses_regions_too_small_for_zones);
 	RUN(test_ts_to_ns_uses_the_saved_clock);
 	RUN(test_ts_to_ns_step_is_ts_to_ns);

@@ -682,6 +682,21 @@ def main():
           not re.search(r"^cpu0 ", s.stdout, re.M),
           (p.returncode, p.stderr, s.returncode, s.stdout[:300]))
 
+    # A per-boot field out of bounds under a valid checksum (clock_hz, at
+    # 152, below the least; the checksum at 16 covers 512 bytes, itself and
+    # the state as 0): the reason names the field.
+    absurd = bytearray(blob)
+    struct.pack_into("<Q", absurd, 152, 1)
+    struct.pack_into("<I", absurd, 16, zlib.crc32(bytes(absurd[:16]) + bytes(8) +
+                                                  bytes(absurd[24:512])))
+    (work / "absurd.img").write_bytes(absurd)
+    p, s = run("decode", work / "absurd.img"), run("stats", work / "absurd.img")
+    why = "region header field out of bounds: clock_hz"
+    check("a header field out of bounds: named, not called the geometry",
+          p.returncode == 3 and f"boot header: {why}" in p.stderr and
+          f"header_error {why}" in s.stdout and "geometry" not in p.stderr + s.stdout,
+          (p.returncode, p.stderr, s.stdout[:300]))
+
     # The same facts as one JSON object
     for name, path in (("RAM image", ram), ("bare region", region)):
         p = run("stats", path)
