@@ -16,8 +16,9 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   forged    a header forged with valid checksums (dmesg records too small
             for pstore, a boot number past the limit): formatted anew, the
             next crash's log read back, boots numbered on
-  refusals  System RAM, no memory, busy pstore, bad parameters: clear
-            errors, no load
+  refusals  System RAM, no memory, bad parameters: clear errors, no load;
+            pstore held by ramoops: it records without pstore, and the
+            next load with pstore saves that trace
   tasks     named tasks on every CPU, events=, sysrq crash from a named task:
             tasks, contexts, sched_switch and log events read back through
             pstore's text file, decode of the RAM file and trace-cmd report
@@ -1331,7 +1332,21 @@ try fewmods {PARAMS} max_modules=3
 try manymods {PARAMS} max_modules=4097
 insmod /lib/modules/reed_solomon.ko
 insmod /lib/modules/ramoops.ko mem_address={OOPS_RESV:#x} mem_size=0x100000 record_size=0x10000
-try busy {PARAMS}
+# pstore taken: it records without pstore; the region has the trace.
+busy() {{
+    begin busy
+    echo "=== INSMOD ===" >/dev/kmsg
+    insmod /lib/modules/ramtrail.ko {PARAMS} functions=vfs_read
+    echo "insmod rc=$?"
+    state
+    grep -E '^(boot_id|pstore):' {rg.STATUS}
+    cat /proc/version >/dev/null; cat /proc/version >/dev/null
+    echo "decoded $(ramtrail decode {rg.REGION} --system-map /proc/kallsyms 2>/dev/null | grep -c ' vfs_read <-')"
+    rmmod ramtrail
+    echo "rmmod rc=$?"
+    end busy
+}}
+quiet busy
 try inuse mem_address={OOPS_RESV:#x} mem_size=1M
 rmmod ramoops
 try ok {PARAMS} functions={FUNCS} events=sched:*,irq:*
@@ -1362,7 +1377,6 @@ try reload {PARAMS}
               "nofunc": EINVAL, "noevent": EINVAL, "untraced": EINVAL,
               "frozenload": EINVAL, "dumpmode": EINVAL, "dumplines": EINVAL,
               "fewmods": EINVAL, "manymods": EINVAL,
-              "busy": (EBUSY, EPERM),
               # ramoops does not claim its range: ramtrail spots its signature.
               "inuse": EBUSY}
     for name, errno in expect.items():
@@ -1372,9 +1386,24 @@ try reload {PARAMS}
                   f["rc"] not in (None, 0) and f["errno"] in
                   (errno if isinstance(errno, tuple) else (errno,)) and
                   not differs(f, loaded=0, iomem=0, status=0), (f, section(r, name)))
+    busy = facts("busy")
+    text = section(r, "busy")
+    decoded = re.findall(r"^decoded (\d+)$", text, re.M)
+    busy_id = re.findall(r"^boot_id: (\d+)$", text, re.M)
+    res.check(f"{t} pstore taken by ramoops: loads and records without it, the "
+              "region has the trace, unloads", not differs(
+                  busy, rc=0, errno=None, loaded=1, iomem=1, status=1) and
+              "pstore: taken" in text and decoded and int(decoded[0]) > 0 and
+              "rmmod rc=0" in text, text)
     ok = facts("ok")
     res.check(f"{t} loads once pstore is free", not differs(
         ok, rc=0, errno=None, loaded=1, iomem=1, status=1), ok)
+    st = rg.status(r)
+    res.check(f"{t} that load registers and saves the trace of the one without pstore",
+              st and busy_id and not differs(
+                  st[0], pstore="registered", previous_boot_id=int(busy_id[0]),
+                  previous_state="stopped", previous_trace="saved") and
+              st[0].get("previous_records", 0) > 0, (busy_id, st[:1]))
     try:
         table = {m["name"]: (m["base"], m["gone"])
                  for m in json.loads(section(r, "mods")).get("modules", [])}

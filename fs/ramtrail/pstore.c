@@ -686,7 +686,13 @@ static notrace int ramtrail_write(struct pstore_record *record)
  * ramtrail_pstore_init() - register the pstore backend
  * @cxt: the context, formatted
  *
- * Return: 0 or a negative errno; nothing stays registered on error.
+ * pstore takes one backend. If another holds it, recording goes on
+ * without pstore, said once: this boot's trace is saved by the next load
+ * and shown by a later boot whose ramtrail has pstore, and the region
+ * reads it now (debugfs region, ramtrail decode); no crash log is kept.
+ *
+ * Return: 0 (registered, or pstore taken: @cxt->pstore.buf is NULL) or a
+ * negative errno; nothing stays registered on error.
  */
 int ramtrail_pstore_init(struct ramtrail_context *cxt)
 {
@@ -714,13 +720,13 @@ int ramtrail_pstore_init(struct ramtrail_context *cxt)
 	err = pstore_register(psi);
 	if (err == -EBUSY || err == -EPERM)
 		/* 6.12 says -EBUSY; 6.1 -EPERM: pstore.backend names another */
-		pr_err("pstore is taken by another backend (see /sys/module/pstore/parameters/backend); boot with pstore.backend=ramtrail to reserve it for ramtrail\n");
+		pr_warn("pstore is taken by another backend (see /sys/module/pstore/parameters/backend): recording without it, and keeping no crash log; read this boot's trace from /sys/kernel/debug/ramtrail/region (ramtrail decode), or at a later boot with pstore.backend=ramtrail\n");
 	else if (err)
 		pr_err("pstore refused the backend (error %d)\n", err);
 	if (err) {
 		kfree(psi->buf);
 		psi->buf = NULL;
-		return err;
+		return err == -EBUSY || err == -EPERM ? 0 : err;
 	}
 	return 0;
 }

@@ -506,6 +506,7 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "freeze_reason: %s\n", atomic_read(&cxt->frozen) == 2 ?
 		   ramtrail_reason_name(h->freeze.reason) : "none");
 	seq_printf(m, "recording: %d\n", cxt->recording);
+	seq_printf(m, "pstore: %s\n", cxt->pstore.buf ? "registered" : "taken");
 	seq_printf(m, "previous_header: %s\n", ramtrail_error_name(p->header));
 	seq_printf(m, "previous_version: %u\n", p->version);
 	seq_printf(m, "previous_boot_id: %llu\n", p->boot_id);
