@@ -458,6 +458,34 @@ pstore
     check_trace(res, t, recs, smp, crash_path=False)
     no_oops(res, t, r.log)
 
+    # A byte of the saved trace changed, in a chunk (not in a slot's unused
+    # tail, which no checksum covers): the host's stats count the chunk;
+    # the module says so at load, in its status, and shows the rest.
+    shown = len(recs)
+    s1 = saved_trace(js, 1)
+    at = RESV + js.get("saved_offset", 0) + s1.get("offset", 0) + s1.get("bytes", 0) * 3 // 4
+    for _ in range(16):
+        g.ram.write(at, bytes([g.ram.read(at, 1)[0] ^ 0x5a]))
+        rc, js, err = g.stats()
+        if saved_trace(js, 1).get("damaged_chunks"):
+            break
+        g.ram.write(at, bytes([g.ram.read(at, 1)[0] ^ 0x5a]))
+        at += 64
+    s1 = saved_trace(js, 1)
+    res.check(f"{t} a changed byte in the saved trace: the host counts one damaged chunk",
+              rc == 0 and s1.get("damaged_chunks") == 1 and
+              0 < s1.get("damaged_records", 0) <= s1.get("records", 0), (rc, err, s1))
+    r = g.run(append="rt.read")
+    st = last_status(r)
+    t1 = next((x for x in st.get("trace", []) if x.get("boot") == 1), {})
+    recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    res.check(f"{t} damaged chunk: status counts it, the rest of the trace is shown, "
+              "less than what the chunk claimed is missing",
+              t1.get("damaged") == 1 and
+              shown - s1.get("damaged_records", 0) <= len(recs) < shown,
+              (t1, shown, len(recs), s1.get("damaged_records")))
+    no_oops(res, t + " (damaged chunk)", r.log)
+
     # A header written by a future version of the format.
     g.ram.write(RESV + HDR["version"], (99).to_bytes(4, "little"))
     r = g.run(append="rt.read")

@@ -153,7 +153,7 @@ struct ramtrail_cursor {
  * - Set during init, before any callback is registered, and read-only
  *   until exit: @params, @phys, @size, @mem_type, @requested, @base, @hdr,
  *   @reg (except its saved-trace index, rebuilt by save.c during init),
- *   @prev, @rings and @pairs (the pointers), the ftrace_ops, the notifier
+ *   @prev, @damaged, @rings and @pairs (the pointers), the ftrace_ops, the notifier
  *   blocks, @kernel_build and @pstore.
  * - Per CPU: each struct ramtrail_ring in @rings is written only by its
  *   CPU's writers (any context, lock-free: ring.h), except ring->stopped,
@@ -195,6 +195,7 @@ struct ramtrail_context {
 	struct ramtrail_region reg;
 	bool formatted;
 	struct ramtrail_prev prev;
+	u64 damaged[RAMTRAIL_MAX_SAVED];
 	struct debugfs_blob_wrapper blob;
 	struct dentry *debugfs;
 

@@ -1756,13 +1756,12 @@ bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t)
 	return (READ_ONCE(t->erased) & mask) == mask;
 }
 
-/* The saved trace at @off, if one is valid there and fits the area. */
+/* The entry at @off if its magic and checksum hold, whatever its fields. */
 static const struct ramtrail_saved_trace *
-ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
+ramtrail_saved_signed(const struct ramtrail_region *reg, u64 off)
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_saved_trace *t;
-	u64 room, full;
 
 	if (!reg->base || off % 8 || off > h->saved_size ||
 	    h->saved_size - off < sizeof(*t))
@@ -1771,7 +1770,19 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
 	if (READ_ONCE(t->magic) != RAMTRAIL_SAVED_MAGIC ||
 	    t->checksum != ramtrail_saved_checksum(t))
 		return NULL;
-	room = h->saved_size - off;
+	return t;
+}
+
+/* The saved trace at @off, if one is valid there and fits the area. */
+static const struct ramtrail_saved_trace *
+ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
+{
+	const struct ramtrail_saved_trace *t = ramtrail_saved_signed(reg, off);
+	u64 room, full;
+
+	if (!t)
+		return NULL;
+	room = reg->hdr.saved_size - off;
 	if (t->modtab_count > RAMTRAIL_MAX_MODULES || t->size % 8 ||
 	    t->size > room || t->nr_cpus > RAMTRAIL_MAX_CPUS || t->nr_cpus < 1 ||
 	    t->chunk_size < RAMTRAIL_SAVED_CHUNK_MIN ||
@@ -1794,7 +1805,9 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
  *
  * Scans the saved area every 8 bytes for a valid entry, skipping the inside
  * of each one found, and lists the first RAMTRAIL_MAX_SAVED in @reg->saved
- * by boot_id, then offset. Bounded by the area: one look per 8 bytes.
+ * by boot_id, then offset. An entry whose checksum holds but whose fields
+ * no writer makes is counted in @reg->saved_refused. Bounded by the area:
+ * one look per 8 bytes.
  */
 void ramtrail_saved_scan(struct ramtrail_region *reg)
 {
@@ -1804,6 +1817,7 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 	u32 i;
 
 	reg->nr_saved = 0;
+	reg->saved_refused = 0;
 	reg->saved_end = reg->hdr.saved_size;
 	if (reg->hdr.saved_size < sizeof(*t))
 		return;
@@ -1827,6 +1841,7 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 			break;
 		t = ramtrail_saved_at(reg, off);
 		if (!t) {
+			reg->saved_refused += !!ramtrail_saved_signed(reg, off);
 			off += 8;
 			continue;
 		}
@@ -2383,6 +2398,55 @@ u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part)
 	return sum;
 }
 
+/* Is chunk @k of @t, number @n, @room bytes in its slot, one to read? */
+static bool ramtrail_saved_chunk_ok(const struct ramtrail_saved_trace *t,
+				    const struct ramtrail_saved_chunk *k,
+				    u64 n, u64 room)
+{
+	return room >= sizeof(*k) && k->len <= room - sizeof(*k) &&
+	       k->seq == n && k->records <= RAMTRAIL_SAVED_CHUNK_ENTRIES &&
+	       !k->reserved &&
+	       k->checksum == ramtrail_saved_chunk_checksum(k, t->boot_id,
+							    t->nonce);
+}
+
+/**
+ * ramtrail_saved_damage() - the chunks of a saved trace that a reader drops
+ * @t: a saved trace that ramtrail_saved_next() returned
+ * @records: set to the records they held at most: what each one's header
+ *	claims if its number is right, else a chunk's most
+ *
+ * The chunks of erased parts are not looked at. Reads the whole trace
+ * once (each chunk's checksum).
+ *
+ * Return: how many chunks fail ramtrail_saved_read()'s checks.
+ */
+u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records)
+{
+	const struct ramtrail_saved_chunk *k;
+	u64 part, i = 0, end, n, room, bad = 0;
+
+	*records = 0;
+	for (part = 0; part < ramtrail_saved_parts(t); part++) {
+		end = ramtrail_saved_part_end(t, part);
+		if (ramtrail_saved_part_erased(t, part)) {
+			i = end;
+			continue;
+		}
+		for (; i < end; i++) {
+			k = ramtrail_saved_chunk_at(t, i, &n, &room);
+			if (ramtrail_saved_chunk_ok(t, k, n, room))
+				continue;
+			bad++;
+			*records += room >= sizeof(*k) && k->seq == n ?
+				    min_t(u32, k->records,
+					  RAMTRAIL_SAVED_CHUNK_ENTRIES) :
+				    RAMTRAIL_SAVED_CHUNK_ENTRIES;
+		}
+	}
+	return bad;
+}
+
 /* Open chunk @c->next; false (and counted) if it is not a valid one. */
 static bool ramtrail_saved_chunk_open(struct ramtrail_saved_cursor *c)
 {
@@ -2393,10 +2457,7 @@ static bool ramtrail_saved_chunk_open(struct ramtrail_saved_cursor *c)
 
 	c->p = NULL;
 	c->end = NULL;
-	if (room < sizeof(*k) || k->len > room - sizeof(*k) || k->seq != n ||
-	    k->records > RAMTRAIL_SAVED_CHUNK_ENTRIES || k->reserved ||
-	    k->checksum != ramtrail_saved_chunk_checksum(k, t->boot_id,
-							 t->nonce)) {
+	if (!ramtrail_saved_chunk_ok(t, k, n, room)) {
 		c->bad++;
 		return false;
 	}

@@ -35,6 +35,8 @@ enum ramtrail_error {
  *	ramtrail_saved_scan(), in order of boot_id (then offset)
  * @saved_end: where that scan stopped: the saved area's size, or the end
  *	of the RAMTRAIL_MAX_SAVED-th entry (what lies past it is not known)
+ * @saved_refused: entries that scan found with a valid checksum but with
+ *	fields no writer makes: their traces are not read
  * @bad: the header field (or area) out of bounds, for RAMTRAIL_E_GEOMETRY
  *	and RAMTRAIL_E_FIELD; NULL otherwise
  */
@@ -45,6 +47,7 @@ struct ramtrail_region {
 	u32 nr_saved;
 	u64 saved[RAMTRAIL_MAX_SAVED];
 	u64 saved_end;
+	u32 saved_refused;
 	const char *bad;
 };
 
@@ -652,6 +655,7 @@ static inline u64 ramtrail_saved_part_end(const struct ramtrail_saved_trace *t,
 }
 
 u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part);
+u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records);
 
 /* Bytes of all zones of a region. */
 static inline u64 ramtrail_zones_size(const struct ramtrail_region_header *h)

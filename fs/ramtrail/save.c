@@ -294,16 +294,29 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 /**
  * ramtrail_list_saved() - say which pstore files hold which boot's trace
  * @cxt: the context
+ *
+ * And check each trace's chunks once: the records of a damaged chunk are
+ * not shown, so they are said here and counted in the status file
+ * (@cxt->damaged), as are entries that were refused whole.
  */
 void ramtrail_list_saved(struct ramtrail_context *cxt)
 {
 	struct ramtrail_saved_walk w = { 0 };
 	const struct ramtrail_saved_trace *t;
+	u64 bad, records;
 
+	if (cxt->reg.saved_refused)
+		pr_warn("%u saved traces not shown: their checksum holds, but their sizes are ones no writer makes\n",
+			cxt->reg.saved_refused);
 	while ((t = ramtrail_saved_walk(&cxt->reg, &w))) {
 		if (ramtrail_saved_all_erased(t))
-			;
-		else if (w.next - w.first > 1)
+			continue;
+		bad = ramtrail_saved_damage(t, &records);
+		cxt->damaged[w.pos - 1] = bad;
+		if (bad)
+			pr_warn("boot %llu's saved trace (ftrace-ramtrail-%llu..%llu): %llu damaged chunks, up to %llu records not shown\n",
+				t->boot_id, w.first, w.next - 1, bad, records);
+		if (w.next - w.first > 1)
 			pr_debug("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%.*s), %llu records\n",
 				 w.first, w.next - 1, t->boot_id,
 				 (int)sizeof(t->release), t->release,

@@ -517,12 +517,13 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "previous_records: %llu\n", p->records);
 	seq_printf(m, "previous_skipped: %llu\n", p->skipped);
 	seq_printf(m, "previous_dropped: %llu\n", p->dropped);
+	seq_printf(m, "saved_refused: %u\n", cxt->reg.saved_refused);
 	while ((t = ramtrail_saved_walk(&cxt->reg, &w)))
 		if (!ramtrail_saved_all_erased(t))
-			seq_printf(m, "trace: first=%llu files=%llu boot=%llu records=%llu release=%.*s\n",
+			seq_printf(m, "trace: first=%llu files=%llu boot=%llu records=%llu damaged=%llu release=%.*s\n",
 				   w.first, w.next - w.first, t->boot_id,
-				   t->nr_records, (int)sizeof(t->release),
-				   t->release);
+				   t->nr_records, cxt->damaged[w.pos - 1],
+				   (int)sizeof(t->release), t->release);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ramtrail_status);

@@ -603,6 +603,7 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 	const struct rt_field areas[] = {
 		RT_U64("saved_offset", h->saved_offset),
 		RT_U64("saved_size", h->saved_size),
+		RT_U64("saved_refused", t->reg.saved_refused),
 	};
 	u32 i;
 
@@ -753,9 +754,12 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 	if (o->json)
 		rt_open(o, "saved", '[');
 	while ((s = ramtrail_saved_walk(&t->reg, &w))) {
+		u64 lost, damaged = ramtrail_saved_damage(s, &lost);
 		const struct rt_field id[] = { RT_U64("boot_id", s->boot_id) };
 		const struct rt_field saved[] = {
 			RT_U64("records", s->nr_records),
+			RT_U64("damaged_chunks", damaged),
+			RT_U64("damaged_records", lost),
 			RT_U64("cpus", s->nr_cpus),
 			{ .key = "erased", .type = RT_F_BOOL,
 			  .n = ramtrail_saved_all_erased(s) },

@@ -1418,7 +1418,7 @@ static void test_saved_damaged_chunk_loses_only_itself(void)
 	struct ramtrail_saved_chunk *k[3];
 	struct ramtrail_saved_trace *s;
 	size_t n, m, i, j;
-	u64 lo[3];
+	u64 lo[3], bound, bad;
 	u32 lost;
 
 	fill_with_tasks(t, 3000);
@@ -1437,6 +1437,11 @@ static void test_saved_damaged_chunk_loses_only_itself(void)
 	m = read_saved(s);
 	CHECK(m == n - lost && saved_cur.bad == 2, "%zu of %zu records, %u lost, bad %llu",
 	      m, n, lost, (unsigned long long)saved_cur.bad);
+	/* Said before it is read: the chunks, and the records they claim. */
+	bad = ramtrail_saved_damage(s, &bound);
+	CHECK(bad == 2 && bound == k[0]->records + RAMTRAIL_SAVED_CHUNK_ENTRIES,
+	      "damage: %llu chunks, up to %llu records (%u lost)",
+	      (unsigned long long)bad, (unsigned long long)bound, lost);
 	/* The others' records are the same, tasks and all. */
 	for (i = 0, j = 0; j < n; j++) {
 		u64 pos = whole[j].pos;
@@ -2015,6 +2020,32 @@ static struct ramtrail_saved_trace *hostile_trace(struct test_region *t,
  * of their chunk and are counted; what came before them is kept. Random
  * bytes give records within bounds only.
  */
+/*
+ * A saved trace whose entry's checksum holds but whose sizes no writer
+ * makes is not read, and is counted: never dropped in silence.
+ */
+static void test_saved_absurd_entry_is_counted(void)
+{
+	struct test_region *t = test_region_new_saved(1, 4, 0, 256 * 1024);
+	struct ramtrail_saved_trace *s = test_add_saved(t, 0, 1, 100);
+	struct ramtrail_region reg;
+	u64 bound;
+
+	CHECK(s && ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_OK &&
+	      reg.nr_saved == 1 && !reg.saved_refused &&
+	      !ramtrail_saved_damage(s, &bound) && !bound, "the good trace");
+	s->nr_slots = s->nr_chunks + 1;	/* more slots than chunks */
+	s->checksum = ramtrail_saved_checksum(s);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_OK &&
+	      reg.nr_saved == 0 && reg.saved_refused == 1,
+	      "listed %u, refused %u", reg.nr_saved, reg.saved_refused);
+	s->magic = 0;	/* an erased entry, collected: nothing to say */
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_OK &&
+	      reg.nr_saved == 0 && !reg.saved_refused, "refused %u",
+	      reg.saved_refused);
+	test_region_free(t);
+}
+
 static void test_saved_hostile_entries_are_refused_and_counted(void)
 {
 	struct test_region *t = test_region_new_saved(1, 4, 0, 256 * 1024);
@@ -2698,6 +2729,7 @@ int main(void)
 	RUN(test_saved_skip_passes_parts_unread);
 	RUN(test_saved_part_records_from_chunk_headers);
 	RUN(test_saved_hostile_entries_are_refused_and_counted);
+	RUN(test_saved_absurd_entry_is_counted);
 	RUN(test_absurd_clock_is_refused_and_time_saturates);
 	RUN(test_text_line_is_ftrace_format);
 	RUN(test_module_table_never_guesses);

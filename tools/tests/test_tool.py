@@ -89,14 +89,15 @@ def stats_as_text(j):
     off = j["region_offset"]
     out = [f"region_offset {hex(off) if off else 0}", f"version {j['version']}"]
     if "header_error" in j:
-        out += [f"{k} {j[k]}" for k in ("header_error", "saved_offset", "saved_size")]
+        out += [f"{k} {j[k]}" for k in ("header_error", "saved_offset", "saved_size",
+                                        "saved_refused")]
     else:
         kv = dict(j, release=j["release"] or "?", build=j["build"] or "?",
                   clock_reliable=int(j["clock_reliable"]))
         out += [f"{k} {kv[k]}" for k in (
             "boot_id", "release", "build", "state", "freeze_reason", "freeze_cpu",
             "clock_reliable", "clock_hz", "mode", "nr_cpus", "nr_blocks", "zone_offset",
-            "zone_size", "saved_offset", "saved_size")]
+            "zone_size", "saved_offset", "saved_size", "saved_refused")]
         out += [f"module {m['name'] or '-'} base {hex(m['base'])} size {m['size']}"
                 f"{' gone' if m['gone'] else ''}{' init' if m['init'] else ''}"
                 f"{' full' if m['full'] else ''}{' kernel' if m['kernel'] else ''}"
@@ -107,7 +108,8 @@ def stats_as_text(j):
             "records", "corrupt_blocks", "torn", "lost_words", "no_base", "lost_refs",
             "ts_backwards", "dropped", "freeze_pos", "first_ns", "last_ns", "newest_block"))
             for c in z["cpus"]]
-    out += [f"saved boot {t['boot_id']} records {t['records']} cpus {t['cpus']} "
+    out += [f"saved boot {t['boot_id']} records {t['records']} damaged_chunks "
+            f"{t['damaged_chunks']} damaged_records {t['damaged_records']} cpus {t['cpus']} "
             f"erased {int(t['erased'])} " + " ".join(f"{k} {t[k]}" for k in (
                 "state", "freeze_reason", "dropped", "corrupt_blocks", "torn",
                 "lost_words", "no_time", "skipped", "release")) for t in j["saved"]]
