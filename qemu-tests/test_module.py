@@ -843,7 +843,8 @@ STATE_FORMATTING = 1
 def scenario_torn(k, ko, smp, res):
     """A reset while the next boot rewrites the header (its state left
     FORMATTING, or its per-boot fields half written) loses that boot's zones,
-    never the saved traces and dmesg records of earlier boots."""
+    never the saved traces and dmesg records of earlier boots; nor does a
+    bit flipped in the header's layout."""
     t = f"[{k.kver} smp{smp} torn]"
     g = Guest(k, ko, "torn", smp, f"""
 rt_load {PARAMS} functions={FUNCS}
@@ -859,10 +860,14 @@ pstore
     r = g.run()
     first = shown(r)
     res.check(f"{t} crash and read back", boots(r) == 2 and all(first), brief(r))
+    saved_size = bytearray(g.ram.read(RESV + HDR["saved_size"], 8))
+    saved_size[2] ^= 0x10
     for name, offset, data, header in (
             ("format interrupted", HDR["state"], STATE_FORMATTING.to_bytes(4, "little"),
              "formatting"),
-            ("header half written", HDR["boot_id"], bytes(8), "checksum")):
+            ("header half written", HDR["boot_id"], bytes(8), "checksum"),
+            ("a bit of the layout flipped", HDR["saved_size"], bytes(saved_size),
+             "checksum")):
         g.ram.write(RESV + offset, data)
         r = g.run()
         now = shown(r)

@@ -283,6 +283,8 @@ void ramtrail_dump_crash(struct ramtrail_context *cxt);
 int ramtrail_storage_map(struct ramtrail_context *cxt);
 void ramtrail_storage_unmap(struct ramtrail_context *cxt);
 int ramtrail_storage_format(struct ramtrail_context *cxt);
+int ramtrail_layout_params(struct ramtrail_context *cxt,
+			   struct ramtrail_region_header *h);
 void ramtrail_flush(struct ramtrail_context *cxt, void *p, size_t len);
 void ramtrail_flush_zones(struct ramtrail_context *cxt);
 void ramtrail_set_state(struct ramtrail_context *cxt, u32 state);

@@ -234,6 +234,32 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 }
 
 /**
+ * ramtrail_region_open_layout() - read a region by a layout of its own
+ * @reg: filled with @layout's areas and no boot; @reg->base stays NULL if
+ *	they do not fit @len
+ * @buf: the region's bytes
+ * @len: bytes readable at @buf
+ * @layout: a header laid out by ramtrail_layout()
+ *
+ * For a region whose header's layout failed (a flipped bit fails the
+ * layout checksum): its saved traces and dmesg records carry checksums of
+ * their own, and are found where @layout puts their areas, when it is the
+ * layout they were written in. The zones are not read.
+ */
+void ramtrail_region_open_layout(struct ramtrail_region *reg, const void *buf,
+				 u64 len,
+				 const struct ramtrail_region_header *layout)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->hdr = *layout;
+	if (ramtrail_areas_bad(&reg->hdr, len))
+		return;
+	reg->base = buf;
+	reg->len = len;
+	ramtrail_saved_scan(reg);
+}
+
+/**
  * ramtrail_zones_hold_trace() - do the zones of an opened region hold a trace
  * @reg: the region
  * @err: what ramtrail_region_open() returned for it

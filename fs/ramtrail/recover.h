@@ -272,6 +272,9 @@ struct ramtrail_tail {
 	u64 newest_ts;
 };
 
+void ramtrail_region_open_layout(struct ramtrail_region *reg, const void *buf,
+				 u64 len,
+				 const struct ramtrail_region_header *layout);
 const char *ramtrail_strerror(int err);
 const char *ramtrail_error_name(int err);
 int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,

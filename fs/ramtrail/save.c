@@ -73,6 +73,33 @@ static void ramtrail_why_empty(struct ramtrail_context *cxt, int err)
 			reg->bad ? ": " : "", reg->bad ?: "");
 }
 
+/*
+ * A header whose layout failed (a flipped bit fails its checksum): read
+ * the areas where the parameters put them, so that the saved traces and
+ * dmesg records written in that layout, each with a checksum of its own,
+ * are kept. Return: true if @cxt->reg now holds that layout.
+ */
+static bool ramtrail_layout_lost(struct ramtrail_context *cxt, int err)
+{
+	const char *bad = cxt->reg.bad;
+	struct ramtrail_region_header *h;
+	bool ok = false;
+
+	if (cxt->reg.base ||
+	    (err != RAMTRAIL_E_CHECKSUM && err != RAMTRAIL_E_GEOMETRY))
+		return false;
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (h && !ramtrail_layout_params(cxt, h)) {
+		ramtrail_region_open_layout(&cxt->reg, cxt->base, cxt->size, h);
+		ok = cxt->reg.base;
+	}
+	kfree(h);
+	if (ok)
+		pr_warn("the region header's layout is damaged (%s%s%s): reading it as the parameters lay it out; saved traces and dmesg records found there are kept, the last boot's zones are not read\n",
+			ramtrail_strerror(err), bad ? ": " : "", bad ?: "");
+	return ok;
+}
+
 /* Was this boot's trace saved already (a reset after saving it)? */
 static bool ramtrail_saved_already(const struct ramtrail_region *reg)
 {
@@ -245,7 +272,8 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 		return -EBUSY;
 	}
 	if (err) {
-		ramtrail_why_empty(cxt, err);
+		if (!ramtrail_layout_lost(cxt, err))
+			ramtrail_why_empty(cxt, err);
 		return 0;
 	}
 	if (h->phys_addr && h->phys_addr != cxt->phys)

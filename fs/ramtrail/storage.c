@@ -251,6 +251,30 @@ static bool ramtrail_dmesg_size_ok(u64 size)
 	       size <= RAMTRAIL_DMESG_SIZE_MAX;
 }
 
+/**
+ * ramtrail_layout_params() - the layout the parameters ask for
+ * @cxt: the context, its region mapped
+ * @h: laid out by ramtrail_layout()
+ *
+ * Return: 0; -ERANGE for a dmesg_size the module does not make; -ENOSPC
+ * for a region too small for what is asked.
+ */
+int ramtrail_layout_params(struct ramtrail_context *cxt,
+			   struct ramtrail_region_header *h)
+{
+	const struct ramtrail_params *p = &cxt->params;
+	u32 cpus = min_t(u32, nr_cpu_ids, RAMTRAIL_MAX_CPUS);
+	u64 saved = round_down(p->saved_size ?: cxt->size / 3, 8);
+
+	if (p->dmesg_size > RAMTRAIL_DMESG_SIZE_MAX ||
+	    !ramtrail_dmesg_size_ok(round_up(p->dmesg_size, 8)))
+		return -ERANGE;
+	if (ramtrail_layout(h, cxt->size, cpus, p->dmesg_count,
+			    round_up(p->dmesg_size, 8), saved, p->max_modules))
+		return -ENOSPC;
+	return 0;
+}
+
 /* Lay out a fresh header, keeping the areas of a valid old one. */
 static int ramtrail_layout_new(struct ramtrail_context *cxt,
 			       struct ramtrail_region_header *h,
@@ -293,21 +317,16 @@ static int ramtrail_layout_new(struct ramtrail_context *cxt,
 					     region_size)))
 			return 0;
 	}
-	if (p->dmesg_size > RAMTRAIL_DMESG_SIZE_MAX ||
-	    !ramtrail_dmesg_size_ok(round_up(p->dmesg_size, 8))) {
+	err = ramtrail_layout_params(cxt, h);
+	if (err == -ERANGE)
 		pr_err("dmesg_size=%lu: give %zu to %lu\n", p->dmesg_size,
 		       sizeof(struct ramtrail_dmesg_header) + 1024,
 		       RAMTRAIL_DMESG_SIZE_MAX);
-		return -EINVAL;
-	}
-	err = ramtrail_layout(h, cxt->size, cpus, p->dmesg_count,
-			      round_up(p->dmesg_size, 8), saved,
-			      p->max_modules);
-	if (err) {
+	else if (err)
 		pr_err("region of %llu bytes too small for %u CPUs, %u dmesg records of %lu bytes and %llu saved bytes\n",
 		       cxt->size, cpus, p->dmesg_count, p->dmesg_size, saved);
+	if (err)
 		return -EINVAL;
-	}
 	*fresh = true;	/* new layout: clear the areas */
 	return 0;
 }

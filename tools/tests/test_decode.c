@@ -1148,6 +1148,41 @@ static void test_torn_or_formatting_header_keeps_saved_and_dmesg(void)
 	test_region_free(t);
 }
 
+/*
+ * A flipped bit in the header's layout fails the layout checksum: nothing
+ * of the region can be placed from it. Laid out again as it was made,
+ * its saved trace and dmesg record, checked on their own, are found; in a
+ * layout whose areas lie elsewhere, nothing is taken for them.
+ */
+static void test_lost_layout_keeps_what_checks_on_its_own(void)
+{
+	struct test_region *t = test_region_new_saved(2, 4, 0, 64 * 1024);
+	struct ramtrail_region_header layout;
+	struct ramtrail_region reg;
+	int err;
+
+	test_add_saved(t, 0, 1, 100);
+	test_add_dmesg(t, "Kernel panic - not syncing: test");
+	t->hdr->saved_size ^= 1ULL << 20;
+	err = ramtrail_region_open(&reg, t->mem, t->size);
+	CHECK(err == RAMTRAIL_E_CHECKSUM && !reg.base, "a damaged layout: %s",
+	      ramtrail_strerror(err));
+	CHECK(!ramtrail_layout(&layout, t->size, 2, 1, 1024, 64 * 1024, 16),
+	      "the layout it was made in");
+	ramtrail_region_open_layout(&reg, t->mem, t->size, &layout);
+	CHECK(reg.base && reg.nr_saved == 1 && ramtrail_dmesg_at(&reg, 0),
+	      "kept: %u saved, dmesg %d", reg.nr_saved,
+	      !!ramtrail_dmesg_at(&reg, 0));
+	CHECK(!ramtrail_layout(&layout, t->size, 2, 1, 1024, 32 * 1024, 512) &&
+	      layout.dmesg_offset > t->hdr->saved_offset,
+	      "a layout whose areas lie past the old ones");
+	ramtrail_region_open_layout(&reg, t->mem, t->size, &layout);
+	CHECK(reg.base && !reg.nr_saved && !ramtrail_dmesg_at(&reg, 0),
+	      "another layout takes nothing: %u saved, dmesg %d", reg.nr_saved,
+	      !!ramtrail_dmesg_at(&reg, 0));
+	test_region_free(t);
+}
+
 static void test_dmesg_and_saved_checksums(void)
 {
 	struct test_region *t = fresh(1, 4);
@@ -2714,6 +2749,7 @@ int main(void)
 	RUN(test_ts_to_ns_step_is_ts_to_ns);
 	RUN(test_torn_or_formatting_header_keeps_saved_and_dmesg);
 	RUN(test_dmesg_and_saved_checksums);
+	RUN(test_lost_layout_keeps_what_checks_on_its_own);
 	RUN(test_saved_traces_found_anywhere_listed_by_boot);
 	RUN(test_saved_trace_found_at_every_offset);
 	RUN(test_saved_space_of_erased_traces_is_reused);
