@@ -117,7 +117,7 @@ if [ "${QEMU:-1}" != 0 ]; then
 	if [ -n "${SMP4_KVERS-${KVERS##*,}}" ]; then
 		suite qemu-smp4 python3 "$top/qemu-tests/test_module.py" \
 			--kver "${SMP4_KVERS-${KVERS##*,}}" --smp 4 \
-			--skip "${SMP4_SKIP-garbage,crashloop,erase,savedfull,forged,crosskernel,refusals,modinit,torn}"
+			--skip "${SMP4_SKIP-garbage,crashloop,erase,savedfull,forged,crosskernel,refusals,modinit,torn,paramrace}"
 	fi
 	# The packages installed in a real Debian guest (make check-full: both kernels).
 	suite debian python3 "$top/qemu-tests/test_debian.py" --kver "${DEBIAN_KVERS:-6.12}"
