@@ -1787,6 +1787,11 @@ if [ "$(boot_id)" = 1 ]; then
         begin cpus-after; cat {CPUS}; end cpus-after
     }}
     quiet settle
+    # A dump goes to the log: this boot's pointers (work, timer) hashed.
+    echo > {P}/functions; echo 64 > {P}/dump_lines
+    echo 'workqueue:*,timer:*' > {P}/events
+    workload; sleep 2; kill $(jobs -p); wait
+    echo y > /proc/sysrq-trigger
     rmmod ramtrail
     # A load that fails after its save: functions= matches nothing.
     hammer & h=$!
@@ -1839,6 +1844,13 @@ fi
               "do_sys_openat2" in lines and len(after) == smp and
               all(after[c]["records"] > before.get(c, {}).get("records", 1 << 62)
                   for c in after), (settled, before, after))
+    ds = dumps(rg.split_boots(r.log)[0]) if boots(r) else []
+    lines = [x for d in ds for x in d["lines"]]
+    ptrs = [x for x in lines if "work struct " in x or "timer=" in x]
+    raw = [x for x in lines if re.search(r"\bffff[0-9a-f]{12}\b|0xffff", x)]
+    res.check(f"{t} sysrq-y with work and timer events: their pointers and any "
+              "unnamed address hashed, never this boot's address",
+              len(ds) == 1 and ptrs and not raw, (len(ds), ptrs[:2], raw[:3]))
     fail = section(r, "failing")
     res.check(f"{t} a load that fails after its save fails (EINVAL) while written",
               re.findall(r"^insmod rc=(\d+)$", fail, re.M) == ["22", "22"] and

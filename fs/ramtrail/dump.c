@@ -55,11 +55,26 @@ struct ramtrail_dump {
 static struct ramtrail_context *ramtrail_sysrq_cxt;
 
 /*
+ * "%ps" of this boot's @addr, but where no symbol names it (where "%ps"
+ * gives the address) the address hashed, as "%p" prints it: a dump goes
+ * to the log, which is no place for this boot's addresses.
+ */
+static notrace size_t ramtrail_dump_sym(char *buf, size_t len,
+					unsigned long addr)
+{
+	size_t n = scnprintf(buf, len, "%ps", (void *)addr);
+
+	if (n > 1 && buf[0] == '0' && buf[1] == 'x')
+		n = scnprintf(buf, len, "%p", (void *)addr);
+	return n;
+}
+
+/*
  * A function of this boot, in a record of counter time @ts: "%ps", except
  * where this boot's module table knows better. In the init text of a
  * module whose init has ended, or in a module unloaded, another module
  * may be now: "[module].init+0xoff", "[module]+0xoff". Where the table
- * cannot tell which module held it then: the bare address.
+ * cannot tell which module held it then: the address, hashed.
  */
 static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
 					 u32 off, u64 ts,
@@ -74,18 +89,18 @@ static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
 	int i;
 
 	if (!addr || !ramtrail_arch_is_module(addr))
-		return scnprintf(buf, len, "%ps", (void *)addr);
+		return ramtrail_dump_sym(buf, len, addr);
 	/* Pairs with the smp_store_release() of an append (modules.c). */
 	n = smp_load_acquire(&cxt->nr_modules);
 	i = ramtrail_module_find(tab, n, addr, ts, &timed);
 	if (i < 0)	/* the kernel's name, unless two held it */
-		return timed ? scnprintf(buf, len, "%#lx", addr) :
-			       scnprintf(buf, len, "%ps", (void *)addr);
+		return timed ? scnprintf(buf, len, "%p", (void *)addr) :
+			       ramtrail_dump_sym(buf, len, addr);
 	m = &tab[i];
 	if ((m->flags & RAMTRAIL_MOD_INIT) ? m->core_size :
 	    READ_ONCE(m->flags) & RAMTRAIL_MOD_GONE)
 		return ramtrail_text_module(buf, len, m, addr);
-	return scnprintf(buf, len, "%ps", (void *)addr);
+	return ramtrail_dump_sym(buf, len, addr);
 }
 
 /*
@@ -152,6 +167,7 @@ static notrace void ramtrail_dump_run(struct ramtrail_context *cxt,
 	ramtrail_comms_init(&d->tx.comms, d->comms, RAMTRAIL_DUMP_COMMS);
 	d->tx.name = ramtrail_dump_name;
 	d->tx.arg = cxt;
+	d->tx.this_boot = true;
 	for (i = 0; i < nr; i++) {
 		ramtrail_tail_open(&d->win[i], &d->cursor[i], true);
 		if (d->win[i].first <= d->win[i].last)

@@ -34,6 +34,22 @@ static __printf(2, 3) void ramtrail_put(struct ramtrail_line *l,
 		l->pos = l->pos + n < l->len ? l->pos + n : l->len - 1;
 }
 
+/*
+ * A pointer an event carries, as 16 hex digits: this boot's hashed, as
+ * "%p" prints it, so that no log line gives this boot's addresses away.
+ */
+static void ramtrail_put_ptr(struct ramtrail_line *l,
+			     const struct ramtrail_text *tx, u64 ptr)
+{
+#ifdef __KERNEL__
+	if (tx->this_boot) {
+		ramtrail_put(l, "%p", (void *)(unsigned long)ptr);
+		return;
+	}
+#endif
+	ramtrail_put(l, "%016llx", (unsigned long long)ptr);
+}
+
 /* @n bytes of @s, as ramtrail_put(l, "%.*s", n, s) puts them. */
 static void ramtrail_put_str(struct ramtrail_line *l, const char *s, size_t n)
 {
@@ -289,14 +305,16 @@ static void ramtrail_put_event(struct ramtrail_line *l,
 		break;
 	case RAMTRAIL_EV_WORK_START:
 	case RAMTRAIL_EV_WORK_END:
-		ramtrail_put(l, "work struct %016llx: function ",
-			     (unsigned long long)p.work.work);
+		ramtrail_put(l, "work struct ");
+		ramtrail_put_ptr(l, tx, p.work.work);
+		ramtrail_put(l, ": function ");
 		ramtrail_put_name(l, tx, p.work.function, r->ts,
 				  RAMTRAIL_TEXT_ARG);
 		break;
 	case RAMTRAIL_EV_TIMER_ENTRY:
-		ramtrail_put(l, "timer=%016llx function=",
-			     (unsigned long long)p.timer.timer);
+		ramtrail_put(l, "timer=");
+		ramtrail_put_ptr(l, tx, p.timer.timer);
+		ramtrail_put(l, " function=");
 		ramtrail_put_name(l, tx, p.timer.function, r->ts,
 				  RAMTRAIL_TEXT_ARG);
 		ramtrail_put(l, " now=%llu baseclk=%llu",
@@ -304,7 +322,8 @@ static void ramtrail_put_event(struct ramtrail_line *l,
 			     (unsigned long long)p.timer.baseclk);
 		break;
 	case RAMTRAIL_EV_TIMER_EXIT:
-		ramtrail_put(l, "timer=%016llx", (unsigned long long)p.timer.timer);
+		ramtrail_put(l, "timer=");
+		ramtrail_put_ptr(l, tx, p.timer.timer);
 		break;
 	}
 }
