@@ -103,28 +103,31 @@ static notrace void ramtrail_frozen_wait(struct ramtrail_context *cxt,
 /*
  * The freeze's section, if this caller wins it: the rings stop and the
  * header is sealed. Not preemptible: a crash on another CPU waits for it,
- * bounded (ramtrail_frozen_wait()).
+ * bounded (ramtrail_frozen_wait()). Return: the state the caller found,
+ * 0 if it won.
  */
-static notrace bool ramtrail_freeze_win(struct ramtrail_context *cxt,
-					u32 reason)
+static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
+				       u32 reason)
 {
-	bool won;
+	int old;
 
 	preempt_disable_notrace();
-	won = !atomic_cmpxchg(&cxt->frozen, 0, 1);
-	if (won) {
+	old = atomic_cmpxchg(&cxt->frozen, 0, 1);
+	if (!old) {
 		ramtrail_rings_pause(cxt, true);
 		ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
 		atomic_set(&cxt->frozen, 2);
 	}
 	preempt_enable_notrace();
-	return won;
+	return old;
 }
 
 /* The freeze itself; see ramtrail_freeze(). */
 static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 					u32 reason)
 {
+	int old;
+
 	/*
 	 * Not before this boot's header is complete: a freeze while the
 	 * module loads would mark the previous boot's header, or a half
@@ -132,17 +135,15 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 	 */
 	if (!READ_ONCE(cxt->formatted))
 		return;
-	if (!ramtrail_freeze_win(cxt, reason)) {
-		if (atomic_read(&cxt->frozen) != RAMTRAIL_THAWING) {
-			ramtrail_frozen_wait(cxt, 1);
-			return;
-		}
+	old = ramtrail_freeze_win(cxt, reason);
+	if (old == RAMTRAIL_THAWING) {
 		/* A crash while a thaw resumes recording: freeze after it. */
 		ramtrail_frozen_wait(cxt, RAMTRAIL_THAWING);
-		if (!ramtrail_freeze_win(cxt, reason)) {
-			ramtrail_frozen_wait(cxt, 1);
-			return;
-		}
+		old = ramtrail_freeze_win(cxt, reason);
+	}
+	if (old) {
+		ramtrail_frozen_wait(cxt, 1);
+		return;
 	}
 	ramtrail_flush_zones(cxt);
 }
