@@ -15,6 +15,8 @@
 #                     STRESS_SMPS=2,4; STRESS_SEED=S replays a campaign
 #   make bench        every benchmark against the anchors (QEMU, 4-9 min)
 #   make bench-core   userspace benchmark of the writer and decoder
+#   make bitflip      what flipped bits cost the zones and the saved area
+#                     (BITFLIP_TRIALS=2000 a row)
 #   make bench-load BASE=REV  the module's load with make bench's full
 #                     region image, this tree against revision REV (QEMU)
 #   make bench-mount [BASE=REV]  pstore mounts of make bench's saved trace
@@ -28,7 +30,7 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 comma := ,
 
-.PHONY: all module tools check check-full deps deb fuzz bench bench-core bench-load \
+.PHONY: all module tools check check-full deps deb fuzz bench bench-core bitflip bench-load \
 	bench-mount demo \
 	stress checkpatch clean
 
@@ -92,6 +94,9 @@ bench: tools
 
 bench-core: tools
 	$(BUILD)/tools/bench_core
+
+bitflip: tools
+	$(BUILD)/tools/bitflip $(or $(BITFLIP_TRIALS),2000)
 
 bench-load:
 	@test -n "$(BASE)" || { echo "make bench-load BASE=REV" >&2; exit 1; }

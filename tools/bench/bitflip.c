@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What bits that change while the machine is off cost: a region written by
+ * the real writer (2 CPUs, zones that wrapped, records of every kind and
+ * context, tasks switching) and its trace saved by the real saver; then,
+ * trial by trial, 1, 4 or 64 random bits flipped in the zones or in the
+ * saved trace, and the result decoded again. Each record returned is
+ * looked up among those decoded before the flips, every field compared:
+ *
+ *   wrong   records returned that were never written (a changed function,
+ *           task, time...), and the trials that returned any
+ *   lost    records written that are not returned
+ *
+ * A measurement, not a test: it prints the figures and exits 0.
+ *
+ *   bitflip [TRIALS]    (default 2000 per row)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testlib.h"
+
+#define CPUS		2
+#define BLOCKS		16
+#define SAVED_SIZE	(512 * 1024)
+#define MAXREC		(1 << 18)
+
+u64 ramtrail_clock(void)
+{
+	static u64 now = 1000;
+
+	return now += 7;
+}
+
+static struct ramtrail_record out[MAXREC];
+static u64 *ref_zones, *ref_saved;
+static size_t nr_zones, nr_saved;
+
+/* FNV-1a over what a reader shows of a record (with its position: @pos). */
+static u64 record_hash(const struct ramtrail_record *r, bool pos)
+{
+	u64 h = 0xcbf29ce484222325ULL;
+	const u8 *p;
+	size_t i;
+
+#define MIX(v) do {							\
+		u64 _v = (v);						\
+		for (p = (const u8 *)&_v, i = 0; i < 8; i++)		\
+			h = (h ^ p[i]) * 0x100000001b3ULL;		\
+	} while (0)
+	MIX(r->ts);
+	MIX(pos ? r->pos : 0);
+	MIX(r->cpu | (u64)r->type << 32 | (u64)r->ctx << 40 |
+	    (u64)r->flags << 48);
+	MIX(r->ip | (u64)r->parent << 32);
+	MIX(r->id | (u64)r->len << 16 | (u64)r->task_known << 24);
+	for (i = 0; i < r->len; i++)
+		h = (h ^ r->data[i]) * 0x100000001b3ULL;
+	if (r->task_known)
+		for (p = (const u8 *)&r->task, i = 0; i < sizeof(r->task); i++)
+			h = (h ^ p[i]) * 0x100000001b3ULL;
+#undef MIX
+	return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t decode_zones(struct test_region *t)
+{
+	return test_decode(t, out, MAXREC, NULL);
+}
+
+static size_t decode_saved(struct test_region *t, u64 off)
+{
+	static struct ramtrail_saved_cursor c;
+	const struct ramtrail_saved_trace *s;
+	const struct ramtrail_record *r;
+	struct ramtrail_region reg;
+	u64 pos = 0;
+	size_t n = 0;
+
+	/* The zones' part of the header does not matter here. */
+	ramtrail_region_open(&reg, t->mem, t->size);
+	if (!reg.base)
+		return 0;
+	while ((s = ramtrail_saved_next(&reg, &pos))) {
+		if (ramtrail_saved_offset(&reg, s) != off)
+			continue;
+		ramtrail_saved_open(&c, s);
+		while ((r = ramtrail_saved_read(&c, c.nr)) && n < MAXREC)
+			out[n++] = *r;
+	}
+	return n;
+}
+
+static u64 *hashes(size_t n, bool pos)
+{
+	u64 *h = malloc((n + 1) * sizeof(*h));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h[i] = record_hash(&out[i], pos);
+	qsort(h, n, sizeof(*h), cmp_u64);
+	return h;
+}
+
+static u64 rnd_state = 88172645463325252ULL;
+
+static u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+struct row {
+	const char *where;
+	u32 flips;
+	u64 trials, bad_trials, wrong, lost;
+};
+
+/* @trials runs of @flips bits flipped in [@lo, @hi) of the region. */
+static void run(struct test_region *t, const u8 *clean, struct row *row,
+		u64 lo, u64 hi, bool zones, u64 saved_off)
+{
+	const u64 *ref = zones ? ref_zones : ref_saved;
+	size_t nref = zones ? nr_zones : nr_saved, n, i, found;
+	u64 k, h, wrong;
+	u32 f;
+
+	for (k = 0; k < row->trials; k++) {
+		memcpy(t->mem, clean, t->size);
+		for (f = 0; f < row->flips; f++) {
+			u64 bit = lo * 8 + rnd() % ((hi - lo) * 8);
+
+			t->mem[bit / 8] ^= 1 << (bit % 8);
+		}
+		n = zones ? decode_zones(t) : decode_saved(t, saved_off);
+		wrong = 0;
+		found = 0;
+		for (i = 0; i < n && i < MAXREC; i++) {
+			h = record_hash(&out[i], zones);
+			if (bsearch(&h, ref, nref, sizeof(*ref), cmp_u64))
+				found++;
+			else
+				wrong++;
+		}
+		row->wrong += wrong;
+		row->bad_trials += wrong > 0;
+		row->lost += nref > found ? nref - found : 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	u64 trials = argc > 1 ? strtoull(argv[1], NULL, 0) : 2000;
+	struct test_region *t = test_region_new_saved(CPUS, BLOCKS, 0,
+						      SAVED_SIZE);
+	u32 data[4] = { 0x64636261, 0x68676665, 0x6c6b6a69, 0x706f6e6d };
+	struct row rows[8];
+	struct ramtrail_saved_trace *s;
+	u64 zlo, zhi, slo, shi, soff = 0;
+	u8 *clean;
+	u32 i;
+
+	/* Three laps of each zone: every kind, context and flag, tasks. */
+	for (i = 0; i < 3 * CPUS * BLOCKS * 400; i++) {
+		struct ramtrail_ring *r = &t->ring[i % CPUS];
+
+		ramtrail_user_env.task = 10 + (i / 40) % 5;
+		ramtrail_user_env.ctx = (i / 3) % 4;
+		ramtrail_user_env.flags = i % 5 ? 0 : RAMTRAIL_EF_IRQS_OFF;
+		if (i % 3 == 0)
+			ramtrail_ring_func(r, 0x1000 + i % 977, 0);
+		else if (i % 3 == 1)
+			ramtrail_ring_func(r, 0x1000 + i % 977, 0x2000 + i % 31);
+		else
+			ramtrail_ring_event(r, RAMTRAIL_EV_USER + i % 7, data,
+					    i % 17);
+	}
+	nr_zones = decode_zones(t);
+	ref_zones = hashes(nr_zones, true);
+	s = test_save_zones(t, soff, 1, 0, 0);
+	if (!s) {
+		fprintf(stderr, "bitflip: nothing saved\n");
+		return 1;
+	}
+	nr_saved = decode_saved(t, soff);
+	ref_saved = hashes(nr_saved, false);
+	zlo = t->hdr->zone_offset;
+	zhi = zlo + ramtrail_zones_size(t->hdr);
+	slo = t->hdr->saved_offset + soff;
+	shi = slo + s->size;
+	clean = malloc(t->size);
+	memcpy(clean, t->mem, t->size);
+
+	printf("bit flips in a region of the real writer and saver: %u CPUs, zones of %u blocks (%llu records decoded), a saved trace of %llu bytes in %u chunks (%zu records)\n",
+	       CPUS, BLOCKS, (unsigned long long)nr_zones,
+	       (unsigned long long)s->size, s->nr_slots, nr_saved);
+	printf("%-6s %6s %8s %12s %10s %12s\n", "where", "flips", "trials",
+	       "bad trials", "wrong", "lost");
+	/* 0 flips first: the control, nothing wrong or lost. */
+	for (i = 0; i < 8; i++) {
+		static const u32 flips[] = { 0, 1, 4, 64 };
+
+		rows[i] = (struct row){ .where = i < 4 ? "zones" : "saved",
+					.flips = flips[i % 4],
+					.trials = i % 4 ? trials : 10 };
+		if (i < 4)
+			run(t, clean, &rows[i], zlo, zhi, true, 0);
+		else
+			run(t, clean, &rows[i], slo, shi, false, soff);
+		printf("%-6s %6u %8llu %12llu %10llu %12llu\n", rows[i].where,
+		       rows[i].flips, (unsigned long long)rows[i].trials,
+		       (unsigned long long)rows[i].bad_trials,
+		       (unsigned long long)rows[i].wrong,
+		       (unsigned long long)rows[i].lost);
+	}
+	printf("bad trials: trials that returned a record never written; wrong: such records; lost: records written and not returned (sums over the trials)\n");
+	free(clean);
+	test_region_free(t);
+	return 0;
+}
