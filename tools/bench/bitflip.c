@@ -23,7 +23,7 @@
 #define CPUS		2
 #define BLOCKS		16
 #define SAVED_SIZE	(512 * 1024)
-#define MAXREC		(1 << 18)
+#define MAXREC		BIT(18)
 
 u64 ramtrail_clock(void)
 {
@@ -200,8 +200,10 @@ int main(int argc, char **argv)
 	clean = malloc(t->size);
 	memcpy(clean, t->mem, t->size);
 
-	printf("bit flips in a region of the real writer and saver: %u CPUs, zones of %u blocks (%llu records decoded), a saved trace of %llu bytes in %u chunks (%zu records)\n",
-	       CPUS, BLOCKS, (unsigned long long)nr_zones,
+	printf("bit flips in a region of the real writer and saver:\n");
+	printf("%u CPUs, zones of %u blocks (%llu records decoded),\n", CPUS,
+	       BLOCKS, (unsigned long long)nr_zones);
+	printf("a saved trace of %llu bytes in %u chunks (%zu records)\n",
 	       (unsigned long long)s->size, s->nr_slots, nr_saved);
 	printf("%-6s %6s %8s %12s %10s %12s\n", "where", "flips", "trials",
 	       "bad trials", "wrong", "lost");
@@ -222,7 +224,9 @@ int main(int argc, char **argv)
 		       (unsigned long long)rows[i].wrong,
 		       (unsigned long long)rows[i].lost);
 	}
-	printf("bad trials: trials that returned a record never written; wrong: such records; lost: records written and not returned (sums over the trials)\n");
+	printf("bad trials: trials that returned a record never written\n");
+	printf("wrong: such records; lost: records written and not returned\n");
+	printf("(sums over the trials)\n");
 	free(clean);
 	test_region_free(t);
 	return 0;
