@@ -55,16 +55,15 @@ struct ramtrail_dump {
 static struct ramtrail_context *ramtrail_sysrq_cxt;
 
 /*
- * "%ps" of this boot's @addr, but where no symbol names it (where "%ps"
- * gives the address) the address hashed, as "%p" prints it: a dump goes
- * to the log, which is no place for this boot's addresses.
+ * "%ps" of this boot's @addr, but where no symbol names it the address
+ * hashed, as "%p" prints it: a dump goes to the log.
  */
 static notrace size_t ramtrail_dump_sym(char *buf, size_t len,
 					unsigned long addr)
 {
-	size_t n = scnprintf(buf, len, "%ps", (void *)addr);
+	size_t n;
 
-	if (n > 1 && buf[0] == '0' && buf[1] == 'x')
+	if (!ramtrail_sym(buf, len, addr, &n))
 		n = scnprintf(buf, len, "%p", (void *)addr);
 	return n;
 }

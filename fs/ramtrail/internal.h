@@ -263,6 +263,18 @@ static __always_inline u32 ramtrail_text_offset(unsigned long ip)
 	return off <= RAMTRAIL_TEXT_OFFSET_MAX ? off : 0;
 }
 
+/*
+ * "%ps" of this boot's @addr into @buf (@len bytes), its length in *@n.
+ * Return: false where no symbol names it: "%ps" then gave the address,
+ * which no file or log line should show.
+ */
+static inline bool ramtrail_sym(char *buf, size_t len, unsigned long addr,
+				size_t *n)
+{
+	*n = scnprintf(buf, len, "%ps", (void *)addr);
+	return *n < 2 || buf[0] != '0' || buf[1] != 'x';
+}
+
 /* Newest records per CPU a dump prints: default and bounds */
 #define RAMTRAIL_DUMP_LINES	64
 #define RAMTRAIL_DUMP_LINES_MAX	65536

@@ -518,6 +518,8 @@ unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off,
  * module that is not loaded now (or not the same build), or of its init
  * text: "[module]+0xoff" or "[module].init+0xoff", the offset from that
  * text's start, for the module's .ko to name (ramtrail decode --modules).
+ * Where no symbol names the relocated address, its offset: "%ps" would
+ * print this boot's address.
  *
  * Return: the bytes written before the NUL, as scnprintf().
  */
@@ -526,9 +528,12 @@ size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
 {
 	const struct ramtrail_module_entry *m;
 	unsigned long addr;
+	size_t n;
 
 	m = ramtrail_reloc_find(rl, off, ts, &addr, timed);
-	if (!m || addr != off)	/* relocated, or not a module's */
-		return scnprintf(buf, len, "%ps", (void *)addr);
-	return ramtrail_text_module(buf, len, m, rl->t->text_base + off);
+	if (m && addr == off)	/* a module's, not relocated */
+		return ramtrail_text_module(buf, len, m, rl->t->text_base + off);
+	if (!ramtrail_sym(buf, len, addr, &n) && addr != off)
+		n = scnprintf(buf, len, "%#x", off);
+	return n;
 }
