@@ -1789,6 +1789,16 @@ if [ "$(boot_id)" = 1 ]; then
         begin cpus-after; cat {CPUS}; end cpus-after
     }}
     quiet settle
+    # A list past param_set_charp()'s 1024 bytes: refused, never applied.
+    toolong() {{
+        begin toolong
+        echo "$(printf 'ksys_read,%.0s' $(seq 1 130))" > {P}/functions
+        echo "long rc=$?"; cat {P}/functions
+        workload; sleep 1; kill $(jobs -p); wait
+        echo "ksys_read $(ramtrail decode {rg.REGION} --system-map /proc/kallsyms 2>/dev/null | grep -c ' ksys_read <-')"
+        end toolong
+    }}
+    quiet toolong
     # A dump goes to the log: this boot's pointers (work, timer) hashed.
     echo > {P}/functions; echo 64 > {P}/dump_lines
     echo 'workqueue:*,timer:*' > {P}/events
@@ -1846,6 +1856,10 @@ fi
               "do_sys_openat2" in lines and len(after) == smp and
               all(after[c]["records"] > before.get(c, {}).get("records", 1 << 62)
                   for c in after), (settled, before, after))
+    long = [x.strip() for x in section(r, "toolong").splitlines()]
+    res.check(f"{t} functions= of 1300 bytes: refused, the filter unchanged, nothing "
+              "of it recorded", len(long) == 3 and long[0] not in ("long rc=0", "") and
+              long[1] == "do_sys_openat2" and long[2] == "ksys_read 0", long)
     ds = dumps(rg.split_boots(r.log)[0]) if boots(r) else []
     lines = [x for d in ds for x in d["lines"]]
     ptrs = [x for x in lines if "work struct " in x or "timer=" in x]
