@@ -302,12 +302,18 @@ static int ramtrail_go_live(struct ramtrail_context *cxt)
 	return err;
 }
 
+static void ramtrail_set_phase(struct ramtrail_context *cxt,
+			       enum ramtrail_phase phase)
+{
+	kernel_param_lock(THIS_MODULE);
+	cxt->phase = phase;
+	kernel_param_unlock(THIS_MODULE);
+}
+
 /* From here on, writes are refused; then recording stops. */
 static void ramtrail_stop(struct ramtrail_context *cxt)
 {
-	kernel_param_lock(THIS_MODULE);
-	cxt->phase = RAMTRAIL_PHASE_UNLOADING;
-	kernel_param_unlock(THIS_MODULE);
+	ramtrail_set_phase(cxt, RAMTRAIL_PHASE_UNLOADING);
 	ramtrail_record_stop(cxt);
 	ramtrail_events_stop(cxt);
 }
@@ -372,9 +378,7 @@ free:
 	kvfree(cxt->pairs);
 	free_percpu(cxt->rings);
 params:
-	kernel_param_lock(THIS_MODULE);
-	cxt->phase = RAMTRAIL_PHASE_UNLOADING;
-	kernel_param_unlock(THIS_MODULE);
+	ramtrail_set_phase(cxt, RAMTRAIL_PHASE_UNLOADING);
 	ramtrail_params_free(&cxt->params);
 	return err;
 }
