@@ -718,16 +718,16 @@ int ramtrail_pstore_init(struct ramtrail_context *cxt)
 	psi->max_reason = cxt->params.max_reason;
 	ramtrail_pstore_lock_init(psi);
 	err = pstore_register(psi);
-	if (err == -EBUSY || err == -EPERM)
-		/* 6.12 says -EBUSY; 6.1 -EPERM: pstore.backend names another */
-		pr_warn("pstore is taken by another backend (see /sys/module/pstore/parameters/backend): recording without it, and keeping no crash log; read this boot's trace from /sys/kernel/debug/ramtrail/region (ramtrail decode), or at a later boot with pstore.backend=ramtrail\n");
-	else if (err)
+	if (!err)
+		return 0;
+	kfree(psi->buf);
+	psi->buf = NULL;
+	/* 6.12 says -EBUSY; 6.1 -EPERM: pstore.backend names another */
+	if (err != -EBUSY && err != -EPERM) {
 		pr_err("pstore refused the backend (error %d)\n", err);
-	if (err) {
-		kfree(psi->buf);
-		psi->buf = NULL;
-		return err == -EBUSY || err == -EPERM ? 0 : err;
+		return err;
 	}
+	pr_warn("pstore is taken by another backend (see /sys/module/pstore/parameters/backend): recording without it, and keeping no crash log; read this boot's trace from /sys/kernel/debug/ramtrail/region (ramtrail decode), or at a later boot with pstore.backend=ramtrail\n");
 	return 0;
 }
 
