@@ -19,7 +19,7 @@
 RAMTRAIL_SIZE(ramtrail_zone_info, 16);
 RAMTRAIL_AT(ramtrail_zone_info, freeze_pos, 0);
 RAMTRAIL_AT(ramtrail_zone_info, dropped, 8);
-RAMTRAIL_SIZE(ramtrail_freeze_info, 3112);
+RAMTRAIL_SIZE(ramtrail_freeze_info, 3136);
 RAMTRAIL_AT(ramtrail_freeze_info, checksum, 0);
 RAMTRAIL_AT(ramtrail_freeze_info, reason, 4);
 RAMTRAIL_AT(ramtrail_freeze_info, boot_id, 8);
@@ -29,7 +29,8 @@ RAMTRAIL_AT(ramtrail_freeze_info, cycles, 24);
 RAMTRAIL_AT(ramtrail_freeze_info, clock_flags, 32);
 RAMTRAIL_AT(ramtrail_freeze_info, reserved, 36);
 RAMTRAIL_AT(ramtrail_freeze_info, zone, 40);
-RAMTRAIL_SIZE(ramtrail_region_header, 3624);
+RAMTRAIL_AT(ramtrail_freeze_info, sealed, 3112);
+RAMTRAIL_SIZE(ramtrail_region_header, 3648);
 RAMTRAIL_AT(ramtrail_region_header, magic, 0);
 RAMTRAIL_AT(ramtrail_region_header, version, 8);
 RAMTRAIL_AT(ramtrail_region_header, header_size, 12);

@@ -304,6 +304,8 @@ void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state);
 void ramtrail_resume(struct ramtrail_context *cxt);
 void ramtrail_rings_init(struct ramtrail_context *cxt);
 void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause);
+void ramtrail_rings_seal(struct ramtrail_context *cxt);
+void ramtrail_rings_unseal(struct ramtrail_context *cxt);
 void ramtrail_debugfs_init(struct ramtrail_context *cxt);
 void ramtrail_debugfs_exit(struct ramtrail_context *cxt);
 struct ramtrail_module_entry *ramtrail_modtab(struct ramtrail_context *cxt);

@@ -145,6 +145,7 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 		ramtrail_frozen_wait(cxt, 1);
 		return;
 	}
+	ramtrail_rings_seal(cxt);
 	ramtrail_flush_zones(cxt);
 }
 
@@ -154,7 +155,7 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
  *
  * The first call wins: it stops every CPU's writer, writes each zone's
  * position and the reason to the region with their own checksum, sets the
- * state, and only then flushes the zones (the long part). A CPU that loses
+ * state, and only then seals and flushes the zones (the long part). A CPU that loses
  * the race waits, bounded, until the winner has sealed: a panicking loser
  * would otherwise stop the winner with smp_send_stop() in the middle.
  * Callable from any context, NMI and panic included.
@@ -515,6 +516,7 @@ int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
 	}
 	/* A reset from here on finds a boot cut while recording. */
 	ramtrail_resume(cxt);
+	ramtrail_rings_unseal(cxt);
 	atomic_set(&cxt->frozen, 0);
 	preempt_enable_notrace();
 	ramtrail_rings_enable(cxt);
@@ -532,6 +534,7 @@ void ramtrail_stop_for_unload(struct ramtrail_context *cxt)
 	if (atomic_cmpxchg(&cxt->frozen, 0, 2))
 		return;
 	ramtrail_rings_pause(cxt, true);
-	ramtrail_flush_zones(cxt);
 	ramtrail_end(cxt, RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);
+	ramtrail_rings_seal(cxt);
+	ramtrail_flush_zones(cxt);
 }

@@ -20,8 +20,15 @@
  * (zero). Anything else is a word no writer produces in one boot, and the
  * whole block is dropped as corrupt. A record is returned only when its head
  * and all continuation words are current and carry the same timestamp bits.
+ *
+ * Which blocks to trust whole. A sealed block (a seal word of its lap) is
+ * read only if its seal matches its words. Writers seal in order, so a
+ * block that is not sealed while a later block of the window is, is
+ * damaged and dropped; the newest blocks, not sealed yet, are read by the
+ * rules above alone.
  */
 #include "recover.h"
+#include "seal.h"
 #include "format_asserts.h"
 
 #define RT_WORDS		(RAMTRAIL_BLOCK_SIZE / 8)
@@ -309,6 +316,7 @@ void ramtrail_zone_stats_sum(struct ramtrail_zone_stats *sum,
 		sum->records += s->records;
 		sum->blocks += s->blocks;
 		sum->corrupt_blocks += s->corrupt_blocks;
+		sum->sealed_blocks += s->sealed_blocks;
 		sum->headerless_blocks += s->headerless_blocks;
 		sum->torn += s->torn;
 		sum->lost_words += s->lost_words;
@@ -614,8 +622,7 @@ static u32 ramtrail_payload(u64 w)
 /* Types a writer of this version produces (any lap). */
 static bool ramtrail_type_valid(unsigned int type)
 {
-	return type != RAMTRAIL_W_EMPTY && type < RAMTRAIL_W_NR_TYPES &&
-	       type != 7;
+	return type != RAMTRAIL_W_EMPTY && type < RAMTRAIL_W_NR_TYPES;
 }
 
 /* Words a record occupies, from its head word; 0 for a non-head. */
@@ -627,7 +634,7 @@ static unsigned int ramtrail_record_words(u64 head)
 		return RAMTRAIL_W_HAS_PARENT(type) ? 2 : 1;
 	switch (type) {
 	case RAMTRAIL_W_BLOCK:
-		return RAMTRAIL_BLOCK_WORDS_HDR;
+		return RAMTRAIL_BLOCK_HEAD_WORDS;
 	case RAMTRAIL_W_PAD:
 	case RAMTRAIL_W_TSEXT:
 	case RAMTRAIL_W_FUNC_REF:
@@ -665,7 +672,7 @@ static bool ramtrail_header(const u64 *b, u64 *g, u64 *ts)
 	u64 w = ramtrail_load(b);
 
 	if (ramtrail_type(w) != RAMTRAIL_W_BLOCK ||
-	    !ramtrail_record_complete(b, w, RAMTRAIL_BLOCK_WORDS_HDR,
+	    !ramtrail_record_complete(b, w, RAMTRAIL_BLOCK_HEAD_WORDS,
 				      ramtrail_lap(w)))
 		return false;
 	*g = ramtrail_payload(w) | (u64)ramtrail_payload(ramtrail_load(b + 1)) << 32;
@@ -733,7 +740,8 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 		if (!ramtrail_type_valid(type))
 			continue;
 		plain |= 1ULL << (type | stale << RAMTRAIL_LAP_SHIFT);
-		if (type != RAMTRAIL_W_BLOCK && type != RAMTRAIL_W_EVENT)
+		if (type != RAMTRAIL_W_BLOCK && type != RAMTRAIL_W_EVENT &&
+		    type != RAMTRAIL_W_SEAL)
 			cur |= 1ULL << (type | lap << RAMTRAIL_LAP_SHIFT);
 	}
 	for (i = 0; i < RT_WORDS; i++) {
@@ -757,7 +765,10 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 			continue;
 		type = ramtrail_type(w);
 		if (ramtrail_lap(w) != lap || (type != RAMTRAIL_W_BLOCK &&
-					       type != RAMTRAIL_W_EVENT))
+					       type != RAMTRAIL_W_EVENT &&
+					       type != RAMTRAIL_W_SEAL))
+			break;
+		if (type == RAMTRAIL_W_SEAL && i != RAMTRAIL_SEAL_WORD)
 			break;
 		if (type == RAMTRAIL_W_BLOCK &&
 		    (i || (ramtrail_header(b, &hg, &ts) && hg != g)))
@@ -769,6 +780,31 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 	}
 	*written = any;
 	return i == RT_WORDS;
+}
+
+/* The seal word of block @g, if it holds one of the block's lap. */
+static bool ramtrail_sealed(const struct ramtrail_zone_cursor *c, u64 g,
+			    u64 *seal)
+{
+	unsigned int lap;
+	const u64 *b = ramtrail_block(c, g, &lap);
+
+	*seal = ramtrail_load(b + RAMTRAIL_SEAL_WORD);
+	return ramtrail_type(*seal) == RAMTRAIL_W_SEAL &&
+	       ramtrail_lap(*seal) == lap;
+}
+
+/* The newest sealed block of the window: unsealed ones before it are damaged. */
+static void ramtrail_seal_window(struct ramtrail_zone_cursor *c)
+{
+	u64 g, seal;
+
+	c->seal_top = ~0ULL;
+	for (g = c->g_last + 1; g-- > c->g;)
+		if (ramtrail_sealed(c, g, &seal)) {
+			c->seal_top = g;
+			break;
+		}
 }
 
 /* Pick the window of block numbers to read. */
@@ -824,6 +860,7 @@ static void ramtrail_zone_window(struct ramtrail_zone_cursor *c)
 	c->g = top + 1 >= c->nr_blocks ? top + 1 - c->nr_blocks : 0;
 	if (!found)
 		c->g = 1;	/* g > g_last: nothing to read */
+	ramtrail_seal_window(c);
 }
 
 /* A cursor on zone @zone that has read nothing and ends nowhere. */
@@ -880,6 +917,7 @@ void ramtrail_zone_open_window(struct ramtrail_zone_cursor *c,
 	c->g = first;
 	c->g_last = last;
 	c->stats.newest_block = last;
+	ramtrail_seal_window(c);
 }
 
 /**
@@ -887,15 +925,37 @@ void ramtrail_zone_open_window(struct ramtrail_zone_cursor *c,
  * @c: the cursor
  * @reg: region opened with ramtrail_region_open()
  * @cpu: zone number, below reg->hdr.nr_cpus
+ *
+ * A zone that the freeze record says was sealed when recording stopped
+ * is read up to where it stopped, every block sealed; any other from its
+ * newest block, as ramtrail_zone_open_raw() does.
  */
 void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
 			const struct ramtrail_region *reg, u32 cpu)
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
+	const u64 *zone = (const u64 *)(reg->base +
+					ramtrail_zone_offset(h, cpu));
+	u64 end, last;
 
-	ramtrail_zone_open_raw(c, (const u64 *)(reg->base +
-						ramtrail_zone_offset(h, cpu)),
-			       h->nr_blocks, cpu);
+	if (!f || !(f->sealed[cpu / 64] >> (cpu % 64) & 1)) {
+		ramtrail_zone_open_raw(c, zone, h->nr_blocks, cpu);
+		return;
+	}
+	/*
+	 * Sealed when recording stopped: the zone ends where it stopped, and
+	 * every block of it is sealed, whatever its headers and seal words
+	 * say now.
+	 */
+	end = f->zone[cpu].freeze_pos;
+	last = end ? (end - 1) >> RAMTRAIL_BLOCK_SHIFT : 0;
+	ramtrail_zone_open_window(c, zone, h->nr_blocks, cpu, end ? 0 : 1,
+				  last);
+	if (!end)
+		c->stats.newest_block = ~0ULL;
+	c->seal_top = last;
+	c->end_pos = end;
 }
 
 /* A full timestamp (header or TSEXT): becomes the base of what follows. */
@@ -929,9 +989,33 @@ static void ramtrail_back_blocks(struct ramtrail_zone_cursor *c)
 	u32 k;
 
 	for (k = 1; k <= RAMTRAIL_REF_BACK_MAX; k++)
-		c->back[k - 1] = c->g >= k && k < c->nr_blocks ?
+		c->back[k - 1] = c->g >= k && k < c->nr_blocks &&
+				 !(c->dropped >> k & 1) ?
 				 ramtrail_block(c, c->g - k, &c->back_lap[k - 1]) :
 				 NULL;
+}
+
+/*
+ * Whether block @c->g may be read, and its words (@c->end_word): sealed
+ * with a matching seal, its sealed words; or not sealed yet, newer than
+ * every sealed block, all of them.
+ */
+static bool ramtrail_seal_ok(struct ramtrail_zone_cursor *c)
+{
+	u64 seal, v;
+	u32 n;
+
+	c->end_word = RT_WORDS;
+	if (!ramtrail_sealed(c, c->g, &seal))
+		return c->seal_top == ~0ULL || c->g > c->seal_top;
+	v = (u64)ramtrail_payload(seal) << RAMTRAIL_TS_BITS |
+	    ramtrail_tsbits(seal);
+	n = (v & RAMTRAIL_SEAL_N_MASK) + 1;
+	if (n < RAMTRAIL_BLOCK_WORDS_HDR || ramtrail_seal_value(c->block, n) != v)
+		return false;
+	c->end_word = n;
+	c->stats.sealed_blocks++;
+	return true;
 }
 
 static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
@@ -944,13 +1028,16 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 	if (c->may_sleep)
 		cond_resched();
 	c->block = b;
+	/* Blocks are entered in order: the verdicts move on by one. */
+	c->dropped <<= 1;
 	ramtrail_back_blocks(c);
 	c->stats.blocks++;
 	c->entry_ts = c->ts;
 	c->entry_base = c->have_base;
-	if (!ramtrail_block_sane(c, c->g, &written)) {
+	if (!ramtrail_block_sane(c, c->g, &written) || !ramtrail_seal_ok(c)) {
 		c->stats.corrupt_blocks++;
 		c->have_base = false;
+		c->dropped |= 1;
 		return false;
 	}
 	/* ramtrail_block_sane() checked the number of a current header. */
@@ -1125,7 +1212,7 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 	u64 ts = c->ts, pos = c->g << RAMTRAIL_BLOCK_SHIFT;
 	u64 cur = (u64)c->lap << RAMTRAIL_LAP_SHIFT;
 	struct ramtrail_record_head *e = c->batch;
-	u32 word = c->word, stop = RT_WORDS, n = 0;
+	u32 word = c->word, stop = c->end_word, n = 0;
 	bool task_known = c->task_known;
 
 	/* A block's first records are the header: the general path's. */
@@ -1135,7 +1222,7 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 	/* The record at or past @c->end_pos ends the zone: the general path's. */
 	if (c->end_pos <= pos)
 		stop = 0;
-	else if (c->end_pos - pos < (u64)RT_WORDS * 8)
+	else if (c->end_pos - pos < (u64)stop * 8)
 		stop = DIV_ROUND_UP(c->end_pos - pos, 8);
 	while (n < RAMTRAIL_BATCH && word < stop) {
 		u64 w = ramtrail_load(b + word), cont;
@@ -1150,7 +1237,7 @@ static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
 			kind = RAMTRAIL_W_FUNC_PARENT;
 			ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));
 		} else if ((low & RAMTRAIL_PARENT_BITS) == r.head[0]) {
-			if (word + 1 >= RT_WORDS)
+			if (word + 1 >= stop)
 				break;
 			cont = ramtrail_load(b + word + 1);
 			if ((u32)cont != ramtrail_cont_of(w))
@@ -1224,9 +1311,13 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 				continue;
 			}
 		}
-		if (c->word >= RT_WORDS) {
+		if (c->word >= c->end_word) {
 			c->in_block = false;
 			c->g++;
+			continue;
+		}
+		if (c->word == RAMTRAIL_SEAL_WORD) {
+			c->word++;	/* checked when the block was entered */
 			continue;
 		}
 		b = c->block;
@@ -1238,7 +1329,7 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 			continue;
 		}
 		n = ramtrail_record_words(w);
-		if (!n || c->word + n > RT_WORDS ||
+		if (!n || c->word + n > c->end_word ||
 		    !ramtrail_record_complete(b + c->word, w, n, c->lap)) {
 			c->stats.torn++;
 			c->stats.lost_words += c->stale;

@@ -127,7 +127,10 @@ struct ramtrail_record {
  * struct ramtrail_zone_stats - what decoding a zone found
  * @records: valid records returned
  * @blocks: blocks read (the window between oldest and newest)
- * @corrupt_blocks: blocks dropped whole: they hold words no writer produces
+ * @corrupt_blocks: blocks dropped whole: they hold words no writer
+ *	produces, their seal does not match, or they are not sealed while a
+ *	later block is
+ * @sealed_blocks: blocks read whose seal matched
  * @headerless_blocks: blocks whose header write was lost (records kept)
  * @torn: records with a missing or stale continuation word, or orphans
  * @lost_words: stale words in the written part of a block (in-flight writes)
@@ -143,6 +146,7 @@ struct ramtrail_zone_stats {
 	u64 records;
 	u64 blocks;
 	u64 corrupt_blocks;
+	u64 sealed_blocks;
 	u64 headerless_blocks;
 	u64 torn;
 	u64 lost_words;
@@ -179,6 +183,10 @@ struct ramtrail_zone_stats {
  * @entry_ts: @ts when block @g was entered
  * @entry_base: @have_base then
  * @may_sleep: the caller sleeps: each block entered may reschedule
+ * @seal_top: block number of the newest sealed block of the window, or
+ *	~0 if none: an older block that is not sealed is damaged
+ * @dropped: bit k set: block @g - k was entered and dropped
+ * @end_word: words of block @g to read: its sealed ones, or all
  * @end_pos: the zone ends before this position (a live zone's snapshot)
  * @end_ts: the zone ends before the first record newer than this
  * @stats: counters
@@ -208,6 +216,9 @@ struct ramtrail_zone_cursor {
 	u64 entry_ts;
 	bool entry_base;
 	bool may_sleep;
+	u64 seal_top;
+	u64 dropped;
+	u32 end_word;
 	u64 end_pos;
 	u64 end_ts;
 	struct ramtrail_zone_stats stats;

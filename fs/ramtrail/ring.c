@@ -5,6 +5,7 @@
  * cache, and refusing records. Shared by the module and tools/.
  */
 #include "ring.h"
+#include "seal.h"
 
 static notrace u64 ramtrail_block_cache(const struct ramtrail_ring *r, u64 g)
 {
@@ -19,6 +20,34 @@ static notrace bool ramtrail_ring_drop(struct ramtrail_ring *r)
 {
 	local_inc(&r->dropped);
 	return false;
+}
+
+/* Seal block @g over its first @n words. */
+static notrace void ramtrail_block_seal(struct ramtrail_ring *r, u64 g,
+					unsigned int n)
+{
+	u64 blk = ramtrail_block_cache(r, g), *w = ramtrail_cb_words(r, blk);
+	u64 v = ramtrail_seal_value(w, n);
+
+	ramtrail_store(w + RAMTRAIL_SEAL_WORD,
+		       ramtrail_word(RAMTRAIL_W_SEAL, ramtrail_cb_lap(blk), v,
+				     v >> RAMTRAIL_TS_BITS));
+}
+
+/*
+ * Seal the blocks from ring->sealed to the one before block @g, the block
+ * of the outermost writer's record, once its words are stored ([R7]).
+ */
+static notrace void ramtrail_ring_seal(struct ramtrail_ring *r, u64 g)
+{
+	u64 s;
+
+	/* Slots a later lap took over: their blocks are gone. */
+	if (g - r->sealed >= r->nr_blocks)
+		r->sealed = g + 1 - r->nr_blocks;
+	for (s = r->sealed; s < g; s++)
+		ramtrail_block_seal(r, s, RAMTRAIL_BLOCK_WORDS);
+	r->sealed = g;
 }
 
 /**
@@ -36,6 +65,7 @@ static notrace bool ramtrail_ring_drop(struct ramtrail_ring *r)
  * block's tail (filled with PAD words), the new block's header, a task
  * event and the record, all timestamped with the one counter read. The
  * header's full counter value is the record's base, so no TSEXT is needed.
+ * The outermost writer then seals the blocks before its record's ([R7]).
  * Within a block, a task event goes before the record when ring->task is
  * not @task. A nested writer does not enter a block whose slot still holds
  * the outermost writer's open reservation ([R4]).
@@ -116,6 +146,9 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 						    g >> 32));
 		ramtrail_store(w + 2, ramtrail_word(RAMTRAIL_W_CONT, lap, ts,
 						    ts >> RAMTRAIL_TS_BITS));
+		/* Not sealed yet ([R7]): a seal of an older lap is gone. */
+		ramtrail_store(w + RAMTRAIL_SEAL_WORD,
+			       ramtrail_word(RAMTRAIL_W_PAD, lap, ts, 0));
 		w += RAMTRAIL_BLOCK_WORDS_HDR;
 	} else {
 		w += off / 8;
@@ -136,7 +169,51 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 	ramtrail_ring_commit(r, w, lap, ts, ext, type, head, cont, ncont);
 	if (named)
 		ramtrail_ring_task_named(r, task);
+	if (outer && r->sealed < g)
+		ramtrail_ring_seal(r, g);
 	return true;
+}
+
+/**
+ * ramtrail_ring_seal_tail() - seal a stopped ring's blocks up to a position
+ * @r: the ring: stopped, and no writer of it between reserve and commit
+ * @end: the position recording stopped at, at most ring->pos
+ *
+ * Seals the blocks that are not sealed yet before @end's, and @end's own
+ * over its words before @end: the newest records of a stopped zone are
+ * checked whole as the older ones are. Words a writer stores at or past
+ * @end later are outside the seal. Leaves ring->sealed alone: a writer
+ * that resumes seals @end's block again once it leaves it.
+ */
+notrace void ramtrail_ring_seal_tail(struct ramtrail_ring *r,
+				     unsigned long end)
+{
+	u64 s, g = end >> RAMTRAIL_BLOCK_SHIFT, first = READ_ONCE(r->sealed);
+
+	if (g - first >= r->nr_blocks)
+		first = g + 1 - r->nr_blocks;
+	for (s = first; s < g; s++)
+		ramtrail_block_seal(r, s, RAMTRAIL_BLOCK_WORDS);
+	if (end & RAMTRAIL_BLOCK_MASK)
+		ramtrail_block_seal(r, g, (end & RAMTRAIL_BLOCK_MASK) / 8);
+}
+
+/**
+ * ramtrail_ring_unseal() - undo the seal of a stopped ring's newest block
+ * @r: the ring: stopped, no writer in flight
+ *
+ * Before the ring records again into the block ramtrail_ring_seal_tail()
+ * sealed in part.
+ */
+notrace void ramtrail_ring_unseal(struct ramtrail_ring *r)
+{
+	unsigned long pos = local_read(&r->pos);
+	u64 blk = ramtrail_block_cache(r, pos >> RAMTRAIL_BLOCK_SHIFT);
+
+	if (pos & RAMTRAIL_BLOCK_MASK)
+		ramtrail_store(ramtrail_cb_words(r, blk) + RAMTRAIL_SEAL_WORD,
+			       ramtrail_word(RAMTRAIL_W_PAD,
+					     ramtrail_cb_lap(blk), 0, 0));
 }
 
 /**

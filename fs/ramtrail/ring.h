@@ -61,6 +61,16 @@
  *       is the reference's or one of the ring->ref_back before, fewer
  *       than the zone's blocks: the writer enters its slot again only
  *       after the reference's block.
+ *  [R7] ring->sealed is the next block to seal. Only the outermost writer
+ *       reads or changes it, in the slow path, after its record's words:
+ *       it seals, in order, the blocks before its record's block. Every
+ *       writer that wrote into them has returned (the earlier outermost
+ *       ones, and the nested ones that ran while this one was in flight),
+ *       and none enters them again: the outermost writer is the CPU's
+ *       oldest reservation, so a nested one never reserves below it. A
+ *       block whose slot a nested writer took over in the meantime ([R4]
+ *       allows it for the blocks two or more before the floor's) gets a
+ *       seal of its own, older lap, which a reader of the new lap ignores.
  *
  * Documentation/ramtrail/writer.rst proves these in longer form.
  */
@@ -145,6 +155,7 @@ struct ramtrail_pair {
  * @ref_back: how many blocks before its own a FUNC_REF may name: up to
  *	RAMTRAIL_REF_BACK_MAX, and fewer than @nr_blocks, so that the block
  *	it names is not taken by a later lap before its own is left
+ * @sealed: block number of the oldest block not sealed yet; see [R7]
  *
  * What every record touches comes first, in the first cache line; the
  * ring is cache-line aligned, so that no other CPU's writes share it
@@ -164,6 +175,7 @@ struct ramtrail_ring {
 	u32 flags;
 	struct ramtrail_pair *pairs;
 	u32 ref_back;
+	unsigned long sealed;
 } ____cacheline_aligned;
 
 static __always_inline u64 ramtrail_word(unsigned int type, unsigned int lap,
@@ -423,5 +435,7 @@ static __always_inline void ramtrail_ring_task_switched(struct ramtrail_ring *r)
 
 void ramtrail_ring_init(struct ramtrail_ring *r, u64 *zone, u32 nr_blocks,
 			u32 flags);
+void ramtrail_ring_seal_tail(struct ramtrail_ring *r, unsigned long end);
+void ramtrail_ring_unseal(struct ramtrail_ring *r);
 
 #endif /* _RAMTRAIL_RING_H */

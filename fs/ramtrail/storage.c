@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/mm.h>
@@ -88,6 +89,7 @@ notrace void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state)
 	f->cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
 	f->clock_flags = ramtrail_arch_clock_flags();
 	f->reserved = 0;
+	memset(f->sealed, 0, sizeof(f->sealed));	/* ramtrail_rings_seal() */
 	f->checksum = ramtrail_freeze_checksum(f);
 	ramtrail_flush(cxt, f, sizeof(*f));	/* the record before the state */
 	ramtrail_set_state(cxt, state);
@@ -477,6 +479,75 @@ notrace void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause)
 	for (cpu = 0; cpu < cxt->hdr->nr_cpus && cpu < nr_cpu_ids; cpu++)
 		WRITE_ONCE(per_cpu_ptr(cxt->rings, cpu)->stopped,
 			   pause ? RAMTRAIL_RING_PAUSED : 0);
+}
+
+/* Bound of ramtrail_rings_seal()'s wait for writers in flight, in us. */
+#define RAMTRAIL_SEAL_WAIT_US	1000
+
+/**
+ * ramtrail_rings_seal() - seal every stopped zone up to where it stopped
+ * @cxt: the context; its rings paused, the freeze record written
+ *
+ * A zone is sealed once no writer of its CPU is between reserve and
+ * commit (ring->floor idle): the writers that reserved before the freeze
+ * record's position have then stored their words. Waits at most
+ * RAMTRAIL_SEAL_WAIT_US for all of them; a zone whose writer does not
+ * finish (this CPU's, interrupted by the crash, or a CPU that stopped
+ * with a record in flight) keeps its newest blocks unsealed, read
+ * record by record. The freeze record then says which zones are sealed:
+ * a reset before its new checksum leaves a freeze record that does not
+ * check, and the zones read as a power cut's. Callable in any context,
+ * panic and NMI included.
+ */
+notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
+{
+	struct ramtrail_freeze_info *f = &cxt->hdr->freeze;
+	u32 nr = min_t(u32, cxt->hdr->nr_cpus, nr_cpu_ids);
+	u32 cpu, left = nr, self = raw_smp_processor_id();
+	DECLARE_BITMAP(done, RAMTRAIL_MAX_CPUS) = { 0 };
+	int us;
+
+	for (us = 0; left && us < RAMTRAIL_SEAL_WAIT_US; us++) {
+		for (cpu = 0; cpu < nr; cpu++) {
+			struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
+
+			if (test_bit(cpu, done))
+				continue;
+			if (READ_ONCE(r->floor) != RAMTRAIL_FLOOR_IDLE) {
+				/* Ours never finishes: the crash interrupted it. */
+				if (cpu == self) {
+					__set_bit(cpu, done);
+					left--;
+				}
+				continue;
+			}
+			smp_rmb();	/* the writers' words after their floor */
+			ramtrail_ring_seal_tail(r, f->zone[cpu].freeze_pos);
+			f->sealed[cpu / 64] |= BIT_ULL(cpu % 64);
+			__set_bit(cpu, done);
+			left--;
+		}
+		if (left)
+			udelay(1);
+	}
+	ramtrail_flush_zones(cxt);	/* the seals before the record says so */
+	f->checksum = 0;
+	f->checksum = ramtrail_freeze_checksum(f);
+	ramtrail_flush(cxt, f, sizeof(*f));
+}
+
+/**
+ * ramtrail_rings_unseal() - let every stopped zone record again
+ * @cxt: the context; its rings paused
+ *
+ * Undoes ramtrail_rings_seal() on the blocks that recording goes on in.
+ */
+notrace void ramtrail_rings_unseal(struct ramtrail_context *cxt)
+{
+	u32 cpu, nr = min_t(u32, cxt->hdr->nr_cpus, nr_cpu_ids);
+
+	for (cpu = 0; cpu < nr; cpu++)
+		ramtrail_ring_unseal(per_cpu_ptr(cxt->rings, cpu));
 }
 
 /**

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Writes the fuzzer's seed corpus: small regions filled by the real writer
- * (fresh, one lap, many laps, every record kind, big clock gaps), and
- * damaged copies of them (torn words, lost header, random block, flipped
- * bits, truncation, future version). Deterministic: same seeds every run.
+ * (fresh, one lap, many laps, every record kind, big clock gaps, zones
+ * sealed when recording stopped), and damaged copies of them (torn words,
+ * lost header, random block, flipped bits, truncation, future version).
+ * Deterministic: same seeds every run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,12 @@ int main(int argc, char **argv)
 
 	t = named();
 	save("named", t->mem, t->size);
+	test_region_free(t);
+
+	/* Recording stopped, every zone sealed to where it stopped. */
+	t = filled(2, 3000, false);
+	test_region_stop(t, RAMTRAIL_FREEZE_OOPS, RAMTRAIL_STATE_FROZEN, true);
+	save("sealed-frozen", t->mem, t->size);
 	test_region_free(t);
 	return 0;
 }

@@ -96,6 +96,11 @@ static inline long local_cmpxchg(local_t *l, long old, long new)
 	return was;
 }
 
+static inline u64 rol64(u64 word, unsigned int shift)
+{
+	return (word << (shift & 63)) | (word >> ((-shift) & 63));
+}
+
 static inline u64 div_u64_rem(u64 n, u32 d, u32 *rem)
 {
 	*rem = n % d;

@@ -351,6 +351,7 @@ static void handle(int sig, void (*fn)(int), int block1, int block2)
 static u64 n_snap, n_records, n_expected, n_inflight_snaps, n_big_gaps;
 static u64 bad_invented, bad_missing, bad_cpu_order, bad_merge_order;
 static u64 n_torn, n_lost, n_headerless, max_laps, n_refs, n_lost_refs;
+static u64 n_sealed, n_dropped_blocks;
 static u64 bad_task, bad_ctx, n_no_task, n_switches_seen;
 
 static bool same_record(const struct ramtrail_record *r, const struct entry *e)
@@ -471,6 +472,8 @@ static void check_crash(u8 *image)
 		n_lost_refs += cur[cpu].stats.lost_refs;
 		n_lost += cur[cpu].stats.lost_words;
 		n_headerless += cur[cpu].stats.headerless_blocks;
+		n_sealed += cur[cpu].stats.sealed_blocks;
+		n_dropped_blocks += cur[cpu].stats.corrupt_blocks;
 		for (i = 0; i < TABLE; i++) {
 			struct entry *e = table[cpu][i];
 			u64 g;
@@ -555,6 +558,10 @@ int main(int argc, char **argv)
 	printf("  decoder dropped %llu torn, %llu lost words; %llu headerless blocks\n",
 	       (unsigned long long)n_torn,
 	       (unsigned long long)n_lost, (unsigned long long)n_headerless);
+	printf("  %llu sealed blocks checked\n", (unsigned long long)n_sealed);
+	verdict("blocks sealed as writers left them (many), none dropped",
+		n_sealed > n_snap && !n_dropped_blocks,
+		"%llu dropped", n_dropped_blocks);
 	verdict("returned records are ones writers reserved", !bad_invented,
 		"%llu bad", bad_invented);
 	verdict("completed records are all returned", !bad_missing,

@@ -339,6 +339,7 @@ static void test_writer_addresses_zones_past_32_gib(void)
 	ramtrail_ring_init(&r, zone, blocks, 0);
 	/* The first byte of block g: the writer enters it. */
 	local_set(&r.pos, g << RAMTRAIL_BLOCK_SHIFT);
+	r.sealed = g;	/* as if it had written and sealed the blocks before */
 	for (i = 0; i < 4; i++)
 		CHECK(ramtrail_ring_func(&r, 0x1000 + i, 0), "record %llu refused",
 		      (unsigned long long)i);
@@ -464,20 +465,22 @@ static void test_nested_writer_leaves_the_pairs_alone(void)
  */
 static void test_func_ref_to_nothing_is_dropped(void)
 {
+	/* The first record's word: after the header and a task event. */
+	const u32 W = RAMTRAIL_BLOCK_WORDS_HDR + RAMTRAIL_TASK_WORDS;
 	struct test_region *t = fresh(1, 4);
 	u64 *ref, *def, good, newest;
 	u32 p, i, k, got, len;
 	size_t n;
 
-	ramtrail_ring_func(&t->ring[0], 7, 0);
-	ramtrail_ring_func(&t->ring[0], 3, 0);		/* word 11 */
-	ramtrail_ring_func(&t->ring[0], 5, 6);		/* word 12 */
-	ramtrail_ring_func(&t->ring[0], 5, 6);		/* word 14: the ref */
+	ramtrail_ring_func(&t->ring[0], 7, 0);		/* word W */
+	ramtrail_ring_func(&t->ring[0], 3, 0);		/* word W + 1 */
+	ramtrail_ring_func(&t->ring[0], 5, 6);		/* word W + 2 */
+	ramtrail_ring_func(&t->ring[0], 5, 6);		/* W + 4: the ref */
 	t->ring[0].pairs = NULL;
-	ramtrail_ring_func(&t->ring[0], 5, 6);		/* word 15, in full */
+	ramtrail_ring_func(&t->ring[0], 5, 6);		/* W + 5, in full */
 	ramtrail_ring_func(&t->ring[0], 9, 0);
-	def = word_at(t, 0, 12 * 8);
-	ref = word_at(t, 0, 14 * 8);
+	def = word_at(t, 0, (W + 2) * 8);
+	ref = word_at(t, 0, (W + 4) * 8);
 	good = *ref;
 	CHECK(test_decode(t, out, MAXREC, &st) == 6 && out[3].ip == 5 &&
 	      out[3].parent == 6, "the reference does not decode");
@@ -496,11 +499,11 @@ static void test_func_ref_to_nothing_is_dropped(void)
 		case 0:	/* its own word, then a later record of its pair */
 		case 1:
 			p = (p & ~(RAMTRAIL_REF_WORD_MASK << RAMTRAIL_REF_WORD_SHIFT)) |
-			    (14 + i) << RAMTRAIL_REF_WORD_SHIFT;
+			    (W + 4 + i) << RAMTRAIL_REF_WORD_SHIFT;
 			break;
 		case 2:	/* the function without caller before it */
 			p = (p & ~(RAMTRAIL_REF_WORD_MASK << RAMTRAIL_REF_WORD_SHIFT)) |
-			    11 << RAMTRAIL_REF_WORD_SHIFT;
+			    (W + 1) << RAMTRAIL_REF_WORD_SHIFT;
 			break;
 		case 3:
 			p ^= 1U << RAMTRAIL_REF_CHECK_SHIFT;
@@ -738,11 +741,16 @@ static void test_reserved_never_written_slot_is_skipped(void)
 	test_region_free(t);
 }
 
+/*
+ * Words of the lap before in a block: in the unsealed newest block a
+ * record's slot that was reserved and never written (the per-record
+ * rules); in a sealed block, stores that were lost, which lose the block.
+ */
 static void test_stale_words_of_the_previous_lap_are_rejected(void)
 {
 	struct test_region *t = fresh(1, 4);
 	u64 before[RAMTRAIL_BLOCK_WORDS], *zone = test_zone(t, 0);
-	size_t n, i, k;
+	size_t n, n0, i, k;
 
 	/* Fill one lap, keep block 1, then write into it again. */
 	for (i = 0; i < 4 * PER_BLOCK; i++)
@@ -750,18 +758,32 @@ static void test_stale_words_of_the_previous_lap_are_rejected(void)
 	memcpy(before, zone + RAMTRAIL_BLOCK_WORDS, sizeof(before));
 	for (i = 0; i < 4 * PER_BLOCK + 100; i++)
 		ramtrail_ring_func(&t->ring[0], 100000 + i, 0);
-	/* Roll words 200.. of block 1 back: a lap whose stores were lost. */
+	n0 = test_decode(t, out, MAXREC, &st);
+	/*
+	 * Block 8, the newest, in block 0's slot: words 40..89 back to the
+	 * lap before (block 4's), a reservation never written.
+	 */
+	for (i = 40; i < 90; i++)
+		zone[i] = (zone[i] & ~(3ULL << RAMTRAIL_LAP_SHIFT)) |
+			  1ULL << RAMTRAIL_LAP_SHIFT;
+	n = test_decode(t, out, MAXREC, &st);
+	for (k = 1; k < n; k++)
+		if (out[k].ip != out[k - 1].ip + 1)
+			break;
+	CHECK(n == n0 - 50 && k < n && out[k].ip == out[k - 1].ip + 51 &&
+	      !st.corrupt_blocks && st.lost_words == 50,
+	      "unsealed: %zu of %zu records, gap at %zu, lost words %llu", n,
+	      n0, k, (unsigned long long)st.lost_words);
+	/* Roll words 200.. of block 5 back: a lap whose stores were lost. */
 	memcpy(zone + RAMTRAIL_BLOCK_WORDS + 200, before + 200,
 	       sizeof(before) - 200 * 8);
 	n = test_decode(t, out, MAXREC, &st);
 	for (i = 0; i < n; i++)
 		CHECK(out[i].ip >= 100000, "stale record %u returned",
 		      out[i].ip);
-	for (k = 1; k < n; k++)
-		if (out[k].ip != out[k - 1].ip + 1)
-			break;
-	CHECK(k < n, "no gap where block 1 was rolled back");
-	CHECK(st.corrupt_blocks == 0, "rolled-back block called corrupt");
+	CHECK(st.corrupt_blocks == 1 && n == n0 - 50 - PER_BLOCK,
+	      "sealed: %zu of %zu records, %llu blocks dropped", n, n0,
+	      (unsigned long long)st.corrupt_blocks);
 	test_region_free(t);
 }
 
@@ -848,6 +870,139 @@ static void test_damaged_newest_block_is_counted(void)
 	CHECK(n == 3 * PER_BLOCK, "got %zu", n);
 	CHECK(st.corrupt_blocks == 1, "corrupt %llu",
 	      (unsigned long long)st.corrupt_blocks);
+	test_region_free(t);
+}
+
+/* The seal word of block slot @slot of zone 0, and its type. */
+static u64 *seal_at(struct test_region *t, u32 slot)
+{
+	return test_zone(t, 0) + (u64)slot * RAMTRAIL_BLOCK_WORDS +
+	       RAMTRAIL_SEAL_WORD;
+}
+
+/* Records 0..n-1 in order, those of block @gone (PER_BLOCK a block) left out. */
+static bool records_but_block(size_t n, size_t total, u32 gone)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < total; i++) {
+		if (i / PER_BLOCK == gone)
+			continue;
+		if (k >= n || out[k].ip != i || out[k].type != RAMTRAIL_W_FUNC)
+			return false;
+		k++;
+	}
+	return k == n;
+}
+
+/*
+ * [R7]: the outermost writer that enters a block seals the ones before
+ * it, a nested one does not. Any one bit flipped in a sealed block, or its
+ * seal taken away while a later block is sealed, drops the block whole;
+ * the newest block, not sealed yet, is read record by record.
+ */
+static void test_sealed_block_with_a_flipped_bit_is_dropped_whole(void)
+{
+	struct test_region *t = fresh(1, 8);
+	struct ramtrail_ring *r = &t->ring[0];
+	u64 *zone = test_zone(t, 0), keep, words[] = { 0, 1, 2, 3, 11, 100,
+						       RAMTRAIL_BLOCK_WORDS - 1 };
+	const size_t total = 5 * PER_BLOCK + 10;
+	size_t n, i, bad = 0;
+	u32 bit, k;
+
+	for (i = 0; i < total; i++)
+		ramtrail_ring_func(r, i, 0);
+	for (i = 0; i < 6; i++)
+		CHECK((*seal_at(t, i) & 15) ==
+		      (i < 5 ? RAMTRAIL_W_SEAL : RAMTRAIL_W_PAD),
+		      "block %zu: seal word %016llx", i,
+		      (unsigned long long)*seal_at(t, i));
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == total && records_but_block(n, total, ~0U) &&
+	      st.sealed_blocks == 5 && !st.corrupt_blocks,
+	      "%zu records, %llu sealed", n,
+	      (unsigned long long)st.sealed_blocks);
+	/* Every bit of the header, the seal and records of block 2. */
+	for (k = 0; k < ARRAY_SIZE(words); k++)
+		for (bit = 0; bit < 64; bit++) {
+			u64 *w = zone + 2 * RAMTRAIL_BLOCK_WORDS + words[k];
+
+			*w ^= 1ULL << bit;
+			n = test_decode(t, out, MAXREC, &st);
+			bad += !records_but_block(n, total, 2) ||
+			       st.corrupt_blocks != 1;
+			*w ^= 1ULL << bit;
+		}
+	CHECK(!bad, "%zu of %zu flips in block 2 not dropping it alone", bad,
+	      ARRAY_SIZE(words) * 64);
+	/* Its seal gone (the word of an entered block), block 3's kept. */
+	keep = *seal_at(t, 2);
+	*seal_at(t, 2) = (keep & ~15ULL) | RAMTRAIL_W_PAD;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(records_but_block(n, total, 2) && st.corrupt_blocks == 1,
+	      "unsealed before a sealed block: %zu records", n);
+	*seal_at(t, 2) = keep;
+	/* A nested writer that enters block 6 seals nothing... */
+	r->floor = local_read(&r->pos);
+	while (local_read(&r->pos) >> RAMTRAIL_BLOCK_SHIFT < 6)
+		ramtrail_ring_func(r, 1 << 20, 0);
+	CHECK(r->sealed == 5 && (*seal_at(t, 5) & 15) == RAMTRAIL_W_PAD,
+	      "the nested writer sealed up to %lu", r->sealed);
+	/* ...the next outermost one that takes the slow path does. */
+	r->floor = RAMTRAIL_FLOOR_IDLE;
+	ramtrail_user_env.task++;
+	ramtrail_ring_func(r, 1 << 20, 0);
+	CHECK(r->sealed == 6 && (*seal_at(t, 5) & 15) == RAMTRAIL_W_SEAL,
+	      "the outer writer sealed up to %lu", r->sealed);
+	ramtrail_user_env.task--;
+	/* The newest block, not sealed: a flipped function goes unseen. */
+	*word_at(t, 0, local_read(&r->pos) - 8) ^= 1ULL << 40;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(!st.corrupt_blocks && st.sealed_blocks == 6 &&
+	      out[n - 1].ip == (1 << 20 ^ 1 << 8),
+	      "unsealed newest block: %llu dropped, last %x",
+	      (unsigned long long)st.corrupt_blocks, out[n - 1].ip);
+	test_region_free(t);
+}
+
+/*
+ * When recording stops, the newest blocks are sealed too, the newest over
+ * its words before the stop; words written past it later stay outside,
+ * and the seal is undone before recording goes on.
+ */
+static void test_tail_seal_covers_a_stopped_zone(void)
+{
+	struct test_region *t = fresh(1, 8);
+	struct ramtrail_ring *r = &t->ring[0];
+	u64 *zone = test_zone(t, 0), end;
+	const size_t total = 2 * PER_BLOCK + 10;
+	size_t n, i;
+
+	for (i = 0; i < total; i++)
+		ramtrail_ring_func(r, i, 0);
+	end = local_read(&r->pos);
+	ramtrail_ring_seal_tail(r, end);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == total && st.sealed_blocks == 3 && !st.corrupt_blocks,
+	      "sealed tail: %zu records, %llu sealed", n,
+	      (unsigned long long)st.sealed_blocks);
+	zone[2 * RAMTRAIL_BLOCK_WORDS + 15] ^= 1ULL << 33;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(records_but_block(n, total, 2) && st.corrupt_blocks == 1,
+	      "a flip in the sealed tail: %zu records", n);
+	zone[2 * RAMTRAIL_BLOCK_WORDS + 15] ^= 1ULL << 33;
+	/* A writer past the stop: outside the seal, not read. */
+	for (i = 0; i < 5; i++)
+		ramtrail_ring_func(r, total + i, 0);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == total && st.sealed_blocks == 3 && !st.lost_words,
+	      "words past the seal: %zu records", n);
+	ramtrail_ring_unseal(r);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == total + 5 && st.sealed_blocks == 2 &&
+	      records_but_block(n, total + 5, ~0U),
+	      "unsealed again: %zu records", n);
 	test_region_free(t);
 }
 
@@ -2738,6 +2893,8 @@ int main(void)
 	RUN(test_corrupt_block_is_dropped_whole_and_others_kept);
 	RUN(test_damaged_newest_block_is_counted);
 	RUN(test_flipped_bit_in_newest_header_loses_one_block);
+	RUN(test_sealed_block_with_a_flipped_bit_is_dropped_whole);
+	RUN(test_tail_seal_covers_a_stopped_zone);
 	RUN(test_stale_block_cache_is_rebuilt);
 	RUN(test_live_zone_head_is_read_once);
 	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);

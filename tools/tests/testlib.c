@@ -60,6 +60,30 @@ void test_region_seal(struct test_region *t)
 	t->hdr->checksum = ramtrail_header_checksum(t->hdr);
 }
 
+void test_region_stop(struct test_region *t, u32 reason, u32 state,
+		      bool seal)
+{
+	struct ramtrail_freeze_info *f = &t->hdr->freeze;
+	u32 cpu;
+
+	memset(f, 0, sizeof(*f));
+	for (cpu = 0; cpu < t->hdr->nr_cpus; cpu++) {
+		t->ring[cpu].stopped = RAMTRAIL_RING_PAUSED;
+		f->zone[cpu].freeze_pos = local_read(&t->ring[cpu].pos);
+		f->zone[cpu].dropped = local_read(&t->ring[cpu].dropped);
+		if (!seal)
+			continue;
+		ramtrail_ring_seal_tail(&t->ring[cpu], f->zone[cpu].freeze_pos);
+		f->sealed[cpu / 64] |= 1ULL << (cpu % 64);
+	}
+	f->reason = reason;
+	f->boot_id = t->hdr->boot_id;
+	f->nr_zones = t->hdr->nr_cpus;
+	f->clock_flags = RAMTRAIL_F_CLOCK_RELIABLE;
+	f->checksum = ramtrail_freeze_checksum(f);
+	t->hdr->state = state;
+}
+
 static struct ramtrail_saved_task test_task[RAMTRAIL_MAX_CPUS];
 static struct ramtrail_saved_name test_hash[RAMTRAIL_SAVED_HASH];
 static u8 test_buf[RAMTRAIL_SAVED_BUF(RAMTRAIL_SAVED_CHUNK_MAX)];

@@ -24,6 +24,13 @@ struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
 					  u32 ring_flags, u64 saved_size);
 void test_region_free(struct test_region *t);
 void test_region_seal(struct test_region *t);
+/*
+ * Recording stops as the module stops it: the freeze record (@reason,
+ * each zone's position), the state, and with @seal each zone's newest
+ * blocks sealed and said so.
+ */
+void test_region_stop(struct test_region *t, u32 reason, u32 state,
+		      bool seal);
 u64 *test_zone(struct test_region *t, u32 cpu);
 /*
  * A writer of a saved trace at @s in @t's saved area, of @room bytes (0:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ramtrail on-RAM format, version 5 (RAMTRAIL_VERSION).
+ * ramtrail on-RAM format, version 6 (RAMTRAIL_VERSION).
  *
  * This header is the only definition of the persistent region layout. The
  * kernel module writes it, the module's recovery code and the userspace
@@ -50,6 +50,9 @@
  *
  *   RAMTRAIL_W_BLOCK        3 words  payload: seq[31:0]; CONT seq[63:32];
  *                                    CONT counter[57:26]. Only at word 0.
+ *   RAMTRAIL_W_SEAL         1 word   ts and payload: bits 25:0 and 57:26
+ *                                    of the block's seal value. Only at
+ *                                    word 3 (RAMTRAIL_SEAL_WORD).
  *   RAMTRAIL_W_PAD          1 word   payload 0; fills a block's tail.
  *   RAMTRAIL_W_TSEXT        1 word   payload counter[57:26]: full time of
  *                                    the record that follows.
@@ -84,6 +87,17 @@
  * is not the one it named last; a record with no such event before it in
  * its block belongs to an unknown task.
  *
+ * A block is sealed once no writer can write into it any more: word 3,
+ * a RAMTRAIL_W_PAD word when the block is entered, then gets a
+ * RAMTRAIL_W_SEAL word of the block's lap that holds a hash of the block's
+ * first n words (all of them, or those before the position recording
+ * stopped at, for the newest block when recording stops). A writer seals
+ * its blocks in order, so in a zone every block before the newest sealed
+ * one is sealed: a reader drops a sealed block whose hash does not match
+ * and an unsealed block older than a sealed one, reads a sealed block's
+ * first n words only, and reads the unsealed newest blocks record by
+ * record.
+ *
  * Timestamps are raw counter values (the TSC on x86) truncated to 58 bits.
  * Each record stores bits 25:0; the reader rebuilds the rest from the last
  * full value it saw (block header or TSEXT) and the writer guarantees that
@@ -96,7 +110,7 @@
 #include <linux/types.h>
 
 #define RAMTRAIL_MAGIC			0x4c494152544d4152ULL /* "RAMTRAIL" */
-#define RAMTRAIL_VERSION		5
+#define RAMTRAIL_VERSION		6
 #define RAMTRAIL_HEADER_SIZE		4096
 #define RAMTRAIL_MAX_CPUS		192
 
@@ -122,7 +136,7 @@ enum ramtrail_word_type {
 	RAMTRAIL_W_EVENT	= 4,
 	RAMTRAIL_W_CONT		= 5,
 	RAMTRAIL_W_FUNC_REF	= 6,
-	/* 7: invalid */
+	RAMTRAIL_W_SEAL		= 7,
 	RAMTRAIL_W_FUNC		= 8,	/* 8..11: + enum ramtrail_ctx */
 	RAMTRAIL_W_FUNC_PARENT	= 12,	/* 12..15: + enum ramtrail_ctx */
 	RAMTRAIL_W_NR_TYPES	= 16,
@@ -141,7 +155,34 @@ enum ramtrail_ctx {
 #define RAMTRAIL_W_HAS_PARENT(type)	(((type) & 12) == 12)
 #define RAMTRAIL_W_CTX(type)		((type) & RAMTRAIL_CTX_MASK)
 
-#define RAMTRAIL_BLOCK_WORDS_HDR	3
+/* Words before a block's first record: the header, then its seal. */
+#define RAMTRAIL_BLOCK_WORDS_HDR	4
+#define RAMTRAIL_BLOCK_HEAD_WORDS	3	/* the RAMTRAIL_W_BLOCK record */
+#define RAMTRAIL_SEAL_WORD		3
+
+/*
+ * The seal value of a block whose first n words (RAMTRAIL_BLOCK_WORDS_HDR
+ * to all) are sealed: bits 8:0 hold n - 1, bits 57:9 those of a hash of
+ * the block's 64-bit little-endian words w[i], the seal word and the
+ * words from n on read as 0, computed in eight lanes (mod 2^64):
+ *
+ *   h[k] = RAMTRAIL_SEAL_LANE * (2k + 1), for k = 0..7;
+ *   for i = 0, 8, 16, ... (every word), k = 0..7:
+ *     h[k] = rol64((h[k] ^ w[i + k]) * RAMTRAIL_SEAL_MUL, RAMTRAIL_SEAL_ROT);
+ *   x = 0; for k = 0..7: x = mix(x ^ h[k]);
+ *
+ * with mix(x): x *= RAMTRAIL_SEAL_MIX1; x ^= x >> 33; x *=
+ * RAMTRAIL_SEAL_MIX2; x ^= x >> 29. Each step is a bijection of the word
+ * it takes, so a change to any one word changes x; the rotation carries
+ * the high bits, which a product leaves alone below them, to the low
+ * ones, so changes to several words go unseen with odds near 2^-49.
+ */
+#define RAMTRAIL_SEAL_LANE		0x243f6a8885a308d3ULL
+#define RAMTRAIL_SEAL_MUL		0x9e3779b97f4a7c15ULL
+#define RAMTRAIL_SEAL_ROT		31
+#define RAMTRAIL_SEAL_MIX1		0xff51afd7ed558ccdULL
+#define RAMTRAIL_SEAL_MIX2		0xc4ceb9fe1a85ec53ULL
+#define RAMTRAIL_SEAL_N_MASK		0x1ffULL
 
 /* RAMTRAIL_W_FUNC_REF payload */
 #define RAMTRAIL_REF_WORD_SHIFT		2
@@ -317,6 +358,10 @@ struct ramtrail_zone_info {
  *	it unstable after the format)
  * @reserved: zero
  * @zone: per-zone facts
+ * @sealed: bit n of word n / 64 set: zone n was sealed up to its
+ *	@freeze_pos when recording stopped, so every block of it before that
+ *	position is sealed; 0 where its writer did not finish in time (see
+ *	the zone's words in the comment at the top of this file)
  *
  * It has its own checksum so that a reset in the middle of the freeze
  * leaves the rest of the header valid: the zones then read as a power cut.
@@ -331,6 +376,7 @@ struct ramtrail_freeze_info {
 	__u32 clock_flags;
 	__u32 reserved;
 	struct ramtrail_zone_info zone[RAMTRAIL_MAX_CPUS];
+	__u64 sealed[RAMTRAIL_MAX_CPUS / 64];
 };
 
 /**
