@@ -244,10 +244,12 @@ def scenario_panic(k, ko, smp, res):
               "Kernel panic - not syncing: sysrq triggered crash" in dm, dm[:200])
     st = last_status(r)
     res.check(f"{t} status: boot 2 keeps boot 1's trace (state frozen, reason "
-              "panic) as ftrace-ramtrail-0",
+              "panic) as ftrace-ramtrail-0, every zone sealed at the panic",
               not differs(st, boot_id=2, previous_header="ok", previous_boot_id=1,
                           previous_state="frozen", previous_freeze_reason="panic",
-                          previous_trace="saved", previous_skipped=0) and
+                          previous_trace="saved", previous_skipped=0,
+                          previous_sealed_zones=smp) and
+              st.get("previous_sealed_blocks", 0) > 0 and
               st.get("previous_records", 0) > 0 and
               [(x.get("first"), x.get("boot")) for x in st["trace"]] == [(0, 1)], st)
     no_oops(res, t, r.log)
@@ -299,10 +301,13 @@ pstore; live_tool; ksyms_out
               per_cpu(recs) == host and all(host.values()),
               f"guest {per_cpu(recs)} host {host}")
     st = last_status(r)
-    res.check(f"{t} status: boot 1 was cut while recording, its trace saved",
+    res.check(f"{t} status: boot 1 was cut while recording, its trace saved; "
+              "its writers sealed the blocks they left, no zone's newest",
               not differs(st, boot_id=2, previous_boot_id=1, previous_state="recording",
                           previous_freeze_reason="none", previous_trace="saved",
-                          previous_records=sum(host.values())), st)
+                          previous_records=sum(host.values()),
+                          previous_sealed_zones=0) and
+              st.get("previous_sealed_blocks", 0) > 0, st)
     no_oops(res, t, r.log)
     check_cut(res, t, cut, section(r, "ftrace-ramtrail-0"))
     check_live(res, t, r, section(r, "ftrace-ramtrail-0"))
@@ -1720,9 +1725,10 @@ quiet show_files
               "sched_switch events only", len(newest) == 20 and
               all(x[5].startswith("sched_switch: ") for x in newest), newest[:3])
     st = last_status(r)
-    res.check(f"{t} status: boot 2 saved boot 1's trace, frozen by the user",
+    res.check(f"{t} status: boot 2 saved boot 1's trace, frozen by the user "
+              "(frozen, thawed, frozen again: every zone sealed)",
               not differs(st, previous_state="frozen", previous_freeze_reason="user",
-                          previous_trace="saved"), st)
+                          previous_trace="saved", previous_sealed_zones=smp), st)
     live = {x[2]: (x[4], x[5].split(":")[0]) for x in rg.parse_text(section(r, "tail"))}
     saved = {}
     for x in rg.parse_text("\n".join(h.sections(r.log, "console"))):

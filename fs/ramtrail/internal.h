@@ -94,6 +94,8 @@ enum ramtrail_prev_trace {
  * @records: records saved by this load
  * @skipped: oldest records that did not fit
  * @dropped: records the previous boot's writers refused
+ * @sealed_zones: its zones sealed when its recording stopped
+ * @sealed_blocks: blocks whose seal matched when the zones were saved
  */
 struct ramtrail_prev {
 	int header;
@@ -105,6 +107,8 @@ struct ramtrail_prev {
 	u64 records;
 	u64 skipped;
 	u64 dropped;
+	u32 sealed_zones;
+	u64 sealed_blocks;
 };
 
 /*

@@ -135,6 +135,21 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 	t->checksum = ramtrail_saved_checksum(t);
 }
 
+/* The seals the save found, for the status file. */
+static void ramtrail_prev_seals(struct ramtrail_context *cxt,
+				const struct ramtrail_region *reg,
+				const struct ramtrail_zone_cursor *cur)
+{
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
+	u32 cpu;
+
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+		cxt->prev.sealed_blocks += cur[cpu].stats.sealed_blocks;
+		cxt->prev.sealed_zones += f && f->sealed[cpu / 64] >>
+						(cpu % 64) & 1;
+	}
+}
+
 /*
  * Merge the zones into a new saved entry in the first free span that
  * holds half their size (a generous guess at what their records take
@@ -193,6 +208,7 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 	cxt->prev.records = t->nr_records;
 	cxt->prev.skipped = t->skipped;
 	cxt->prev.dropped = t->dropped;
+	ramtrail_prev_seals(cxt, reg, cur);
 	pr_info("saved boot %llu: %llu records of %u CPUs in %llu KiB (%s%s, %llu refused while recording, %llu oldest did not fit)%s\n",
 		t->boot_id, t->nr_records, t->nr_cpus, t->size >> 10,
 		h->state == RAMTRAIL_STATE_FROZEN ? "frozen by " :

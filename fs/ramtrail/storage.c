@@ -607,6 +607,8 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "previous_records: %llu\n", p->records);
 	seq_printf(m, "previous_skipped: %llu\n", p->skipped);
 	seq_printf(m, "previous_dropped: %llu\n", p->dropped);
+	seq_printf(m, "previous_sealed_zones: %u\n", p->sealed_zones);
+	seq_printf(m, "previous_sealed_blocks: %llu\n", p->sealed_blocks);
 	seq_printf(m, "saved_refused: %u\n", cxt->reg.saved_refused);
 	while ((t = ramtrail_saved_walk(&cxt->reg, &w)))
 		if (!ramtrail_saved_all_erased(t))
