@@ -105,7 +105,8 @@ def stats_as_text(j):
         z = j["zones"]
         out += [f"zones_{span(z)}", f"zones_span_ns {z['span_ns']}"]
         out += [f"cpu{c['cpu']} " + " ".join(f"{k} {c[k]}" for k in (
-            "records", "corrupt_blocks", "torn", "lost_words", "no_base", "lost_refs",
+            "records", "corrupt_blocks", "sealed_blocks", "tail_sealed", "torn",
+            "lost_words", "no_base", "lost_refs",
             "ts_backwards", "dropped", "freeze_pos", "first_ns", "last_ns", "newest_block"))
             for c in z["cpus"]]
     out += [f"saved boot {t['boot_id']} records {t['records']} damaged_chunks "
