@@ -4,6 +4,7 @@
 # the project's closing line "N passed, N failed".
 #   FUZZ_TIME   seconds of fuzzing (default 30; make fuzz runs 600)
 #   CRASHES     crash instants for the crash-consistency test (default 4000)
+#   BITFLIP_TRIALS  trials a row of the bit-flip test (default 2000)
 #   QEMU=0      skip the module build and QEMU scenarios
 #   KVERS, SMPS kernels and CPU counts for QEMU (default "6.1,6.12", "2")
 #   SMP4_KVERS  kernels also run with 4 CPUs (default: the last of KVERS;
@@ -97,6 +98,7 @@ fi
 suite unit "$bin/test_decode"
 suite unit-asan "$bin/test_decode_san"
 suite crash "$bin/test_crash" "${CRASHES:-4000}"
+suite bitflip "$bin/bitflip" --check "${BITFLIP_TRIALS:-2000}"
 suite tool python3 "$top/tools/tests/test_tool.py" "$bin"
 suite fuzz fuzz fuzz_decode
 suite fuzz-header fuzz fuzz_header -max_len=16384

@@ -10,10 +10,18 @@
  *   wrong   records returned that were never written (a changed function,
  *           task, time...), and the trials that returned any
  *   lost    records written that are not returned
+ *   uncounted  trials that lost records, returned none changed, and
+ *           counted none of it (the decoder's counters of dropped blocks
+ *           and records, the saved trace's damaged chunks)
  *
- * A measurement, not a test: it prints the figures and exits 0.
+ * The zones are flipped twice: as recording left them when it stopped
+ * (a freeze or an unload seals every block, the newest over its written
+ * words), and as a power cut leaves them (the newest blocks not sealed).
  *
- *   bitflip [TRIALS]    (default 2000 per row)
+ *   bitflip [TRIALS]          the figures (default 2000 trials a row)
+ *   bitflip --check [TRIALS]  and assert: no wrong record from sealed
+ *                             blocks or the saved trace, every loss
+ *                             counted; ends with "N passed, N failed"
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,10 +130,44 @@ static u64 rnd(void)
 struct row {
 	const char *where;
 	u32 flips;
-	u64 trials, bad_trials, wrong, lost;
+	u64 trials, bad_trials, wrong, lost, uncounted, wrong_sealed;
 };
 
-/* @trials runs of @flips bits flipped in [@lo, @hi) of the region. */
+/* Block numbers each zone's writer had sealed up to (a power cut's). */
+static unsigned long sealed[CPUS];
+
+/* What the decoder counted as dropped in a decode of @t's zones. */
+static u64 zones_counted(struct test_region *t)
+{
+	static struct ramtrail_record tmp[MAXREC];
+	struct ramtrail_zone_stats st;
+
+	test_decode(t, tmp, MAXREC, &st);
+	return st.corrupt_blocks + st.torn + st.lost_words + st.no_base +
+	       st.lost_refs;
+}
+
+/* Damaged chunks of the saved trace at @off, ~0 if it is not found. */
+static u64 saved_counted(struct test_region *t, u64 off)
+{
+	const struct ramtrail_saved_trace *s;
+	struct ramtrail_region reg;
+	u64 pos = 0, records;
+
+	ramtrail_region_open(&reg, t->mem, t->size);
+	if (!reg.base)
+		return ~0ULL;
+	while ((s = ramtrail_saved_next(&reg, &pos)))
+		if (ramtrail_saved_offset(&reg, s) == off)
+			return ramtrail_saved_damage(s, &records);
+	return ~0ULL;
+}
+
+/*
+ * @trials runs of @flips bits flipped in [@lo, @hi) of the region. A
+ * wrong record of a zone is also told apart by where it is: in a block
+ * its writer had sealed, or in one of the newest, not sealed yet.
+ */
 static void run(struct test_region *t, const u8 *clean, struct row *row,
 		u64 lo, u64 hi, bool zones, u64 saved_off)
 {
@@ -146,28 +188,54 @@ static void run(struct test_region *t, const u8 *clean, struct row *row,
 		found = 0;
 		for (i = 0; i < n && i < MAXREC; i++) {
 			h = record_hash(&out[i], zones);
-			if (bsearch(&h, ref, nref, sizeof(*ref), cmp_u64))
+			if (bsearch(&h, ref, nref, sizeof(*ref), cmp_u64)) {
 				found++;
-			else
-				wrong++;
+				continue;
+			}
+			wrong++;
+			row->wrong_sealed += !zones ||
+				out[i].pos >> RAMTRAIL_BLOCK_SHIFT <
+				sealed[out[i].cpu];
 		}
 		row->wrong += wrong;
 		row->bad_trials += wrong > 0;
 		row->lost += nref > found ? nref - found : 0;
+		/* A record changed where nothing is sealed is not seen. */
+		if (nref > found && !wrong)
+			row->uncounted += zones ? !zones_counted(t) :
+					  !saved_counted(t, saved_off);
 	}
+}
+
+static u32 passed, failed;
+
+static void check(bool ok, const char *what, const struct row *r)
+{
+	printf("%s %s, %s %u flips: %llu\n", ok ? "ok  " : "FAIL", what,
+	       r->where, r->flips,
+	       (unsigned long long)(strstr(what, "wrong") ? r->wrong_sealed :
+				    r->uncounted));
+	if (ok)
+		passed++;
+	else
+		failed++;
 }
 
 int main(int argc, char **argv)
 {
-	u64 trials = argc > 1 ? strtoull(argv[1], NULL, 0) : 2000;
+	bool assert = argc > 1 && !strcmp(argv[1], "--check");
+	u64 trials = argc > 1 + assert ? strtoull(argv[1 + assert], NULL, 0) :
+					 2000;
 	struct test_region *t = test_region_new_saved(CPUS, BLOCKS, 0,
 						      SAVED_SIZE);
 	u32 data[4] = { 0x64636261, 0x68676665, 0x6c6b6a69, 0x706f6e6d };
-	struct row rows[8];
+	static const char *const where[] = { "stopped", "cut", "saved" };
+	static const u32 flips[] = { 0, 1, 4, 64 };
+	struct row rows[12];
 	struct ramtrail_saved_trace *s;
 	u64 zlo, zhi, slo, shi, soff = 0;
-	u8 *clean;
-	u32 i;
+	u8 *stopped, *cut;
+	u32 i, cpu;
 
 	/* Three laps of each zone: every kind, context and flag, tasks. */
 	for (i = 0; i < 3 * CPUS * BLOCKS * 400; i++) {
@@ -186,9 +254,16 @@ int main(int argc, char **argv)
 	}
 	nr_zones = decode_zones(t);
 	ref_zones = hashes(nr_zones, true);
+	/* A power cut: recording, nothing sealed past the writers' own. */
+	cut = malloc(t->size);
+	memcpy(cut, t->mem, t->size);
+	for (cpu = 0; cpu < CPUS; cpu++)
+		sealed[cpu] = t->ring[cpu].sealed;
+	test_region_stop(t, RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED, true);
 	s = test_save_zones(t, soff, 1, 0, 0);
-	if (!s) {
-		fprintf(stderr, "bitflip: nothing saved\n");
+	if (!s || decode_zones(t) != nr_zones) {
+		fprintf(stderr, "bitflip: %s\n",
+			"nothing saved, or sealing changed the zones");
 		return 1;
 	}
 	nr_saved = decode_saved(t, soff);
@@ -197,37 +272,57 @@ int main(int argc, char **argv)
 	zhi = zlo + ramtrail_zones_size(t->hdr);
 	slo = t->hdr->saved_offset + soff;
 	shi = slo + s->size;
-	clean = malloc(t->size);
-	memcpy(clean, t->mem, t->size);
+	stopped = malloc(t->size);
+	memcpy(stopped, t->mem, t->size);
+	/* The cut image has the same saved trace; its zones are not sealed. */
+	memcpy(cut + slo, stopped + slo, shi - slo);
 
 	printf("bit flips in a region of the real writer and saver:\n");
 	printf("%u CPUs, zones of %u blocks (%llu records decoded),\n", CPUS,
 	       BLOCKS, (unsigned long long)nr_zones);
 	printf("a saved trace of %llu bytes in %u chunks (%zu records)\n",
 	       (unsigned long long)s->size, s->nr_slots, nr_saved);
-	printf("%-6s %6s %8s %12s %10s %12s\n", "where", "flips", "trials",
-	       "bad trials", "wrong", "lost");
+	printf("zones stopped: every block sealed; cut: a power cut's, %s\n",
+	       "the newest blocks not sealed");
+	printf("%-8s %5s %7s %10s %7s %12s %9s %9s\n", "where", "flips",
+	       "trials", "bad trials", "wrong", "(sealed)", "lost",
+	       "uncounted");
 	/* 0 flips first: the control, nothing wrong or lost. */
-	for (i = 0; i < 8; i++) {
-		static const u32 flips[] = { 0, 1, 4, 64 };
+	for (i = 0; i < 12; i++) {
+		struct row *r = &rows[i];
 
-		rows[i] = (struct row){ .where = i < 4 ? "zones" : "saved",
-					.flips = flips[i % 4],
-					.trials = i % 4 ? trials : 10 };
+		*r = (struct row){ .where = where[i / 4], .flips = flips[i % 4],
+				   .trials = i % 4 ? trials : 10 };
 		if (i < 4)
-			run(t, clean, &rows[i], zlo, zhi, true, 0);
+			run(t, stopped, r, zlo, zhi, true, 0);
+		else if (i < 8)
+			run(t, cut, r, zlo, zhi, true, 0);
 		else
-			run(t, clean, &rows[i], slo, shi, false, soff);
-		printf("%-6s %6u %8llu %12llu %10llu %12llu\n", rows[i].where,
-		       rows[i].flips, (unsigned long long)rows[i].trials,
-		       (unsigned long long)rows[i].bad_trials,
-		       (unsigned long long)rows[i].wrong,
-		       (unsigned long long)rows[i].lost);
+			run(t, stopped, r, slo, shi, false, soff);
+		printf("%-8s %5u %7llu %10llu %7llu %12llu %9llu %9llu\n",
+		       r->where, r->flips, (unsigned long long)r->trials,
+		       (unsigned long long)r->bad_trials,
+		       (unsigned long long)r->wrong,
+		       (unsigned long long)r->wrong_sealed,
+		       (unsigned long long)r->lost,
+		       (unsigned long long)r->uncounted);
 	}
 	printf("bad trials: trials that returned a record never written\n");
-	printf("wrong: such records; lost: records written and not returned\n");
-	printf("(sums over the trials)\n");
-	free(clean);
+	printf("wrong: such records, (sealed): those of sealed blocks or the saved trace\n");
+	printf("lost: records written and not returned (sums over the trials)\n");
+	printf("uncounted: trials that lost records, %s\n",
+	       "returned none changed, and counted none");
+	if (assert) {
+		for (i = 0; i < 12; i++) {
+			check(!rows[i].wrong_sealed,
+			      "no wrong record from a sealed block or the saved trace",
+			      &rows[i]);
+			check(!rows[i].uncounted, "every loss counted", &rows[i]);
+		}
+		printf("%u passed, %u failed\n", passed, failed);
+	}
+	free(stopped);
+	free(cut);
 	test_region_free(t);
-	return 0;
+	return assert && failed;
 }
