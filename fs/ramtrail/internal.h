@@ -164,12 +164,16 @@ struct ramtrail_cursor {
  *   which any CPU pauses (freeze, unload, the enabled parameter) with
  *   WRITE_ONCE(), and its own writer sets to RAMTRAIL_RING_REFUSING when
  *   full. CPU N's RAMTRAIL_PAIRS entries of @pairs are its ring's
- *   pairs, written only by its outermost writer ([R6] in ring.h).
+ *   pairs, written only by its outermost writer ([R6] in ring.h). Its
+ *   zone is written by its writers, and by ramtrail_rings_seal() and
+ *   ramtrail_rings_unseal() on any CPU while the rings are paused and
+ *   that CPU's writers are out of their records (ring->floor idle, read
+ *   with READ_ONCE()).
  * - @formatted: set once by the format, read by the freeze on any CPU
  *   (READ_ONCE()).
  * - @frozen: the freeze's winner is the CPU whose atomic_cmpxchg() moves
- *   it from 0 to 1; it stores 2 once the header is sealed. Unload takes
- *   it from 0 to 2 the same way.
+ *   it from 0 to 1; it stores 2 once the freeze record and the state are
+ *   written. Unload takes it from 0 to 2 the same way.
  * - @events: BIT(enum ramtrail_event_id) of the events recorded; set
  *   before the probes are registered, read by them (READ_ONCE()).
  * - @phase, @enabled, @recording and the function filter, @events and

@@ -85,8 +85,8 @@ notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 EXPORT_SYMBOL_GPL(ramtrail_record_event);
 
 /*
- * cxt->frozen: 0 recording, 1 a freeze is sealing, 2 frozen (or stopped
- * for unload), 3 a thaw is undoing a user freeze.
+ * cxt->frozen: 0 recording, 1 a freeze writes its record, 2 frozen (or
+ * stopped for unload), 3 a thaw is undoing a user freeze.
  */
 #define RAMTRAIL_THAWING	3
 
@@ -101,10 +101,10 @@ static notrace void ramtrail_frozen_wait(struct ramtrail_context *cxt,
 }
 
 /*
- * The freeze's section, if this caller wins it: the rings stop and the
- * header is sealed. Not preemptible: a crash on another CPU waits for it,
- * bounded (ramtrail_frozen_wait()). Return: the state the caller found,
- * 0 if it won.
+ * The freeze's section, if this caller wins it: the rings stop, the freeze
+ * record and the state are written. Not preemptible: a crash on another
+ * CPU waits for it, bounded (ramtrail_frozen_wait()). Return: the state
+ * the caller found, 0 if it won.
  */
 static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
 				       u32 reason)
@@ -145,8 +145,7 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 		ramtrail_frozen_wait(cxt, 1);
 		return;
 	}
-	ramtrail_rings_seal(cxt);
-	ramtrail_flush_zones(cxt);
+	ramtrail_rings_seal(cxt);	/* and flushes the zones */
 }
 
 /**
@@ -155,10 +154,10 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
  *
  * The first call wins: it stops every CPU's writer, writes each zone's
  * position and the reason to the region with their own checksum, sets the
- * state, and only then seals and flushes the zones (the long part). A CPU that loses
- * the race waits, bounded, until the winner has sealed: a panicking loser
- * would otherwise stop the winner with smp_send_stop() in the middle.
- * Callable from any context, NMI and panic included.
+ * state, and only then seals and flushes the zones (the long part). A CPU
+ * that loses the race waits, bounded, until the winner has set the state:
+ * a panicking loser would otherwise stop the winner with smp_send_stop()
+ * in the middle. Callable from any context, NMI and panic included.
  */
 notrace void ramtrail_freeze(u32 reason)
 {
@@ -535,6 +534,5 @@ void ramtrail_stop_for_unload(struct ramtrail_context *cxt)
 		return;
 	ramtrail_rings_pause(cxt, true);
 	ramtrail_end(cxt, RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);
-	ramtrail_rings_seal(cxt);
-	ramtrail_flush_zones(cxt);
+	ramtrail_rings_seal(cxt);	/* and flushes the zones */
 }
