@@ -457,9 +457,13 @@ pstore
     res.check(f"{t} damaged zone: what the host decodes, nothing more",
               got.get(0, 0) == damaged, f"guest {got.get(0)} host {damaged}")
     rc, js, err = g.stats()
-    res.check(f"{t} drops counted in the saved trace (host stats)",
-              saved_trace(js, 1).get("corrupt_blocks", 0) > 0,
+    cb = saved_trace(js, 1).get("corrupt_blocks", 0)
+    res.check(f"{t} drops counted in the saved trace (host stats)", cb > 0,
               (rc, err, saved_trace(js, 1)))
+    res.check(f"{t} the load says how many blocks were damaged, once",
+              len(re.findall(rf"ramtrail: boot 1: {cb} blocks of its zones are "
+                             r"damaged", r.log)) == 1,
+              [x for x in r.log.splitlines() if "damaged" in x][:3])
     check_trace(res, t, recs, smp, crash_path=False)
     no_oops(res, t, r.log)
 

@@ -31,6 +31,10 @@ static void ramtrail_merge_report(const struct ramtrail_region *reg,
 				 cpu, s->records, s->corrupt_blocks, s->torn,
 				 s->no_base, s->lost_words);
 	}
+	/* A writer leaves none: memory that changed (a bit error), or a forgery. */
+	if (t->corrupt_blocks)
+		pr_warn("boot %llu: %llu blocks of its zones are damaged (their seal or words do not match what a writer stores): their records are not saved\n",
+			reg->hdr.boot_id, t->corrupt_blocks);
 }
 
 /*
