@@ -34,19 +34,24 @@ static notrace void ramtrail_block_seal(struct ramtrail_ring *r, u64 g,
 				     v >> RAMTRAIL_TS_BITS));
 }
 
+/* Seal blocks @first to the one before @g, whole. */
+static notrace void ramtrail_blocks_seal(struct ramtrail_ring *r, u64 first,
+					 u64 g)
+{
+	/* Slots a later lap took over: their blocks are gone. */
+	if (g - first >= r->nr_blocks)
+		first = g + 1 - r->nr_blocks;
+	for (; first < g; first++)
+		ramtrail_block_seal(r, first, RAMTRAIL_BLOCK_WORDS);
+}
+
 /*
  * Seal the blocks from ring->sealed to the one before block @g, the block
  * of the outermost writer's record, once its words are stored ([R7]).
  */
 static notrace void ramtrail_ring_seal(struct ramtrail_ring *r, u64 g)
 {
-	u64 s;
-
-	/* Slots a later lap took over: their blocks are gone. */
-	if (g - r->sealed >= r->nr_blocks)
-		r->sealed = g + 1 - r->nr_blocks;
-	for (s = r->sealed; s < g; s++)
-		ramtrail_block_seal(r, s, RAMTRAIL_BLOCK_WORDS);
+	ramtrail_blocks_seal(r, r->sealed, g);
 	r->sealed = g;
 }
 
@@ -188,12 +193,9 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 notrace void ramtrail_ring_seal_tail(struct ramtrail_ring *r,
 				     unsigned long end)
 {
-	u64 s, g = end >> RAMTRAIL_BLOCK_SHIFT, first = READ_ONCE(r->sealed);
+	u64 g = end >> RAMTRAIL_BLOCK_SHIFT;
 
-	if (g - first >= r->nr_blocks)
-		first = g + 1 - r->nr_blocks;
-	for (s = first; s < g; s++)
-		ramtrail_block_seal(r, s, RAMTRAIL_BLOCK_WORDS);
+	ramtrail_blocks_seal(r, READ_ONCE(r->sealed), g);
 	if (end & RAMTRAIL_BLOCK_MASK)
 		ramtrail_block_seal(r, g, (end & RAMTRAIL_BLOCK_MASK) / 8);
 }
