@@ -389,6 +389,18 @@ ramtrail_region_freeze(const struct ramtrail_region *reg)
 	return f;
 }
 
+/**
+ * ramtrail_freeze_sealed() - was a zone sealed when recording stopped?
+ * @f: a freeze record from ramtrail_region_freeze(), or NULL
+ * @cpu: zone number, below the record's nr_zones
+ *
+ * Return: true if @f says zone @cpu was sealed up to its freeze_pos.
+ */
+bool ramtrail_freeze_sealed(const struct ramtrail_freeze_info *f, u32 cpu)
+{
+	return f && f->sealed[cpu / 64] >> (cpu % 64) & 1;
+}
+
 static const char * const ramtrail_states[RAMTRAIL_STATE_NR] = {
 	[RAMTRAIL_STATE_EMPTY]		= "empty",
 	[RAMTRAIL_STATE_FORMATTING]	= "formatting",
@@ -939,7 +951,7 @@ void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
 					ramtrail_zone_offset(h, cpu));
 	u64 end, last;
 
-	if (!f || !(f->sealed[cpu / 64] >> (cpu % 64) & 1)) {
+	if (!ramtrail_freeze_sealed(f, cpu)) {
 		ramtrail_zone_open_raw(c, zone, h->nr_blocks, cpu);
 		return;
 	}

@@ -344,6 +344,7 @@ u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t);
 bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t);
 const struct ramtrail_freeze_info *
 ramtrail_region_freeze(const struct ramtrail_region *reg);
+bool ramtrail_freeze_sealed(const struct ramtrail_freeze_info *f, u32 cpu);
 u32 ramtrail_region_flags(const struct ramtrail_region *reg);
 bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err);
 const char *ramtrail_state_name(u32 state);

@@ -145,13 +145,13 @@ static void ramtrail_prev_seals(struct ramtrail_context *cxt,
 				const struct ramtrail_zone_cursor *cur)
 {
 	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
+	struct ramtrail_zone_stats sum;
 	u32 cpu;
 
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
-		cxt->prev.sealed_blocks += cur[cpu].stats.sealed_blocks;
-		cxt->prev.sealed_zones += f && f->sealed[cpu / 64] >>
-						(cpu % 64) & 1;
-	}
+	ramtrail_zone_stats_sum(&sum, cur, reg->hdr.nr_cpus);
+	cxt->prev.sealed_blocks = sum.sealed_blocks;
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
+		cxt->prev.sealed_zones += ramtrail_freeze_sealed(f, cpu);
 }
 
 /*

@@ -715,8 +715,7 @@ static int rt_print_zones(struct rt_trace *t, struct rt_out *o)
 			RT_U64("records", c->records),
 			RT_U64("corrupt_blocks", c->corrupt_blocks),
 			RT_U64("sealed_blocks", c->sealed_blocks),
-			RT_U64("tail_sealed", f && f->sealed[cpu / 64] >>
-					      (cpu % 64) & 1),
+			RT_U64("tail_sealed", ramtrail_freeze_sealed(f, cpu)),
 			RT_U64("torn", c->torn),
 			RT_U64("lost_words", c->lost_words),
 			RT_U64("no_base", c->no_base),
