@@ -78,9 +78,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* What the last decode of the zones counted. */
+static struct ramtrail_zone_stats zone_stats;
+
 static size_t decode_zones(struct test_region *t)
 {
-	return test_decode(t, out, MAXREC, NULL);
+	return test_decode(t, out, MAXREC, &zone_stats);
 }
 
 static size_t decode_saved(struct test_region *t, u64 off)
@@ -136,15 +139,13 @@ struct row {
 /* Block numbers each zone's writer had sealed up to (a power cut's). */
 static unsigned long sealed[CPUS];
 
-/* What the decoder counted as dropped in a decode of @t's zones. */
-static u64 zones_counted(struct test_region *t)
+/* What the last decode of the zones counted as dropped. */
+static u64 zones_counted(void)
 {
-	static struct ramtrail_record tmp[MAXREC];
-	struct ramtrail_zone_stats st;
+	const struct ramtrail_zone_stats *st = &zone_stats;
 
-	test_decode(t, tmp, MAXREC, &st);
-	return st.corrupt_blocks + st.torn + st.lost_words + st.no_base +
-	       st.lost_refs;
+	return st->corrupt_blocks + st->torn + st->lost_words + st->no_base +
+	       st->lost_refs;
 }
 
 /* Damaged chunks of the saved trace at @off, ~0 if it is not found. */
@@ -202,7 +203,7 @@ static void run(struct test_region *t, const u8 *clean, struct row *row,
 		row->lost += nref > found ? nref - found : 0;
 		/* A record changed where nothing is sealed is not seen. */
 		if (nref > found && !wrong)
-			row->uncounted += zones ? !zones_counted(t) :
+			row->uncounted += zones ? !zones_counted() :
 					  !saved_counted(t, saved_off);
 	}
 }
