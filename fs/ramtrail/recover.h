@@ -608,6 +608,30 @@ struct ramtrail_saved_writer {
 	u64 lost;
 };
 
+/**
+ * struct ramtrail_ecc_rows - an encoder's table: each byte value times the
+ *	generator's coefficients
+ * @ecc: parity bytes it was built for, 0 for none yet
+ * @row: row f: f times them, highest power first
+ */
+struct ramtrail_ecc_rows {
+	u32 ecc;
+	u8 row[256][RAMTRAIL_SAVED_ECC_MAX];
+};
+
+/*
+ * Bytes of a chunk slot of @chunk_size that its chunk may fill, with @ecc
+ * parity bytes per codeword after them (the format's picture).
+ */
+static inline u32 ramtrail_saved_data_size(u32 chunk_size, u32 ecc)
+{
+	return chunk_size - DIV_ROUND_UP(chunk_size, RAMTRAIL_SAVED_ECC_N) * ecc;
+}
+
+void ramtrail_ecc_encode(u8 *slot, u32 size, u32 ecc,
+			 struct ramtrail_ecc_rows *rows);
+int ramtrail_ecc_correct(u8 *slot, u32 size, u32 ecc);
+
 /* Bytes of a writer's @buf: a chunk and a record's entries past it. */
 #define RAMTRAIL_SAVED_BUF(chunk_size)	((chunk_size) + RAMTRAIL_SAVED_ENTRY_MAX)
 

@@ -1517,6 +1517,108 @@ static void test_saved_space_of_erased_traces_is_reused(void)
 	test_region_free(t);
 }
 
+/*
+ * The parity is the standard code's: RS(255, 239) over GF(2^8), polynomial
+ * 0x11d, first root alpha^0 (ramoops' ecc=1). The 16 bytes below are what
+ * an independent implementation (Python's reedsolo, RSCodec(16, fcr=0,
+ * prim=0x11d, generator=2)) gives for the same 100 bytes.
+ */
+static void test_ecc_parity_is_the_standard_code(void)
+{
+	static const u8 want[16] = {
+		0xa9, 0x25, 0x7a, 0xde, 0xd2, 0xf4, 0x39, 0xbd,
+		0xdc, 0x0f, 0xdc, 0x0c, 0xfc, 0x23, 0xc9, 0xab,
+	};
+	static struct ramtrail_ecc_rows rows;
+	u8 slot[116];
+	u32 i;
+
+	/* 116 bytes: one codeword of 100 data bytes and 16 of parity. */
+	for (i = 0; i < 100; i++)
+		slot[i] = (i * 37 + 11) & 0xff;
+	ramtrail_ecc_encode(slot, sizeof(slot), 16, &rows);
+	CHECK(ramtrail_saved_data_size(sizeof(slot), 16) == 100 &&
+	      !memcmp(slot + 100, want, sizeof(want)),
+	      "parity %02x %02x %02x .. %02x", slot[100], slot[101], slot[102],
+	      slot[115]);
+}
+
+/* Codewords of a slot: byte i of its data is in codeword i % this. */
+static u32 ecc_codewords(u32 size, u32 ecc)
+{
+	return DIV_ROUND_UP(ramtrail_saved_data_size(size, ecc),
+			    RAMTRAIL_SAVED_ECC_N - ecc);
+}
+
+/*
+ * Change @n distinct bytes of codeword @cw of a slot (data and parity
+ * alike), chosen from @seed, each to another value.
+ */
+static void ecc_spoil(u8 *slot, u32 size, u32 ecc, u32 cw, u32 n, u32 seed)
+{
+	u32 data = ramtrail_saved_data_size(size, ecc);
+	u32 nr = ecc_codewords(size, ecc), len = (data - cw + nr - 1) / nr;
+	bool hit[RAMTRAIL_SAVED_ECC_N] = { false };
+	u32 j, pick;
+
+	for (j = 0; n; j++) {
+		pick = (seed * 2654435761U + j * 97) % (len + ecc);
+		if (hit[pick])
+			continue;
+		hit[pick] = true;
+		n--;
+		pick = pick < len ? cw + pick * nr :
+		       data + (pick - len) * nr + cw;
+		slot[pick] ^= 1 + (seed + j) % 255;
+	}
+}
+
+/*
+ * Up to ecc / 2 wrong bytes in every codeword of a slot, parity bytes
+ * among them, are corrected; a slot with none reads as correct, and one
+ * codeword with more is not claimed corrected to what was written.
+ */
+static void test_ecc_corrects_half_its_parity_in_every_codeword(void)
+{
+	static const u32 eccs[] = { 2, 7, 16, RAMTRAIL_SAVED_ECC_MAX };
+	static const u32 sizes[] = { RAMTRAIL_SAVED_CHUNK_MIN, 1000, 8192 };
+	static struct ramtrail_ecc_rows rows;
+	static u8 slot[8192], orig[8192];
+	u32 e, z, i, cw, want, bad = 0, wrong = 0, trial, ecc, size, nr;
+	u64 x = 12345;
+
+	for (e = 0; e < ARRAY_SIZE(eccs) * ARRAY_SIZE(sizes) * 20; e++) {
+		ecc = eccs[e / 20 % ARRAY_SIZE(eccs)];
+		size = sizes[e / 20 / ARRAY_SIZE(eccs)];
+		trial = e % 20;
+		z = ramtrail_saved_data_size(size, ecc);
+		nr = ecc_codewords(size, ecc);
+		for (i = 0; i < size; i++) {
+			x = x * 6364136223846793005ULL + 1;
+			slot[i] = i < z ? x >> 56 : 0;
+		}
+		ramtrail_ecc_encode(slot, size, ecc, &rows);
+		memcpy(orig, slot, size);
+		bad += ramtrail_ecc_correct(slot, size, ecc) != 0 ||
+		       memcmp(slot, orig, size);
+		/* trial % (ecc / 2 + 1) wrong bytes in each codeword */
+		for (want = 0, cw = 0; cw < nr; cw++) {
+			ecc_spoil(slot, size, ecc, cw, trial % (ecc / 2 + 1),
+				  e + cw);
+			want += trial % (ecc / 2 + 1);
+		}
+		bad += ramtrail_ecc_correct(slot, size, ecc) != (int)want ||
+		       memcmp(slot, orig, size);
+		/* One more than that in codeword 0: not corrected back. */
+		ecc_spoil(slot, size, ecc, 0, ecc / 2 + 1, e);
+		wrong += ramtrail_ecc_correct(slot, size, ecc) >= 0 &&
+			 !memcmp(slot, orig, size);
+	}
+	CHECK(!bad, "%u slots not corrected to what was written", bad);
+	CHECK(!wrong, "%u slots with too many wrong bytes claimed corrected",
+	      wrong);
+}
+
 /* The saved trace format: chunks, entries, task events, parts. */
 
 static struct ramtrail_saved_cursor saved_cur;
@@ -2912,6 +3014,8 @@ int main(void)
 	RUN(test_saved_space_of_erased_traces_is_reused);
 	RUN(test_saved_trace_keeps_events_tasks_and_contexts);
 	RUN(test_saved_damaged_chunk_loses_only_itself);
+	RUN(test_ecc_parity_is_the_standard_code);
+	RUN(test_ecc_corrects_half_its_parity_in_every_codeword);
 	RUN(test_saved_is_the_newest_of_the_merge);
 	RUN(test_saved_entries_are_the_documented_bytes);
 	RUN(test_saved_function_records_take_3_bytes);

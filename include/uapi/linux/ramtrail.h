@@ -655,6 +655,8 @@ enum ramtrail_saved_ref {
 #define RAMTRAIL_SAVED_CHUNK_ENTRIES	16384	/* task events included */
 #define RAMTRAIL_SAVED_CHUNK_NAMES	4096	/* offsets in a chunk's table */
 #define RAMTRAIL_SAVED_CHUNK_PAIRS	4096	/* pairs in a chunk's table */
+#define RAMTRAIL_SAVED_ECC_N		255	/* bytes of a whole codeword */
+#define RAMTRAIL_SAVED_ECC_MAX		32	/* parity bytes per codeword */
 /*
  * Chunks per pstore file (part), counted back from the newest chunk: the
  * oldest part holds the rest. erased tells the parts apart.
