@@ -467,21 +467,61 @@ pstore
     check_trace(res, t, recs, smp, crash_path=False)
     no_oops(res, t, r.log)
 
-    # A byte of the saved trace changed, in a chunk (not in a slot's unused
-    # tail, which no checksum covers): the host's stats count the chunk;
-    # the module says so at load, in its status, and shows the rest.
+    # Bytes of the saved trace changed in RAM. Three in one codeword of its
+    # oldest chunk: the host's decode corrects them, the module corrects
+    # them at load, says so, counts them in its status, writes the slot
+    # back and shows every record.
     shown = len(recs)
     s1 = saved_trace(js, 1)
-    at = RESV + js.get("saved_offset", 0) + s1.get("offset", 0) + s1.get("bytes", 0) * 3 // 4
-    for _ in range(16):
-        g.ram.write(at, bytes([g.ram.read(at, 1)[0] ^ 0x5a]))
-        rc, js, err = g.stats()
-        if saved_trace(js, 1).get("damaged_chunks"):
-            break
-        g.ram.write(at, bytes([g.ram.read(at, 1)[0] ^ 0x5a]))
-        at += 64
+    slot = RESV + js.get("saved_offset", 0) + s1.get("slots_offset", 0)
+    # Slot 0's bytes: the last slot of a trace that never wrapped is cut.
+    size = min(s1.get("chunk_size", 0),
+               s1.get("offset", 0) + s1.get("bytes", 0) - s1.get("slots_offset", 0))
+    res.check(f"{t} the saved trace has parity (ecc=16 by default)",
+              s1.get("ecc") == 16 and s1.get("chunks", 0) >= 1, s1)
+    for at in (40, 100, 200):       # past the chunk's header, in its entries
+        g.ram.write(slot + at, bytes([g.ram.read(slot + at, 1)[0] ^ 0x5a]))
+    # Two bytes of its header: one of its magic's, one of its boot_id's.
+    head = RESV + js.get("saved_offset", 0) + s1.get("offset", 0)
+    for at in (2, 25):
+        g.ram.write(head + at, bytes([g.ram.read(head + at, 1)[0] ^ 0x24]))
+    rc, js, err = g.stats()
     s1 = saved_trace(js, 1)
-    res.check(f"{t} a changed byte in the saved trace: the host counts one damaged chunk",
+    res.check(f"{t} 3 changed bytes in a chunk, 2 in its header: the host corrects them",
+              rc == 0 and s1.get("corrected_chunks") == 1 and not s1.get("damaged_chunks") and
+              "boot 1's saved trace: its header had changed" in err, (rc, err, s1))
+    r = g.run(append="rt.read")
+    st = last_status(r)
+    t1 = next((x for x in st.get("trace", []) if x.get("boot") == 1), {})
+    recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
+    res.check(f"{t} 3 changed bytes in a chunk, 2 in its header: the load corrects "
+              "them, says so once, counts them in its status, every record shown",
+              t1.get("corrected") == 1 and t1.get("damaged") == 0 and len(recs) == shown and
+              st.get("saved_headers_corrected") == 1 and
+              len(re.findall(r"ramtrail: boot 1's saved trace: 3 bytes in 1 chunks had "
+                             r"changed in RAM, corrected by their parity", r.log)) == 1 and
+              len(re.findall(r"ramtrail: boot 1's saved trace: its header had changed in "
+                             r"RAM, corrected by its parity", r.log)) == 1,
+              (t1, st.get("saved_headers_corrected"), shown, len(recs),
+               [x for x in r.log.splitlines() if "corrected" in x]))
+    rc, js, err = g.stats()
+    s1 = saved_trace(js, 1)
+    res.check(f"{t} the corrected chunk was written back: nothing left to correct",
+              rc == 0 and s1.get("corrected_chunks") == 0 and not s1.get("damaged_chunks"),
+              (rc, err, s1))
+    no_oops(res, t + " (corrected chunk)", r.log)
+
+    # Nine bytes in one codeword, one more than its parity corrects (the
+    # codewords are interleaved: data byte i is in codeword i % nr): the
+    # chunk is damaged; the host counts it, the module says so at load, in
+    # its status, and shows the rest.
+    ecc = s1.get("ecc", 0)
+    nr = -(-(size - -(-size // 255) * ecc) // (255 - ecc))
+    for at in range(nr * 8, nr * 17, nr):
+        g.ram.write(slot + at, bytes([g.ram.read(slot + at, 1)[0] ^ 0xa5]))
+    rc, js, err = g.stats()
+    s1 = saved_trace(js, 1)
+    res.check(f"{t} 9 changed bytes in a codeword: the host counts one damaged chunk",
               rc == 0 and s1.get("damaged_chunks") == 1 and
               0 < s1.get("damaged_records", 0) <= s1.get("records", 0), (rc, err, s1))
     r = g.run(append="rt.read")
@@ -490,7 +530,7 @@ pstore
     recs, other = parse_ftrace(section(r, "ftrace-ramtrail-0"))
     res.check(f"{t} damaged chunk: status counts it, the rest of the trace is shown, "
               "less than what the chunk claimed is missing",
-              t1.get("damaged") == 1 and
+              t1.get("damaged") == 1 and t1.get("corrected") == 0 and
               shown - s1.get("damaged_records", 0) <= len(recs) < shown,
               (t1, shown, len(recs), s1.get("damaged_records")))
     no_oops(res, t + " (damaged chunk)", r.log)
@@ -1374,6 +1414,8 @@ try dumpmode {PARAMS} dump_on_oops=3
 try dumplines {PARAMS} dump_lines=0
 try fewmods {PARAMS} max_modules=3
 try manymods {PARAMS} max_modules=4097
+try badecc {PARAMS} ecc=33
+begin badecc-msg; dmesg | grep 'ramtrail: ecc='; end badecc-msg
 insmod /lib/modules/reed_solomon.ko
 insmod /lib/modules/ramoops.ko mem_address={OOPS_RESV:#x} mem_size=0x100000 record_size=0x10000
 # pstore taken: it records without pstore; the region has the trace.
@@ -1420,7 +1462,7 @@ try reload {PARAMS}
               "nomem": EIO,
               "nofunc": EINVAL, "noevent": EINVAL, "untraced": EINVAL,
               "frozenload": EINVAL, "dumpmode": EINVAL, "dumplines": EINVAL,
-              "fewmods": EINVAL, "manymods": EINVAL,
+              "fewmods": EINVAL, "manymods": EINVAL, "badecc": EINVAL,
               # ramoops does not claim its range: ramtrail spots its signature.
               "inuse": EBUSY}
     for name, errno in expect.items():
@@ -1430,6 +1472,9 @@ try reload {PARAMS}
                   f["rc"] not in (None, 0) and f["errno"] in
                   (errno if isinstance(errno, tuple) else (errno,)) and
                   not differs(f, loaded=0, iomem=0, status=0), (f, section(r, name)))
+    res.check(f"{t} badecc: the load says what ecc= takes",
+              "ramtrail: ecc=33: give 0 (none) to 32 parity bytes per codeword" in
+              section(r, "badecc-msg"), section(r, "badecc-msg"))
     busy = facts("busy")
     text = section(r, "busy")
     decoded = re.findall(r"^decoded (\d+)$", text, re.M)

@@ -81,7 +81,10 @@ RAMTRAIL_AT(ramtrail_dmesg_header, compressed, 32);
 RAMTRAIL_AT(ramtrail_dmesg_header, count, 36);
 RAMTRAIL_AT(ramtrail_dmesg_header, checksum, 40);
 RAMTRAIL_AT(ramtrail_dmesg_header, reserved, 44);
-RAMTRAIL_SIZE(ramtrail_saved_trace, 280);
+RAMTRAIL_SIZE(ramtrail_saved_trace, 288);
+_Static_assert(RAMTRAIL_SAVED_HEAD_SLOT ==
+	       sizeof(struct ramtrail_saved_trace) + RAMTRAIL_SAVED_HEAD_PARITY,
+	       "the header's slot is the header and its parity");
 RAMTRAIL_AT(ramtrail_saved_trace, magic, 0);
 RAMTRAIL_AT(ramtrail_saved_trace, checksum, 4);
 RAMTRAIL_AT(ramtrail_saved_trace, erased, 8);
@@ -106,8 +109,10 @@ RAMTRAIL_AT(ramtrail_saved_trace, skipped, 128);
 RAMTRAIL_AT(ramtrail_saved_trace, chunk_size, 136);
 RAMTRAIL_AT(ramtrail_saved_trace, nr_slots, 140);
 RAMTRAIL_AT(ramtrail_saved_trace, nr_chunks, 144);
-RAMTRAIL_AT(ramtrail_saved_trace, release, 152);
-RAMTRAIL_AT(ramtrail_saved_trace, build, 216);
+RAMTRAIL_AT(ramtrail_saved_trace, ecc, 152);
+RAMTRAIL_AT(ramtrail_saved_trace, reserved, 156);
+RAMTRAIL_AT(ramtrail_saved_trace, release, 160);
+RAMTRAIL_AT(ramtrail_saved_trace, build, 224);
 RAMTRAIL_SIZE(ramtrail_saved_chunk, 32);
 RAMTRAIL_AT(ramtrail_saved_chunk, checksum, 0);
 RAMTRAIL_AT(ramtrail_saved_chunk, len, 4);

@@ -55,6 +55,7 @@
  * @dmesg_count: dmesg records
  * @max_modules: module table entries of a newly formatted region
  * @saved_size: bytes of the saved area; 0 for a third of the region
+ * @ecc: parity bytes per codeword of the traces saved, 0 for none
  * @stop_when_full: stop a CPU's recording when its zone is full
  * @reset: ignore and clear what the region holds
  */
@@ -70,6 +71,7 @@ struct ramtrail_params {
 	unsigned int dmesg_count;
 	unsigned int max_modules;
 	u64 saved_size;
+	unsigned int ecc;
 	bool stop_when_full;
 	bool reset;
 };
@@ -204,6 +206,8 @@ struct ramtrail_context {
 	bool formatted;
 	struct ramtrail_prev prev;
 	u64 damaged[RAMTRAIL_MAX_SAVED];
+	u64 corrected[RAMTRAIL_MAX_SAVED];
+	u32 headers_corrected;
 	struct debugfs_blob_wrapper blob;
 	struct dentry *debugfs;
 
@@ -346,6 +350,7 @@ size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
 
 /* save.c */
 int ramtrail_save_previous(struct ramtrail_context *cxt);
+void ramtrail_repair_saved(struct ramtrail_context *cxt);
 void ramtrail_list_saved(struct ramtrail_context *cxt);
 
 /* pstore.c */

@@ -72,6 +72,10 @@ static char *saved_size;
 module_param(saved_size, charp, 0400);
 MODULE_PARM_DESC(saved_size, "bytes kept for traces of earlier boots (default: a third of mem_size)");
 
+static unsigned int ecc = 16;
+module_param(ecc, uint, 0400);
+MODULE_PARM_DESC(ecc, "Reed-Solomon parity bytes per 255-byte codeword of a saved trace, 0 (none) to 32 (default 16: up to 8 wrong bytes corrected in each)");
+
 static bool stop_when_full;
 module_param(stop_when_full, bool, 0400);
 MODULE_PARM_DESC(stop_when_full, "stop recording a CPU when its zone is full (default: overwrite the oldest)");
@@ -266,6 +270,7 @@ static int ramtrail_params_read(struct ramtrail_params *p)
 	p->dmesg_size = dmesg_size;
 	p->dmesg_count = dmesg_count;
 	p->max_modules = max_modules;
+	p->ecc = ecc;
 	p->stop_when_full = stop_when_full;
 	p->reset = reset;
 	return ramtrail_param_size("mem_size", mem_size, &p->mem_size) ?:
@@ -343,8 +348,10 @@ static int __init ramtrail_init(void)
 	err = ramtrail_save_previous(cxt);
 	if (!err)
 		err = ramtrail_storage_format(cxt);
-	if (!err)
+	if (!err) {
+		ramtrail_repair_saved(cxt);	/* before pstore reads them */
 		err = ramtrail_pstore_init(cxt);
+	}
 	if (err)
 		goto unmap;
 	ramtrail_list_saved(cxt);

@@ -1871,6 +1871,31 @@ u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t)
 				   sizeof(t->checksum) + sizeof(t->erased));
 }
 
+/* The header at @t and its parity, @erased as 0, into @slot. */
+static void ramtrail_saved_head_slot(u8 *slot,
+				     const struct ramtrail_saved_trace *t)
+{
+	memcpy(slot, t, RAMTRAIL_SAVED_HEAD_SLOT);
+	memset(slot + offsetof(struct ramtrail_saved_trace, erased), 0,
+	       sizeof(t->erased));
+}
+
+/**
+ * ramtrail_saved_sign() - set a saved trace header's checksum and parity
+ * @t: the header, its fields set; the parity goes right after it
+ * @rows: an encoder's table (ramtrail_ecc_encode())
+ */
+void ramtrail_saved_sign(struct ramtrail_saved_trace *t,
+			 struct ramtrail_ecc_rows *rows)
+{
+	u8 slot[RAMTRAIL_SAVED_HEAD_SLOT];
+
+	t->checksum = ramtrail_saved_checksum(t);
+	ramtrail_saved_head_slot(slot, t);
+	ramtrail_ecc_encode(slot, sizeof(slot), RAMTRAIL_SAVED_HEAD_ECC, rows);
+	memcpy(t + 1, slot + sizeof(*t), RAMTRAIL_SAVED_HEAD_PARITY);
+}
+
 /**
  * ramtrail_saved_all_erased() - is every pstore file of a saved trace erased
  * @t: a saved trace
@@ -1916,6 +1941,7 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
 	    t->size > room || t->nr_cpus > RAMTRAIL_MAX_CPUS || t->nr_cpus < 1 ||
 	    t->chunk_size < RAMTRAIL_SAVED_CHUNK_MIN ||
 	    t->chunk_size > RAMTRAIL_SAVED_CHUNK_MAX || t->chunk_size % 8 ||
+	    t->ecc > RAMTRAIL_SAVED_ECC_MAX || t->reserved ||
 	    !t->nr_slots || t->nr_chunks < t->nr_slots)
 		return NULL;
 	/* Whole slots; the last one cut after its chunk if none wrapped. */
@@ -1985,6 +2011,96 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 		reg->nr_saved++;
 		off += t->size;
 	}
+}
+
+/* Could the word at a header's start be a magic with bits changed? */
+static bool ramtrail_saved_magic_near(u32 w)
+{
+	u32 x = w ^ RAMTRAIL_SAVED_MAGIC, right = 0, i;
+
+	for (i = 0; i < 4; i++, x >>= 8)
+		right += !(x & 0xff);
+	return right >= 2;
+}
+
+/*
+ * Correct the header at @off of the saved area by its parity, if that
+ * makes it a valid entry that ends by @end; @erased is kept as it is.
+ */
+static bool ramtrail_saved_heal_at(struct ramtrail_region *reg, u64 off,
+				   u64 end)
+{
+	u8 *at = (u8 *)reg->base + reg->hdr.saved_offset + off;
+	u8 slot[RAMTRAIL_SAVED_HEAD_SLOT], was[RAMTRAIL_SAVED_HEAD_SLOT];
+	const struct ramtrail_saved_trace *t = (const void *)slot;
+	const size_t erased = offsetof(struct ramtrail_saved_trace, erased);
+
+	ramtrail_saved_head_slot(slot, (const void *)at);
+	if (ramtrail_ecc_correct(slot, sizeof(slot),
+				 RAMTRAIL_SAVED_HEAD_ECC) <= 0 ||
+	    t->magic != RAMTRAIL_SAVED_MAGIC ||
+	    t->checksum != ramtrail_saved_checksum(t))
+		return false;
+	memcpy(was, at, sizeof(was));
+	memcpy(at, slot, erased);
+	memcpy(at + erased + sizeof(t->erased), slot + erased +
+	       sizeof(t->erased), sizeof(slot) - erased - sizeof(t->erased));
+	t = ramtrail_saved_at(reg, off);
+	if (t && off + t->size <= end)
+		return true;
+	memcpy(at, was, sizeof(was));	/* not one a writer made there */
+	return false;
+}
+
+/**
+ * ramtrail_saved_heal() - correct the saved traces' headers by their parity
+ * @reg: region scanned (ramtrail_region_open()), in memory the caller may
+ *	write
+ * @boot_ids: the boot_id of each header corrected is stored there, up to
+ *	RAMTRAIL_MAX_SAVED of them; or NULL
+ *
+ * Looks, outside the entries the scan found, at every 8 bytes whose word
+ * is a magic with bits changed, or a magic whose checksum fails: each is
+ * a header to correct if its parity makes it one whose entry ends before
+ * the next entry found. The area is scanned again if one was corrected.
+ *
+ * Return: how many headers were corrected.
+ */
+u32 ramtrail_saved_heal(struct ramtrail_region *reg, u64 *boot_ids)
+{
+	const u32 *area = (const u32 *)(reg->base + reg->hdr.saved_offset);
+	const struct ramtrail_saved_trace *t;
+	u64 off, end, last;
+	u32 healed = 0, i;
+
+	if (!reg->base || reg->hdr.saved_size < RAMTRAIL_SAVED_HEAD_SLOT)
+		return 0;
+	last = reg->hdr.saved_size - RAMTRAIL_SAVED_HEAD_SLOT;
+	for (off = 0; off <= last; off += 8) {
+		if (!ramtrail_saved_magic_near(READ_ONCE(area[off / 4])) ||
+		    ramtrail_saved_signed(reg, off))
+			continue;
+		/* Not inside an entry found; one corrected ends by the next. */
+		end = reg->saved_end;
+		for (i = 0; i < reg->nr_saved; i++) {
+			t = ramtrail_saved_at(reg, reg->saved[i]);
+			if (t && reg->saved[i] <= off &&
+			    reg->saved[i] + t->size > off)
+				break;
+			if (reg->saved[i] > off)
+				end = min_t(u64, end, reg->saved[i]);
+		}
+		if (i < reg->nr_saved || !ramtrail_saved_heal_at(reg, off, end))
+			continue;
+		t = (const void *)(area + off / 4);
+		if (boot_ids && healed < RAMTRAIL_MAX_SAVED)
+			boot_ids[healed] = t->boot_id;
+		healed++;
+		off += t->size - 8;	/* past its inside */
+	}
+	if (healed)
+		ramtrail_saved_scan(reg);
+	return healed;
 }
 
 /**
@@ -2127,9 +2243,13 @@ u32 ramtrail_saved_chunk_checksum(const struct ramtrail_saved_chunk *k,
 /* A part's ftrace file, 24 bytes a record, fits 6.1's 4 MiB kmalloc. */
 _Static_assert(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES * 24 <=
 	       4 << 20, "a pstore part's ftrace file fits in one kmalloc");
-_Static_assert(RAMTRAIL_SAVED_ENTRY_MAX <= RAMTRAIL_SAVED_CHUNK_MIN -
+_Static_assert(RAMTRAIL_SAVED_ENTRY_MAX <=
+	       RAMTRAIL_SAVED_CHUNK_MIN - RAMTRAIL_SAVED_ECC_MAX *
+	       DIV_ROUND_UP(RAMTRAIL_SAVED_CHUNK_MIN, RAMTRAIL_SAVED_ECC_N) -
 	       sizeof(struct ramtrail_saved_chunk),
 	       "an empty chunk holds any record");
+_Static_assert(sizeof(struct ramtrail_saved_chunk) >= RAMTRAIL_SAVED_ECC_MAX,
+	       "a slot that holds a chunk's header holds its parity");
 
 static u8 *ramtrail_put_varint(u8 *p, u64 v)
 {
@@ -2147,16 +2267,19 @@ static u8 *ramtrail_put_varint(u8 *p, u64 v)
  * @slots: the first chunk slot
  * @chunk_size: bytes of a slot, within RAMTRAIL_SAVED_CHUNK_MIN..MAX
  * @nr_slots: slots at @slots
+ * @ecc: parity bytes per codeword of a slot, up to RAMTRAIL_SAVED_ECC_MAX
  * @boot_id: boot_id of the trace
  * @nonce: nonce of the trace
  */
 void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
-				 u32 chunk_size, u32 nr_slots, u64 boot_id,
-				 u64 nonce)
+				 u32 chunk_size, u32 nr_slots, u32 ecc,
+				 u64 boot_id, u64 nonce)
 {
 	w->slots = slots;
 	w->chunk_size = chunk_size;
 	w->nr_slots = nr_slots;
+	w->ecc = ecc;
+	w->data = ramtrail_saved_data_size(chunk_size, ecc);
 	w->boot_id = boot_id;
 	w->nonce = nonce;
 	w->chunk = NULL;
@@ -2168,20 +2291,31 @@ void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
 }
 
 /*
- * Seal the open chunk, if any, in @w->buf, and copy it to its slot: the
- * region may be mapped write-combined, slow to read, and takes one copy
- * of a whole chunk best.
+ * Seal the open chunk, if any, in @w->buf, add its slot's parity there,
+ * and copy the slot: the region may be mapped write-combined, slow to
+ * read, and takes one copy of a whole slot best. The last chunk of a
+ * trace that never wrapped (@last) takes the slot it needs, cut.
  */
-static void ramtrail_saved_close(struct ramtrail_saved_writer *w)
+static void ramtrail_saved_close(struct ramtrail_saved_writer *w, bool last)
 {
 	struct ramtrail_saved_chunk *k = (void *)w->buf;
+	u32 used = sizeof(*k) + w->len, size = w->chunk_size;
 
 	if (!w->chunk)
 		return;
+	if (last && w->nr_chunks <= w->nr_slots) {
+		size = round_up(used, 8);
+		while (ramtrail_saved_data_size(size, w->ecc) < used)
+			size += 8;
+	}
 	k->len = w->len;
 	k->records = w->chunk_records;
 	k->checksum = ramtrail_saved_chunk_checksum(k, w->boot_id, w->nonce);
-	memcpy(w->chunk, k, sizeof(*k) + k->len);
+	memset(w->buf + used, 0, size - used);
+	if (w->ecc)
+		ramtrail_ecc_encode(w->buf, size, w->ecc, &w->rows);
+	memcpy(w->chunk, k, size);
+	w->last_size = size;
 	w->chunk = NULL;
 }
 
@@ -2191,7 +2325,7 @@ static void ramtrail_saved_next_chunk(struct ramtrail_saved_writer *w, u64 ns)
 	struct ramtrail_saved_chunk *k = (void *)w->buf;
 	u64 n = w->nr_chunks++;
 
-	ramtrail_saved_close(w);
+	ramtrail_saved_close(w, false);
 	w->chunk = (void *)(w->slots + (n % w->nr_slots) * w->chunk_size);
 	if (n >= w->nr_slots)
 		w->lost += w->chunk->records;	/* sealed by this writer */
@@ -2358,7 +2492,7 @@ static __always_inline void ramtrail_saved_append(struct ramtrail_saved_writer *
 						  const struct ramtrail_record *r,
 						  u64 ns)
 {
-	u32 cap = w->chunk_size - sizeof(struct ramtrail_saved_chunk), n;
+	u32 cap = w->data - sizeof(struct ramtrail_saved_chunk), n;
 	bool again;
 
 	if (!w->nr_slots || !ramtrail_saved_keeps(r))
@@ -2407,7 +2541,7 @@ void ramtrail_saved_add(struct ramtrail_saved_writer *w,
  */
 void ramtrail_saved_finish(struct ramtrail_saved_writer *w)
 {
-	ramtrail_saved_close(w);
+	ramtrail_saved_close(w, true);
 }
 
 /**
@@ -2415,21 +2549,19 @@ void ramtrail_saved_finish(struct ramtrail_saved_writer *w)
  * @t: the trace, its @modtab_count set
  * @w: the writer that filled it, finished, with at least one chunk
  *
- * A trace that never wrapped ends after its last chunk's entries.
+ * A trace that never wrapped ends after its last chunk's slot, cut.
  */
 void ramtrail_saved_set_chunks(struct ramtrail_saved_trace *t,
 			       const struct ramtrail_saved_writer *w)
 {
-	t->size = ramtrail_saved_fixed(t->modtab_count);
-	if (w->nr_chunks > w->nr_slots)
-		t->size += (u64)w->nr_slots * w->chunk_size;
-	else
-		t->size += (w->nr_chunks - 1) * w->chunk_size +
-			   round_up(sizeof(struct ramtrail_saved_chunk) +
-				    w->len, 8);
 	t->chunk_size = w->chunk_size;
 	t->nr_chunks = w->nr_chunks;
 	t->nr_slots = min_t(u64, w->nr_chunks, w->nr_slots);
+	t->ecc = w->ecc;
+	t->size = ramtrail_saved_fixed(t->modtab_count) +
+		  (u64)t->nr_slots * t->chunk_size;
+	if (w->nr_chunks <= w->nr_slots)
+		t->size -= t->chunk_size - w->last_size;
 	t->nr_records = w->records - w->lost;
 	t->skipped = w->lost;
 }
@@ -2485,7 +2617,7 @@ void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
 
 /*
  * Chunk @i of @t (0 the oldest its slots keep): its header, its number
- * in the trace in @n and the bytes its slot holds in @room.
+ * in the trace in @n and the bytes of its slot in @room.
  */
 static const struct ramtrail_saved_chunk *
 ramtrail_saved_chunk_at(const struct ramtrail_saved_trace *t, u64 i, u64 *n,
@@ -2527,11 +2659,12 @@ u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part)
 	return sum;
 }
 
-/* Is chunk @k of @t, number @n, @room bytes in its slot, one to read? */
+/* Is chunk @k of @t, number @n, in a slot of @room bytes, one to read? */
 static bool ramtrail_saved_chunk_ok(const struct ramtrail_saved_trace *t,
 				    const struct ramtrail_saved_chunk *k,
 				    u64 n, u64 room)
 {
+	room = room >= sizeof(*k) ? ramtrail_saved_data_size(room, t->ecc) : 0;
 	return room >= sizeof(*k) && k->len <= room - sizeof(*k) &&
 	       k->seq == n && k->records <= RAMTRAIL_SAVED_CHUNK_ENTRIES &&
 	       !k->reserved &&
@@ -2574,6 +2707,48 @@ u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records)
 		}
 	}
 	return bad;
+}
+
+/**
+ * ramtrail_saved_repair() - correct the damaged chunks of a saved trace
+ * @t: a saved trace that ramtrail_saved_next() returned, in memory the
+ *	caller may write
+ * @buf: @t->chunk_size bytes of scratch
+ * @bytes: the bytes corrected are added to it
+ *
+ * Each chunk that fails its checks is corrected by its slot's parity in
+ * @buf, and the slot is written back only if the result passes them.
+ * The chunks of erased parts are not looked at.
+ *
+ * Return: the chunks corrected.
+ */
+u64 ramtrail_saved_repair(struct ramtrail_saved_trace *t, u8 *buf, u64 *bytes)
+{
+	const struct ramtrail_saved_chunk *k;
+	u64 part, i = 0, end, n, room, fixed = 0;
+	int got;
+
+	for (part = 0; t->ecc && part < ramtrail_saved_parts(t); part++) {
+		end = ramtrail_saved_part_end(t, part);
+		if (ramtrail_saved_part_erased(t, part)) {
+			i = end;
+			continue;
+		}
+		for (; i < end; i++) {
+			k = ramtrail_saved_chunk_at(t, i, &n, &room);
+			if (ramtrail_saved_chunk_ok(t, k, n, room))
+				continue;
+			memcpy(buf, k, room);
+			got = ramtrail_ecc_correct(buf, room, t->ecc);
+			if (got <= 0 || !ramtrail_saved_chunk_ok(t, (void *)buf,
+								 n, room))
+				continue;
+			memcpy((void *)k, buf, room);
+			*bytes += got;
+			fixed++;
+		}
+	}
+	return fixed;
 }
 
 /* Open chunk @c->next; false (and counted) if it is not a valid one. */

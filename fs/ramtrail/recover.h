@@ -336,11 +336,15 @@ struct ramtrail_ns_step {
 u64 ramtrail_ts_to_ns_step(const struct ramtrail_region_header *hdr,
 			   struct ramtrail_ns_step *s, u64 ts);
 void ramtrail_saved_scan(struct ramtrail_region *reg);
+u32 ramtrail_saved_heal(struct ramtrail_region *reg, u64 *boot_ids);
 const struct ramtrail_saved_trace *
 ramtrail_saved_next(const struct ramtrail_region *reg, u64 *pos);
 u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
 			 u64 *len);
 u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t);
+struct ramtrail_ecc_rows;
+void ramtrail_saved_sign(struct ramtrail_saved_trace *t,
+			 struct ramtrail_ecc_rows *rows);
 bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t);
 const struct ramtrail_freeze_info *
 ramtrail_region_freeze(const struct ramtrail_region *reg);
@@ -363,7 +367,8 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 static inline struct ramtrail_module_entry *
 ramtrail_saved_modules(const struct ramtrail_saved_trace *t)
 {
-	return (struct ramtrail_module_entry *)(t + 1);
+	return (struct ramtrail_module_entry *)((u8 *)t +
+						RAMTRAIL_SAVED_HEAD_SLOT);
 }
 
 /* The first chunk slot of @t. */
@@ -375,7 +380,7 @@ static inline u8 *ramtrail_saved_slots(const struct ramtrail_saved_trace *t)
 /* Bytes of a saved trace before its chunk slots. */
 static inline u64 ramtrail_saved_fixed(u32 modtab_count)
 {
-	return sizeof(struct ramtrail_saved_trace) +
+	return RAMTRAIL_SAVED_HEAD_SLOT +
 	       (u64)modtab_count * sizeof(struct ramtrail_module_entry);
 }
 
@@ -562,10 +567,23 @@ struct ramtrail_saved_name {
 #define RAMTRAIL_SAVED_OFFSET		BIT_ULL(63)
 
 /**
+ * struct ramtrail_ecc_rows - an encoder's table: each byte value times the
+ *	generator's coefficients
+ * @ecc: parity bytes it was built for, 0 for none yet
+ * @row: row f: f times them, highest power first
+ */
+struct ramtrail_ecc_rows {
+	u32 ecc;
+	u8 row[256][RAMTRAIL_SAVED_ECC_MAX];
+};
+
+/**
  * struct ramtrail_saved_writer - merged records going into a saved trace
  * @slots: the first chunk slot
  * @chunk_size: bytes of a slot
  * @nr_slots: slots at @slots
+ * @ecc: parity bytes per codeword of a slot, 0 for none
+ * @data: bytes of a slot's data (ramtrail_saved_data_size())
  * @boot_id: the trace's, for the chunks' checksums
  * @nonce: the trace's, for the chunks' checksums
  * @task: per CPU, the caller's memory: the task the open chunk names last
@@ -584,11 +602,15 @@ struct ramtrail_saved_name {
  * @records: records written
  * @chunk_records: records in the open chunk
  * @lost: records of the chunks overwritten
+ * @last_size: bytes of the slot of the chunk closed last
+ * @rows: the parity encoder's table
  */
 struct ramtrail_saved_writer {
 	u8 *slots;
 	u32 chunk_size;
 	u32 nr_slots;
+	u32 ecc;
+	u32 data;
 	u64 boot_id;
 	u64 nonce;
 	struct ramtrail_saved_task *task;
@@ -606,17 +628,8 @@ struct ramtrail_saved_writer {
 	u64 records;
 	u32 chunk_records;
 	u64 lost;
-};
-
-/**
- * struct ramtrail_ecc_rows - an encoder's table: each byte value times the
- *	generator's coefficients
- * @ecc: parity bytes it was built for, 0 for none yet
- * @row: row f: f times them, highest power first
- */
-struct ramtrail_ecc_rows {
-	u32 ecc;
-	u8 row[256][RAMTRAIL_SAVED_ECC_MAX];
+	u32 last_size;
+	struct ramtrail_ecc_rows rows;
 };
 
 /*
@@ -654,8 +667,8 @@ static inline u32 ramtrail_saved_slots_for(u64 room, u32 chunk_size)
 }
 
 void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
-				 u32 chunk_size, u32 nr_slots, u64 boot_id,
-				 u64 nonce);
+				 u32 chunk_size, u32 nr_slots, u32 ecc,
+				 u64 boot_id, u64 nonce);
 bool ramtrail_saved_keeps(const struct ramtrail_record *r);
 void ramtrail_saved_add(struct ramtrail_saved_writer *w,
 			const struct ramtrail_record *r, u64 ns);
@@ -695,6 +708,7 @@ static inline u64 ramtrail_saved_part_end(const struct ramtrail_saved_trace *t,
 
 u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part);
 u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records);
+u64 ramtrail_saved_repair(struct ramtrail_saved_trace *t, u8 *buf, u64 *bytes);
 
 /* Bytes of all zones of a region. */
 static inline u64 ramtrail_zones_size(const struct ramtrail_region_header *h)

@@ -104,6 +104,28 @@ static bool ramtrail_layout_lost(struct ramtrail_context *cxt, int err)
 	return ok;
 }
 
+/*
+ * Correct the saved traces' headers that their parity can, before the
+ * save takes what looks free: the traces of headers corrected are said.
+ */
+static void ramtrail_heal_saved(struct ramtrail_context *cxt)
+{
+	u64 *boot = kcalloc(RAMTRAIL_MAX_SAVED, sizeof(*boot), GFP_KERNEL);
+	u32 i;
+
+	if (!boot)
+		return;
+	cxt->headers_corrected = ramtrail_saved_heal(&cxt->reg, boot);
+	for (i = 0; i < min_t(u32, cxt->headers_corrected, RAMTRAIL_MAX_SAVED);
+	     i++)
+		pr_warn("boot %llu's saved trace: its header had changed in RAM, corrected by its parity\n",
+			boot[i]);
+	if (cxt->headers_corrected)
+		ramtrail_flush(cxt, cxt->base + cxt->reg.hdr.saved_offset,
+			       cxt->reg.hdr.saved_size);
+	kfree(boot);
+}
+
 /* Was this boot's trace saved already (a reset after saving it)? */
 static bool ramtrail_saved_already(const struct ramtrail_region *reg)
 {
@@ -118,7 +140,8 @@ static bool ramtrail_saved_already(const struct ramtrail_region *reg)
 
 /* Fill @t's header from the region it was recovered from, and seal it. */
 static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
-				const struct ramtrail_region *reg)
+				const struct ramtrail_region *reg,
+				struct ramtrail_saved_writer *w)
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
@@ -136,7 +159,7 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 	memcpy(t->build, h->build, sizeof(t->build));
 	t->erased = 0;
 	t->magic = RAMTRAIL_SAVED_MAGIC;
-	t->checksum = ramtrail_saved_checksum(t);
+	ramtrail_saved_sign(t, &w->rows);
 }
 
 /* The seals the save found, for the status file. */
@@ -188,7 +211,7 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 		ramtrail_saved_writer_start(w, ramtrail_saved_slots(t), chunk,
 					    ramtrail_saved_slots_for(room - fixed,
 								     chunk),
-					    h->boot_id, h->nonce);
+					    cxt->params.ecc, h->boot_id, h->nonce);
 		ramtrail_saved_merge(reg, cur, heap, w);
 	}
 	kvfree(w->buf);
@@ -205,9 +228,10 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 	}
 	ramtrail_saved_set_chunks(t, w);
 	ramtrail_merge_report(reg, cur, t);
-	ramtrail_flush(cxt, ramtrail_saved_modules(t), t->size - sizeof(*t));
-	ramtrail_saved_seal(t, reg);	/* after the chunks */
-	ramtrail_flush(cxt, t, sizeof(*t));
+	ramtrail_flush(cxt, ramtrail_saved_modules(t),
+		       t->size - RAMTRAIL_SAVED_HEAD_SLOT);
+	ramtrail_saved_seal(t, reg, w);	/* after the chunks */
+	ramtrail_flush(cxt, t, RAMTRAIL_SAVED_HEAD_SLOT);
 	cxt->prev.trace = RAMTRAIL_PREV_SAVED;
 	cxt->prev.records = t->nr_records;
 	cxt->prev.skipped = t->skipped;
@@ -294,8 +318,10 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 	if (err) {
 		if (!ramtrail_layout_lost(cxt, err))
 			ramtrail_why_empty(cxt, err);
+		ramtrail_heal_saved(cxt);	/* if a layout holds */
 		return 0;
 	}
+	ramtrail_heal_saved(cxt);
 	if (h->phys_addr && h->phys_addr != cxt->phys)
 		pr_warn("region was formatted at %#llx, now at %pa: it moved\n",
 			h->phys_addr, &cxt->phys);
@@ -337,6 +363,38 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 		return err;
 	ramtrail_set_state(cxt, RAMTRAIL_STATE_SAVED);
 	return 0;
+}
+
+/**
+ * ramtrail_repair_saved() - correct the saved traces' chunks by their parity
+ * @cxt: the context, its saved area scanned
+ *
+ * Bit errors the parity corrects are said once and counted in the status
+ * file (@cxt->corrected); the slots are written back corrected.
+ */
+void ramtrail_repair_saved(struct ramtrail_context *cxt)
+{
+	struct ramtrail_saved_walk w = { 0 };
+	struct ramtrail_saved_trace *t;
+	u64 bytes;
+	u8 *buf;
+
+	buf = kvmalloc(RAMTRAIL_SAVED_CHUNK_MAX, GFP_KERNEL);
+	if (!buf)
+		return;	/* damaged chunks are still said, as damaged */
+	while ((t = (void *)ramtrail_saved_walk(&cxt->reg, &w))) {
+		if (ramtrail_saved_all_erased(t))
+			continue;
+		bytes = 0;
+		cxt->corrected[w.pos - 1] = ramtrail_saved_repair(t, buf,
+								  &bytes);
+		if (!bytes)
+			continue;
+		ramtrail_flush(cxt, t, t->size);
+		pr_warn("boot %llu's saved trace: %llu bytes in %llu chunks had changed in RAM, corrected by their parity\n",
+			t->boot_id, bytes, cxt->corrected[w.pos - 1]);
+	}
+	kvfree(buf);
 }
 
 /**

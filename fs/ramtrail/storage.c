@@ -130,6 +130,11 @@ static int ramtrail_find_region(const struct ramtrail_params *p,
 		       RAMTRAIL_MODTAB_MIN, RAMTRAIL_MAX_MODULES);
 		return -EINVAL;
 	}
+	if (p->ecc > RAMTRAIL_SAVED_ECC_MAX) {
+		pr_err("ecc=%u: give 0 (none) to %u parity bytes per codeword\n",
+		       p->ecc, RAMTRAIL_SAVED_ECC_MAX);
+		return -EINVAL;
+	}
 	if (p->saved_size && round_down(p->saved_size, 8) < least) {
 		pr_err("saved_size=%llu holds no trace: give %llu bytes or more, or leave it out for a third of the region\n",
 		       p->saved_size, least);
@@ -610,11 +615,13 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "previous_sealed_zones: %u\n", p->sealed_zones);
 	seq_printf(m, "previous_sealed_blocks: %llu\n", p->sealed_blocks);
 	seq_printf(m, "saved_refused: %u\n", cxt->reg.saved_refused);
+	seq_printf(m, "saved_headers_corrected: %u\n", cxt->headers_corrected);
 	while ((t = ramtrail_saved_walk(&cxt->reg, &w)))
 		if (!ramtrail_saved_all_erased(t))
-			seq_printf(m, "trace: first=%llu files=%llu boot=%llu records=%llu damaged=%llu release=%.*s\n",
+			seq_printf(m, "trace: first=%llu files=%llu boot=%llu records=%llu damaged=%llu corrected=%llu release=%.*s\n",
 				   w.first, w.next - w.first, t->boot_id,
 				   t->nr_records, cxt->damaged[w.pos - 1],
+				   cxt->corrected[w.pos - 1],
 				   (int)sizeof(t->release), t->release);
 	return 0;
 }

@@ -86,8 +86,12 @@ static size_t decode_zones(struct test_region *t)
 	return test_decode(t, out, MAXREC, &zone_stats);
 }
 
+static u64 corrected;	/* chunks the last decode of a saved trace corrected */
+
+/* As the module loads it: chunks corrected by their parity, then read. */
 static size_t decode_saved(struct test_region *t, u64 off)
 {
+	static u8 buf[RAMTRAIL_SAVED_CHUNK_MAX];
 	static struct ramtrail_saved_cursor c;
 	const struct ramtrail_saved_trace *s;
 	const struct ramtrail_record *r;
@@ -99,9 +103,13 @@ static size_t decode_saved(struct test_region *t, u64 off)
 	ramtrail_region_open(&reg, t->mem, t->size);
 	if (!reg.base)
 		return 0;
+	corrected = ramtrail_saved_heal(&reg, NULL);
 	while ((s = ramtrail_saved_next(&reg, &pos))) {
+		u64 bytes = 0;
+
 		if (ramtrail_saved_offset(&reg, s) != off)
 			continue;
+		corrected += ramtrail_saved_repair((void *)s, buf, &bytes);
 		ramtrail_saved_open(&c, s);
 		while ((r = ramtrail_saved_read(&c, c.nr)) && n < MAXREC)
 			out[n++] = *r;
@@ -134,7 +142,83 @@ struct row {
 	const char *where;
 	u32 flips;
 	u64 trials, bad_trials, wrong, lost, uncounted, wrong_sealed;
+	u64 corrected, correctable, correctable_lost;
 };
+
+/*
+ * The saved trace: where it and its slots start and end in the region,
+ * their code.
+ */
+static u64 head_lo, slots_lo, slots_hi;
+static u32 slot_size, slot_ecc;
+
+/* Codeword of byte @rel of a slot of @size, ecc @ecc; ~0 for none. */
+static u64 slot_codeword(u32 rel, u32 size, u32 ecc)
+{
+	u32 data = ramtrail_saved_data_size(size, ecc);
+	u32 nr = DIV_ROUND_UP(data, RAMTRAIL_SAVED_ECC_N - ecc);
+
+	if (rel >= data + nr * ecc)
+		return ~0ULL;
+	return (rel < data ? rel : rel - data) % nr;
+}
+
+/*
+ * The codeword of the saved trace that region byte @o is in (the format
+ * interleaves them): 1 + its slot, times 256, plus its number in the
+ * slot; the header's slot is slot -1. ~0 outside every codeword (@erased,
+ * which a decode here does not look at, a slot's free tail).
+ */
+static u64 codeword_of(u64 o)
+{
+	u64 cw;
+
+	if (o < slots_lo) {
+		if (o - head_lo >= offsetof(struct ramtrail_saved_trace, erased) &&
+		    o - head_lo < offsetof(struct ramtrail_saved_trace, size))
+			return ~0ULL;
+		return slot_codeword(o - head_lo, RAMTRAIL_SAVED_HEAD_SLOT,
+				     RAMTRAIL_SAVED_HEAD_ECC);
+	}
+	/* The last slot of a trace that never wrapped is cut. */
+	cw = slot_codeword((o - slots_lo) % slot_size,
+			   min_t(u64, slot_size, slots_hi - (o - slots_lo) /
+			   slot_size * slot_size - slots_lo), slot_ecc);
+	return cw == ~0ULL ? cw : ((o - slots_lo) / slot_size + 1) * 256 + cw;
+}
+
+/*
+ * Do the flipped bytes @at[0..@n) leave the saved trace correctable: at
+ * most two of its magic's bytes, at most ecc / 2 bytes in any codeword?
+ */
+static bool correctable(const u64 *at, u32 n)
+{
+	u32 i, j, l, m, magic = 0;
+	u64 cw;
+
+	for (i = 0; i < n; i++) {
+		for (l = 0; l < i && at[l] != at[i]; l++)
+			;
+		magic += l == i && at[i] - head_lo < 4;
+	}
+	if (magic > 2)
+		return false;
+	for (i = 0; i < n; i++) {
+		cw = codeword_of(at[i]);
+		if (cw == ~0ULL)
+			continue;
+		for (m = 0, j = 0; j < n; j++) {
+			if (codeword_of(at[j]) != cw)
+				continue;
+			for (l = 0; l < j && at[l] != at[j]; l++)
+				;
+			m += l == j;	/* a byte counted once */
+		}
+		if (m > (at[i] < slots_lo ? RAMTRAIL_SAVED_HEAD_ECC : slot_ecc) / 2)
+			return false;
+	}
+	return true;
+}
 
 /* Block numbers each zone's writer had sealed up to (a power cut's). */
 static unsigned long sealed[CPUS];
@@ -174,7 +258,8 @@ static void run(struct test_region *t, const u8 *clean, struct row *row,
 {
 	const u64 *ref = zones ? ref_zones : ref_saved;
 	size_t nref = zones ? nr_zones : nr_saved, n, i, found;
-	u64 k, h, wrong;
+	u64 k, h, wrong, at[64];
+	bool fixable;
 	u32 f;
 
 	for (k = 0; k < row->trials; k++) {
@@ -183,7 +268,9 @@ static void run(struct test_region *t, const u8 *clean, struct row *row,
 			u64 bit = lo * 8 + rnd() % ((hi - lo) * 8);
 
 			t->mem[bit / 8] ^= 1 << (bit % 8);
+			at[f] = bit / 8;
 		}
+		fixable = !zones && correctable(at, row->flips);
 		n = zones ? decode_zones(t) : decode_saved(t, saved_off);
 		wrong = 0;
 		found = 0;
@@ -201,6 +288,11 @@ static void run(struct test_region *t, const u8 *clean, struct row *row,
 		row->wrong += wrong;
 		row->bad_trials += wrong > 0;
 		row->lost += nref > found ? nref - found : 0;
+		if (!zones) {
+			row->corrected += corrected;
+			row->correctable += fixable;
+			row->correctable_lost += fixable && nref > found;
+		}
 		/* A record changed where nothing is sealed is not seen. */
 		if (nref > found && !wrong)
 			row->uncounted += zones ? !zones_counted() :
@@ -215,6 +307,7 @@ static void check(bool ok, const char *what, const struct row *r)
 	printf("%s %s, %s %u flips: %llu\n", ok ? "ok  " : "FAIL", what,
 	       r->where, r->flips,
 	       (unsigned long long)(strstr(what, "wrong") ? r->wrong_sealed :
+				    strstr(what, "reach") ? r->correctable_lost :
 				    r->uncounted));
 	if (ok)
 		passed++;
@@ -273,6 +366,11 @@ int main(int argc, char **argv)
 	zhi = zlo + ramtrail_zones_size(t->hdr);
 	slo = t->hdr->saved_offset + soff;
 	shi = slo + s->size;
+	head_lo = slo;
+	slots_lo = slo + ramtrail_saved_fixed(s->modtab_count);
+	slots_hi = slo + s->size;
+	slot_size = s->chunk_size;
+	slot_ecc = s->ecc;
 	stopped = malloc(t->size);
 	memcpy(stopped, t->mem, t->size);
 	/* The cut image has the same saved trace; its zones are not sealed. */
@@ -281,8 +379,9 @@ int main(int argc, char **argv)
 	printf("bit flips in a region of the real writer and saver:\n");
 	printf("%u CPUs, zones of %u blocks (%llu records decoded),\n", CPUS,
 	       BLOCKS, (unsigned long long)nr_zones);
-	printf("a saved trace of %llu bytes in %u chunks (%zu records)\n",
+	printf("a saved trace of %llu bytes in %u chunks (%zu records),\n",
 	       (unsigned long long)s->size, s->nr_slots, nr_saved);
+	printf("%u parity bytes a codeword\n", s->ecc);
 	printf("zones stopped: every block sealed; cut: a power cut's, %s\n",
 	       "the newest blocks not sealed");
 	printf("%-8s %5s %7s %10s %7s %12s %9s %9s\n", "where", "flips",
@@ -313,7 +412,22 @@ int main(int argc, char **argv)
 	printf("lost: records written and not returned (sums over the trials)\n");
 	printf("uncounted: trials that lost records, %s\n",
 	       "returned none changed, and counted none");
+	printf("\nsaved trace: trials within its parity's reach (at most 2 of its magic's\n");
+	printf("bytes wrong, at most %u in a codeword), and those that lost records\n",
+	       slot_ecc / 2);
+	printf("%5s %7s %11s %10s %21s\n", "flips", "trials", "in reach", "lost",
+	       "headers+chunks fixed");
+	for (i = 8; i < 12; i++)
+		printf("%5u %7llu %11llu %10llu %21llu\n", rows[i].flips,
+		       (unsigned long long)rows[i].trials,
+		       (unsigned long long)rows[i].correctable,
+		       (unsigned long long)rows[i].correctable_lost,
+		       (unsigned long long)rows[i].corrected);
 	if (assert) {
+		for (i = 8; i < 12; i++)
+			check(!rows[i].correctable_lost,
+			      "every trial in the parity's reach reads back whole",
+			      &rows[i]);
 		for (i = 0; i < 12; i++) {
 			check(!rows[i].wrong_sealed,
 			      "no wrong record from a sealed block or the saved trace",

@@ -100,6 +100,7 @@ static void save_and_read(const struct ramtrail_region *reg,
 	ramtrail_saved_writer_start(&w, ramtrail_saved_slots(t), chunk,
 				    ramtrail_saved_slots_for(room - sizeof(*t),
 							     chunk),
+				    reg->hdr.nonce % (RAMTRAIL_SAVED_ECC_MAX + 1),
 				    reg->hdr.boot_id, reg->hdr.nonce);
 	ramtrail_saved_merge(reg, cur, heap, &w);
 	if (w.nr_chunks) {
@@ -151,6 +152,20 @@ static void repair_saved(struct ramtrail_region *reg)
 	}
 }
 
+/* Correct the saved traces' headers and chunks, as a load does. */
+static void correct_saved(struct ramtrail_region *reg)
+{
+	static u8 buf[RAMTRAIL_SAVED_CHUNK_MAX];
+	const struct ramtrail_saved_trace *t;
+	u64 pos = 0, bytes = 0;
+
+	if (!reg->base)
+		return;
+	ramtrail_saved_heal(reg, NULL);
+	while ((t = ramtrail_saved_next(reg, &pos)))
+		ramtrail_saved_repair((void *)t, buf, &bytes);
+}
+
 static void drain(const struct ramtrail_region *reg, int err)
 {
 	struct ramtrail_zone_cursor *cur;
@@ -191,6 +206,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct ramtrail_region_header *h;
 	struct ramtrail_zone_cursor c;
 	struct ramtrail_region reg;
+	int err;
 	u8 *buf;
 
 	/* Aligned like a mapped region, and sized exactly to the input. */
@@ -198,7 +214,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	drain(&reg, ramtrail_region_open(&reg, buf, size));
+	err = ramtrail_region_open(&reg, buf, size);
+	correct_saved(&reg);
+	drain(&reg, err);
 	if (size >= sizeof(*h)) {
 		/* Checksums repaired: mutations reach what they protect. */
 		h = (struct ramtrail_region_header *)buf;
@@ -207,7 +225,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		h->freeze.checksum = ramtrail_freeze_checksum(&h->freeze);
 		if (ramtrail_region_open(&reg, buf, size), reg.base)
 			repair_saved(&reg);
-		drain(&reg, ramtrail_region_open(&reg, buf, size));
+		err = ramtrail_region_open(&reg, buf, size);
+		correct_saved(&reg);
+		drain(&reg, err);
 	}
 	if (size >= RAMTRAIL_MIN_BLOCKS * RAMTRAIL_BLOCK_SIZE) {
 		struct ramtrail_tail t = {

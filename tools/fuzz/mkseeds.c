@@ -124,8 +124,10 @@ static struct test_region *named(void)
 
 int main(int argc, char **argv)
 {
+	struct ramtrail_saved_trace *s;
 	struct test_region *t;
 	u64 *zone;
+	u8 *p;
 	u32 i;
 
 	if (argc != 2) {
@@ -182,9 +184,18 @@ int main(int argc, char **argv)
 
 	/* A saved trace as the module writes it, the oldest left out. */
 	t = with_tasks(600);
-	test_save_zones(t, 0, 1, sizeof(struct ramtrail_saved_trace) +
-			3 * RAMTRAIL_SAVED_CHUNK_MIN, RAMTRAIL_SAVED_CHUNK_MIN);
+	s = test_save_zones(t, 0, 1, ramtrail_saved_fixed(0) +
+			    3 * RAMTRAIL_SAVED_CHUNK_MIN,
+			    RAMTRAIL_SAVED_CHUNK_MIN);
 	save("saved-events", t->mem, t->size);
+	/* Bytes changed in its header (two of its magic's) and chunks. */
+	p = (u8 *)s;
+	p[1] ^= 0x40;
+	p[3] ^= 0x02;
+	p[40] ^= 0xff;
+	p[RAMTRAIL_SAVED_HEAD_SLOT + 50] ^= 0x11;
+	p[RAMTRAIL_SAVED_HEAD_SLOT + RAMTRAIL_SAVED_CHUNK_MIN + 60] ^= 0x80;
+	save("saved-bit-errors", t->mem, t->size);
 	test_region_free(t);
 
 	t = named();

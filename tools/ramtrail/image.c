@@ -273,6 +273,34 @@ bool rt_image_is_pstore(const struct rt_image *img)
 	return img->len >= 4 && !memcmp(img->buf, "CPU:", 4);
 }
 
+/*
+ * Correct the saved traces' headers and chunks by their parity, in the
+ * image's copy, as the module does at load; said once.
+ */
+static void rt_region_repair(struct rt_trace *t)
+{
+	static u8 buf[RAMTRAIL_SAVED_CHUNK_MAX];
+	struct ramtrail_saved_walk w = { 0 };
+	u64 bytes, boot[RAMTRAIL_MAX_SAVED];
+	struct ramtrail_saved_trace *s;
+	u32 i, healed = ramtrail_saved_heal(&t->reg, boot);
+
+	for (i = 0; i < healed && i < RAMTRAIL_MAX_SAVED; i++)
+		rt_err("boot %llu's saved trace: its header had changed, corrected by its parity\n",
+		       (unsigned long long)boot[i]);
+	while ((s = (void *)ramtrail_saved_walk(&t->reg, &w))) {
+		if (ramtrail_saved_all_erased(s))
+			continue;
+		bytes = 0;
+		t->corrected[w.pos - 1] = ramtrail_saved_repair(s, buf, &bytes);
+		if (bytes)
+			rt_err("boot %llu's saved trace: %llu bytes in %llu chunks had changed, corrected by their parity\n",
+			       (unsigned long long)s->boot_id,
+			       (unsigned long long)bytes,
+			       (unsigned long long)t->corrected[w.pos - 1]);
+	}
+}
+
 static int rt_region_try(const struct rt_image *img, u64 off, u64 size,
 			 struct rt_trace *t)
 {
@@ -283,7 +311,10 @@ static int rt_region_try(const struct rt_image *img, u64 off, u64 size,
 	t->region_offset = img->base + off;
 	t->reg_err = ramtrail_region_open(&t->reg, img->buf + off, avail);
 	/* A damaged boot header still shows the saved traces and logs. */
-	return t->reg.base ? 0 : t->reg_err;
+	if (!t->reg.base)
+		return t->reg_err;
+	rt_region_repair(t);
+	return 0;
 }
 
 /*

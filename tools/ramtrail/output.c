@@ -762,6 +762,7 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 			RT_U64("records", s->nr_records),
 			RT_U64("damaged_chunks", damaged),
 			RT_U64("damaged_records", lost),
+			RT_U64("corrected_chunks", t->corrected[w.pos - 1]),
 			RT_U64("cpus", s->nr_cpus),
 			{ .key = "erased", .type = RT_F_BOOL,
 			  .n = ramtrail_saved_all_erased(s) },
@@ -791,6 +792,14 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 			  .n = s->size },
 			{ .key = "chunks", .type = RT_F_U64, .json_only = true,
 			  .n = s->nr_slots },
+			{ .key = "chunk_size", .type = RT_F_U64,
+			  .json_only = true, .n = s->chunk_size },
+			{ .key = "slots_offset", .type = RT_F_U64,
+			  .json_only = true,
+			  .n = ramtrail_saved_offset(&t->reg, s) +
+			       ramtrail_saved_fixed(s->modtab_count) },
+			{ .key = "ecc", .type = RT_F_U64, .json_only = true,
+			  .n = s->ecc },
 		};
 
 		rt_name_field(release, sizeof(release), s->release,

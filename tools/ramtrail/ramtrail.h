@@ -133,6 +133,7 @@ struct rt_trace {
 	u32 freeze_reason;
 	u32 freeze_cpu;
 	const struct ramtrail_saved_trace *saved;
+	u64 corrected[RAMTRAIL_MAX_SAVED];	/* chunks, by walk position */
 	struct rt_pstore_line *lines;
 	u64 nr_lines;
 	u64 next;

@@ -9,6 +9,9 @@
  *                         callers in a module's init text (rt_inita), which
  *                         a later module (rt_initb) took once it ended
  *   DIR/ram.img           8 MiB of "RAM" holding that region at RAM_OFFSET
+ *   DIR/saved-ecc.img     that region with its zones saved by the real
+ *                         saver as boot 7 (parity of TEST_ECC bytes a
+ *                         codeword)
  *   DIR/System.map-test   the traced kernel's link-time symbols; its
  *                         RAMTRAIL_KERNEL_FUNCS after panic, at the places
  *                         the kernel entry of the module table hashed
@@ -417,6 +420,13 @@ int main(int argc, char **argv)
 	fwrite(ram, RAM_SIZE, 1, img);
 	fclose(img);
 	free(ram);
+
+	/* The zones saved as the module saves them, parity and all. */
+	if (!test_save_zones(t, 0, 7, 0, 0))
+		return 2;
+	img = open_in(argv[1], "saved-ecc.img");
+	fwrite(t->mem, t->size, 1, img);
+	fclose(img);
 	test_region_free(t);
 	many_names(argv[1]);
 	return 0;

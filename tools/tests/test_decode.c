@@ -1484,7 +1484,7 @@ static void test_saved_space_of_erased_traces_is_reused(void)
 	      (unsigned long long)at, (unsigned long long)len);
 	test_region_free(t);
 
-	t = test_region_new_saved(1, 4, 0, 128 * 1024);
+	t = test_region_new_saved(1, 4, 0, 256 * 1024);
 	for (i = 0, at = 0; i < RAMTRAIL_MAX_SAVED; i++)
 		at += test_add_saved(t, at, i + 1, 1)->size;
 	ramtrail_region_open(&reg, t->mem, t->size);
@@ -1498,7 +1498,7 @@ static void test_saved_space_of_erased_traces_is_reused(void)
 	 * One erased and 255 kept fill the scan's list: a kept trace after
 	 * them is not listed, and no span may reach it.
 	 */
-	t = test_region_new_saved(1, 4, 0, 256 * 1024);
+	t = test_region_new_saved(1, 4, 0, 320 * 1024);
 	for (i = 0, at = 0; i < RAMTRAIL_MAX_SAVED; i++) {
 		a = test_add_saved(t, at, i + 1, 1);
 		if (!i)
@@ -1617,6 +1617,63 @@ static void test_ecc_corrects_half_its_parity_in_every_codeword(void)
 	CHECK(!bad, "%u slots not corrected to what was written", bad);
 	CHECK(!wrong, "%u slots with too many wrong bytes claimed corrected",
 	      wrong);
+}
+
+/*
+ * A saved trace whose header holds wrong bytes (up to 8 a codeword, at
+ * most 2 of them in its magic) is found again: corrected by its parity,
+ * its @erased kept. Three wrong magic bytes, or a header corrected into
+ * an entry that would cover a trace the scan found, are left alone.
+ */
+static void test_saved_header_with_bit_errors_is_corrected(void)
+{
+	struct test_region *t = test_region_new_saved(1, 4, 0, 64 * 1024);
+	u8 *area = t->mem + t->hdr->saved_offset, *h;
+	struct ramtrail_saved_trace *s;
+	struct ramtrail_region reg;
+	u64 boot[RAMTRAIL_MAX_SAVED], healed;
+	char got[256];
+
+	s = test_add_saved(t, 0, 12, 30);
+	test_add_saved(t, 8192, 13, 30);
+	s->erased = 1;
+	h = area;
+	h[0] ^= 0x01;			/* magic */
+	h[3] ^= 0x80;
+	h[24] ^= 0xff;			/* boot_id */
+	h[140] ^= 0x10;			/* chunk_size */
+	h[sizeof(*s) + 5] ^= 0x42;	/* parity */
+	ramtrail_region_open(&reg, t->mem, t->size);
+	CHECK(reg.nr_saved == 1, "%u found before", reg.nr_saved);
+	healed = ramtrail_saved_heal(&reg, boot);
+	saved_list(t, got, sizeof(got));
+	CHECK(healed == 1 && boot[0] == 12 && reg.nr_saved == 2 &&
+	      !strcmp(got, "12@0 13@8192") && s->erased == 1,
+	      "healed %llu (boot %llu), listed %s, erased %llu",
+	      (unsigned long long)healed, (unsigned long long)boot[0], got,
+	      (unsigned long long)s->erased);
+	CHECK(!ramtrail_saved_heal(&reg, NULL), "nothing left to heal");
+
+	/* Three of the magic's bytes: not looked at. */
+	h[0] ^= 0x01;
+	h[1] ^= 0x01;
+	h[2] ^= 0x01;
+	ramtrail_region_open(&reg, t->mem, t->size);
+	CHECK(!ramtrail_saved_heal(&reg, NULL) && reg.nr_saved == 1,
+	      "3 magic bytes wrong: %u listed", reg.nr_saved);
+	h[1] ^= 0x01;
+	h[2] ^= 0x01;
+
+	/* Boot 14's trace inside boot 12's span: boot 12 is not restored. */
+	test_add_saved(t, 512, 14, 2);
+	ramtrail_region_open(&reg, t->mem, t->size);
+	healed = ramtrail_saved_heal(&reg, NULL);
+	saved_list(t, got, sizeof(got));
+	CHECK(!healed && !strcmp(got, "13@8192 14@512") &&
+	      s->magic != RAMTRAIL_SAVED_MAGIC,
+	      "healed %llu over a trace, listed %s", (unsigned long long)healed,
+	      got);
+	test_region_free(t);
 }
 
 /* The saved trace format: chunks, entries, task events, parts. */
@@ -1740,6 +1797,68 @@ static void test_saved_damaged_chunk_loses_only_itself(void)
 
 		if ((pos >= lo[0] && pos < lo[0] + s->chunk_size) ||
 		    (pos >= lo[2] && pos < lo[2] + s->chunk_size))
+			continue;
+		if (i >= m || memcmp(&whole[j], &saved_out[i++],
+				     offsetof(struct ramtrail_record, data)))
+			break;
+	}
+	CHECK(j == n && i == m, "record %zu differs", i);
+	test_region_free(t);
+}
+
+/*
+ * A chunk whose slot holds a few wrong bytes (the last one's slot cut
+ * too) is repaired in place, whole, and counted; one with more wrong
+ * bytes than its parity corrects in a codeword stays damaged and counted
+ * as such.
+ */
+static void test_saved_chunk_with_bit_errors_is_repaired(void)
+{
+	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
+	static struct ramtrail_record whole[MAXREC];
+	static u8 buf[RAMTRAIL_SAVED_CHUNK_MAX];
+	struct ramtrail_saved_trace *s;
+	u64 bytes = 0, bound, fixed, lo;
+	size_t n, m, i, j;
+	u32 lost;
+	u8 *slot;
+
+	fill_with_tasks(t, 3000);
+	s = test_save_zones(t, 0, 1, 0, 1024);
+	CHECK(s && s->ecc == TEST_ECC && s->nr_slots > 4, "chunks of the trace");
+	n = read_saved(s);
+	memcpy(whole, saved_out, n * sizeof(*whole));
+	/*
+	 * Slot 1: 3 bytes of its header and entries, a run of 16 (interleaved:
+	 * 4 in each codeword) and a parity byte.
+	 */
+	slot = ramtrail_saved_slots(s) + s->chunk_size;
+	slot[4] ^= 0x01;
+	slot[100] ^= 0x80;
+	slot[101] ^= 0x80;
+	for (i = 200; i < 216; i++)
+		slot[i] ^= 0xff;
+	slot[ramtrail_saved_data_size(s->chunk_size, s->ecc) + 9] ^= 8;
+	/* The last slot, cut after its chunk: 2 bytes. */
+	CHECK(s->nr_chunks == s->nr_slots && s->size < ramtrail_saved_fixed(0) +
+	      s->nr_slots * s->chunk_size, "the last slot cut");
+	slot = ramtrail_saved_slots(s) + (s->nr_slots - 1) * s->chunk_size;
+	slot[40] ^= 0x01;
+	slot[60] ^= 0x02;
+	/* Slot 2: one more wrong byte in codeword 0 than its parity corrects. */
+	lo = 2 * s->chunk_size;
+	slot = ramtrail_saved_slots(s) + lo;
+	lost = ((struct ramtrail_saved_chunk *)slot)->records;
+	ecc_spoil(slot, s->chunk_size, s->ecc, 0, TEST_ECC / 2 + 1, 1);
+	CHECK(ramtrail_saved_damage(s, &bound) == 3, "3 chunks damaged before");
+	fixed = ramtrail_saved_repair(s, buf, &bytes);
+	CHECK(fixed == 2 && bytes == 22, "repaired %llu chunks, %llu bytes",
+	      (unsigned long long)fixed, (unsigned long long)bytes);
+	CHECK(ramtrail_saved_damage(s, &bound) == 1, "1 chunk damaged after");
+	m = read_saved(s);
+	CHECK(m == n - lost, "%zu of %zu records read, %u lost", m, n, lost);
+	for (i = 0, j = 0; j < n; j++) {
+		if (whole[j].pos >= lo && whole[j].pos < lo + s->chunk_size)
 			continue;
 		if (i >= m || memcmp(&whole[j], &saved_out[i++],
 				     offsetof(struct ramtrail_record, data)))
@@ -1908,7 +2027,7 @@ static void test_saved_is_the_newest_of_the_merge(void)
 		clock_now = 1000;
 		fill_random(t, cpus, rnd(blocks * cpus * 700), seed % 4 ? 0 :
 			    rnd(6));
-		room = sizeof(*s) + chunk * (1 + rnd(seed % 5 ? 40 : 3));
+		room = ramtrail_saved_fixed(0) + chunk * (1 + rnd(seed % 5 ? 40 : 3));
 		n = kept(out, test_decode(t, out, MAXREC, &st));
 		s = test_save_zones(t, 0, 1, room, chunk);
 		m = s ? read_saved(s) : 0;
@@ -1994,7 +2113,9 @@ static void test_saved_entries_are_the_documented_bytes(void)
 static void test_saved_function_records_take_3_bytes(void)
 {
 	struct test_region *t = test_region_new_saved(1, 128, 0, 512 * 1024);
+	const struct ramtrail_saved_chunk *k;
 	struct ramtrail_saved_trace *s;
+	u64 bytes = 0;
 	u32 i;
 
 	for (i = 0; i < 30000; i++)
@@ -2005,14 +2126,16 @@ static void test_saved_function_records_take_3_bytes(void)
 	      "%llu records in %llu chunks",
 	      (unsigned long long)(s ? s->nr_records : 0),
 	      (unsigned long long)(s ? s->nr_chunks : 0));
+	for (i = 0; s && i < s->nr_slots; i++) {
+		k = (const void *)(ramtrail_saved_slots(s) + i * s->chunk_size);
+		bytes += k->len;
+	}
 	/*
-	 * Per chunk: its header, its CPU's task named (a task event of 29
-	 * bytes), 40 new pairs of up to 8 more bytes (refs, two offsets),
-	 * and its slack.
+	 * Per chunk: its CPU's task named (a task event of 29 bytes) and 40
+	 * new pairs of up to 8 more bytes (refs, two offsets).
 	 */
-	CHECK(s && s->size <= sizeof(*s) + 30000 * 3 +
-	      2 * (32 + 29 + 40 * 8) + 8,
-	      "%llu bytes", (unsigned long long)(s ? s->size : 0));
+	CHECK(bytes >= 30000 * 3 && bytes <= 30000 * 3 + 2 * (29 + 40 * 8),
+	      "%llu bytes of entries", (unsigned long long)bytes);
 	test_region_free(t);
 }
 
@@ -2088,7 +2211,7 @@ static void test_saved_trace_that_does_not_fit_keeps_the_newest(void)
 {
 	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
 	struct ramtrail_saved_trace *s;
-	u64 room = sizeof(*s) + 4 * 1024;
+	u64 room = ramtrail_saved_fixed(0) + 4 * 1024;
 	size_t n, m, i;
 
 	fill_with_tasks(t, 3000);
@@ -2238,7 +2361,7 @@ static void test_saved_part_records_from_chunk_headers(void)
 	struct test_region *t = test_region_new_saved(2, 8, 0, 256 * 1024);
 	struct ramtrail_saved_trace *s;
 	struct ramtrail_saved_chunk *k;
-	u64 room = sizeof(*s) + 20 * RAMTRAIL_SAVED_CHUNK_MIN;
+	u64 room = ramtrail_saved_fixed(0) + 20 * RAMTRAIL_SAVED_CHUNK_MIN;
 	u64 p, last, got, sum = 0, wrong = 0, before, claim;
 
 	fill_with_tasks(t, 3000);
@@ -2295,7 +2418,7 @@ static struct ramtrail_saved_trace *hostile_trace(struct test_region *t,
 	s->chunk_size = RAMTRAIL_SAVED_CHUNK_MAX;
 	s->nr_slots = 1;
 	s->nr_chunks = 1;
-	s->size = sizeof(*s) + round_up(sizeof(*k) + len, 8);
+	s->size = ramtrail_saved_fixed(0) + round_up(sizeof(*k) + len, 8);
 	k = (void *)ramtrail_saved_slots(s);
 	memset(k, 0, sizeof(*k));
 	k->len = len;
@@ -2692,7 +2815,7 @@ static void test_module_table_full(void)
 	struct ramtrail_region_header h = {
 		.clock_hz = 1000000000ULL, .clock_ref_ns = 7,
 	};
-	struct ramtrail_saved_trace *t = calloc(1, sizeof(*t) + sizeof(tab));
+	struct ramtrail_saved_trace *t = calloc(1, RAMTRAIL_SAVED_HEAD_SLOT + sizeof(tab));
 	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
 	bool timed = false;
 	u32 i;
@@ -2788,7 +2911,7 @@ static void test_module_table_kernel(void)
 		  .name = "a" },
 	};
 	struct ramtrail_region_header hdr = { .clock_hz = 1000000000ULL };
-	struct ramtrail_saved_trace *t = calloc(1, sizeof(*t) + sizeof(tab));
+	struct ramtrail_saved_trace *t = calloc(1, RAMTRAIL_SAVED_HEAD_SLOT + sizeof(tab));
 	struct ramtrail_module_entry e;
 	u32 i;
 
@@ -2873,7 +2996,7 @@ static void test_saved_module_table_in_nanoseconds(void)
 		.clock_ref_ns = 5000000000ULL,
 	};
 	struct ramtrail_saved_trace *t =
-		calloc(1, sizeof(*t) + sizeof(tab));
+		calloc(1, RAMTRAIL_SAVED_HEAD_SLOT + sizeof(tab));
 	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
 	const u64 end_ns = ramtrail_ts_to_ns(&h, 3000000);
 	u32 i;
@@ -3014,8 +3137,10 @@ int main(void)
 	RUN(test_saved_space_of_erased_traces_is_reused);
 	RUN(test_saved_trace_keeps_events_tasks_and_contexts);
 	RUN(test_saved_damaged_chunk_loses_only_itself);
+	RUN(test_saved_header_with_bit_errors_is_corrected);
 	RUN(test_ecc_parity_is_the_standard_code);
 	RUN(test_ecc_corrects_half_its_parity_in_every_codeword);
+	RUN(test_saved_chunk_with_bit_errors_is_repaired);
 	RUN(test_saved_is_the_newest_of_the_merge);
 	RUN(test_saved_entries_are_the_documented_bytes);
 	RUN(test_saved_function_records_take_3_bytes);

@@ -110,7 +110,8 @@ def stats_as_text(j):
             "ts_backwards", "dropped", "freeze_pos", "first_ns", "last_ns", "newest_block"))
             for c in z["cpus"]]
     out += [f"saved boot {t['boot_id']} records {t['records']} damaged_chunks "
-            f"{t['damaged_chunks']} damaged_records {t['damaged_records']} cpus {t['cpus']} "
+            f"{t['damaged_chunks']} damaged_records {t['damaged_records']} corrected_chunks "
+            f"{t['corrected_chunks']} cpus {t['cpus']} "
             f"erased {int(t['erased'])} " + " ".join(f"{k} {t[k]}" for k in (
                 "state", "freeze_reason", "dropped", "corrupt_blocks", "torn",
                 "lost_words", "no_time", "skipped", "release")) for t in j["saved"]]
@@ -133,14 +134,16 @@ def saved_entry(boot, nr_records, erased=0, release="6.1.0-test", state=3, reaso
     crc = zlib.crc32(struct.pack("<QQ", boot, nonce) + ents + head)
     chunk = struct.pack("<I", crc) + head + ents
     chunk += bytes(-len(chunk) % 8)
-    layout = "<QQQQQQIIIIIIQQQQQQIIQ64s64s"
-    size = 16 + struct.calcsize(layout) + len(chunk)
+    chunk += bytes(max(0, 512 - len(chunk)))       # one whole slot, no parity
+    layout = "<QQQQQQIIIIIIQQQQQQIIQII64s64s"
+    parity = bytes(32)  # RAMTRAIL_SAVED_HEAD_PARITY: none here, the header's checksum holds
+    size = 16 + struct.calcsize(layout) + len(parity) + len(chunk)
     fields = struct.pack(layout, size, boot, nonce, nr_records,
                          0xffffffff81000000, 0xffffffff81001000, 2, state, reason,
                          cpu, 0, 0, 7, 0, 0, 0, 0, skipped,
-                         max(512, len(chunk)), 1, 1, release.encode(), b"#1 SMP")
+                         len(chunk), 1, 1, 0, 0, release.encode(), b"#1 SMP")
     crc = zlib.crc32(struct.pack("<IIQ", 0x34564153, 0, 0) + fields)
-    return struct.pack("<IIQ", 0x34564153, crc, erased) + fields + chunk
+    return struct.pack("<IIQ", 0x34564153, crc, erased) + fields + parity + chunk
 
 
 def devices(ram, smap, expect):
@@ -375,6 +378,69 @@ def init_text_names(work, region, smap, expect):
           before == [w for w in want if "rt_inita_init" in w] and
           "rt_initb" not in k.stdout,
           (p.returncode, after[:2], before[:1], k.stdout.count("rt_initb")))
+
+
+TEST_ECC = 16   # parity bytes a codeword of the tests' saved traces (testlib.h)
+
+
+def codeword_bytes(size, ecc, n):
+    """Offsets in a chunk slot of size bytes of n data bytes of one
+    codeword, the first past the chunk's header (the format interleaves the
+    codewords: data byte i is in codeword i % codewords)."""
+    data = size - -(-size // 255) * ecc
+    nr = -(-data // (255 - ecc))
+    return [nr * 8 + i * nr for i in range(n)]
+
+
+def bit_errors(work):
+    """A saved trace made by the real saver (mkimage: saved-ecc.img, boot 7):
+    bytes changed in a chunk slot are corrected by its parity, said, and
+    the records read as written; more than the parity corrects in one
+    codeword loses that chunk, said as damaged."""
+    clean = (work / "saved-ecc.img").read_bytes()
+    rc, j, err = stats_json(work / "saved-ecc.img")
+    t = (j or {}).get("saved", [{}])[0]
+    want = run("decode", work / "saved-ecc.img", "--boot", 7)
+    # Its one slot, cut after its chunk (the trace never wrapped).
+    slot = j["saved_offset"] + t.get("slots_offset", 0) if j else 0
+    size = t.get("offset", 0) + t.get("bytes", 0) - t.get("slots_offset", 0)
+    check("saved-ecc.img: one trace of boot 7, its records decoded",
+          rc == 0 and t.get("boot_id") == 7 and t.get("corrected_chunks") == 0 and
+          want.returncode == 0 and len(records(want.stdout)) == t.get("records"),
+          (rc, err, t))
+    few = bytearray(clean)
+    for at in (4, 100, 1000, 5000):           # header, entries, further on
+        few[slot + at] ^= 0x21
+    (work / "saved-flips.img").write_bytes(few)
+    p = run("decode", work / "saved-flips.img", "--boot", 7)
+    rc, j2, err = stats_json(work / "saved-flips.img")
+    t2 = (j2 or {}).get("saved", [{}])[0]
+    check("saved trace, 4 bytes changed: corrected, said, every record as written",
+          p.returncode == 0 and p.stdout == want.stdout and
+          "4 bytes in 1 chunks had changed, corrected by their parity" in p.stderr and
+          t2.get("corrected_chunks") == 1 and t2.get("damaged_chunks") == 0,
+          (p.returncode, p.stderr, t2))
+    head = bytearray(clean)
+    start = j["saved_offset"] + t.get("offset", 0)
+    for at in (1, 30, 200, 300):        # its magic, boot_id, release, parity
+        head[start + at] ^= 0x81
+    (work / "saved-head.img").write_bytes(head)
+    p = run("decode", work / "saved-head.img", "--boot", 7)
+    check("saved trace, 4 bytes of its header changed: corrected, said, every "
+          "record as written",
+          p.returncode == 0 and p.stdout == want.stdout and
+          "boot 7's saved trace: its header had changed, corrected by its parity"
+          in p.stderr, (p.returncode, p.stderr))
+    many = bytearray(clean)
+    for at in codeword_bytes(size, t["ecc"], TEST_ECC // 2 + 1):
+        many[slot + at] ^= 0xff                 # one codeword, one too many
+    (work / "saved-burst.img").write_bytes(many)
+    p = run("decode", work / "saved-burst.img", "--boot", 7)
+    check("saved trace, a codeword with more wrong bytes than its parity "
+          "corrects: its chunk is lost and said, no record shown changed",
+          p.returncode == 0 and not records(p.stdout) and
+          "1 saved chunks were damaged" in p.stderr and "corrected" not in p.stderr,
+          (p.returncode, p.stderr))
 
 
 def main():
@@ -747,7 +813,7 @@ def main():
     check("decode --boot: a saved trace's records", p.returncode == 0 and
           len(records(p.stdout)) == 20 and "damaged" not in p.stderr,
           (p.returncode, p.stderr))
-    saved[area + 1024 + 280 + 32 + 10] ^= 0x40      # in its chunk's entries
+    saved[area + 1024 + 320 + 32 + 10] ^= 0x40      # in its chunk's entries
     (work / "saved-bad.img").write_bytes(saved)
     p = run("decode", work / "saved-bad.img", "--boot", 7)
     check("decode --boot: a damaged chunk is said and its records not shown",
@@ -862,6 +928,7 @@ def main():
         check(f"unknown option {args[0]} last: said to be unknown",
               p.returncode == 1 and "unknown option" in p.stderr, p.stderr)
     devices(ram, smap, expect)
+    bit_errors(work)
     out = work / "stats.txt"
     p = run("stats", region, "-o", out)
     check("stats -o FILE: written there, not to standard output",

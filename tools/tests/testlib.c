@@ -87,6 +87,7 @@ void test_region_stop(struct test_region *t, u32 reason, u32 state,
 static struct ramtrail_saved_task test_task[RAMTRAIL_MAX_CPUS];
 static struct ramtrail_saved_name test_hash[RAMTRAIL_SAVED_HASH];
 static u8 test_buf[RAMTRAIL_SAVED_BUF(RAMTRAIL_SAVED_CHUNK_MAX)];
+u32 test_ecc = TEST_ECC;
 
 struct ramtrail_saved_writer *test_writer_start(struct test_region *t,
 						struct ramtrail_saved_trace *s,
@@ -109,7 +110,7 @@ struct ramtrail_saved_writer *test_writer_start(struct test_region *t,
 	};
 	ramtrail_saved_writer_start(&w, ramtrail_saved_slots(s), chunk_size,
 				    ramtrail_saved_slots_for(room, chunk_size),
-				    t->hdr->boot_id, t->hdr->nonce);
+				    test_ecc, t->hdr->boot_id, t->hdr->nonce);
 	return &w;
 }
 
@@ -123,7 +124,7 @@ void test_writer_seal(struct ramtrail_saved_trace *s,
 	s->nr_cpus = nr_cpus;
 	s->text_base = TEST_TEXT_BASE;
 	s->magic = RAMTRAIL_SAVED_MAGIC;
-	s->checksum = ramtrail_saved_checksum(s);
+	ramtrail_saved_sign(s, &w->rows);
 }
 
 struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
@@ -215,6 +216,6 @@ struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
 		return NULL;
 	test_writer_seal(s, w, reg.hdr.nr_cpus);
 	s->text_base = reg.hdr.text_base;
-	s->checksum = ramtrail_saved_checksum(s);
+	ramtrail_saved_sign(s, &w->rows);
 	return s;
 }

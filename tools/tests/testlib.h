@@ -47,6 +47,9 @@ void test_writer_seal(struct ramtrail_saved_trace *s,
  * A saved trace of @nr_records function records (CPU 0, ip 0x1000 + i at
  * i + 1 ns) at @off in the saved area, in chunks of the smallest size.
  */
+/* Parity bytes per codeword of the traces the tests save: the module's default. */
+#define TEST_ECC	16
+extern u32 test_ecc;
 struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
 					    u64 boot_id, u32 nr_records);
 /*

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ramtrail on-RAM format, version 6 (RAMTRAIL_VERSION).
+ * ramtrail on-RAM format, version 7 (RAMTRAIL_VERSION).
  *
  * This header is the only definition of the persistent region layout. The
  * kernel module writes it, the module's recovery code and the userspace
@@ -110,7 +110,7 @@
 #include <linux/types.h>
 
 #define RAMTRAIL_MAGIC			0x4c494152544d4152ULL /* "RAMTRAIL" */
-#define RAMTRAIL_VERSION		6
+#define RAMTRAIL_VERSION		7
 #define RAMTRAIL_HEADER_SIZE		4096
 #define RAMTRAIL_MAX_CPUS		192
 
@@ -578,20 +578,41 @@ struct ramtrail_dmesg_header {
 
 /*
  * The saved area holds merged traces of earlier boots, each a struct
- * ramtrail_saved_trace at an 8-byte aligned offset, then modtab_count
- * module entries, then nr_slots chunk slots of chunk_size bytes. Entries
- * do not overlap; the space between them is free (the space of erased
- * traces is reused). A reader finds them by scanning the area for a valid
- * entry (magic, checksum, bounds) every 8 bytes, skipping the inside of
- * each one found, and lists them by boot_id. A writer keeps at most
+ * ramtrail_saved_trace at an 8-byte aligned offset, then
+ * RAMTRAIL_SAVED_HEAD_PARITY bytes of its parity, then modtab_count module
+ * entries, then nr_slots chunk slots of chunk_size bytes. Entries do not
+ * overlap; the space between them is free (the space of erased traces is
+ * reused). A reader finds them by scanning the area for a valid entry
+ * (magic, checksum, bounds) every 8 bytes, skipping the inside of each one
+ * found, and lists them by boot_id. A writer keeps at most
  * RAMTRAIL_MAX_SAVED entries.
+ *
+ * The header and its parity are coded as a chunk slot (below) of
+ * RAMTRAIL_SAVED_HEAD_SLOT bytes with ecc RAMTRAIL_SAVED_HEAD_ECC, @erased
+ * taken as 0: a reader may correct a header whose checksum fails and at
+ * least two of whose magic's bytes are right.
  *
  * The slots are a ring: chunk n (counted from 0 in time order) is in slot
  * n % nr_slots, and the newest nr_slots of the nr_chunks written are kept.
  * A trace that never wrapped (nr_chunks == nr_slots) ends right after its
- * last chunk's data. Each chunk is a struct ramtrail_saved_chunk and
- * @len bytes of entries, checked by its own CRC, and starts afresh: a
- * damaged chunk loses only its own records.
+ * last slot, cut to the bytes its chunk and parity need (a multiple of 8).
+ * Each chunk is a struct ramtrail_saved_chunk and @len bytes of entries,
+ * checked by its own CRC, and starts afresh: a damaged chunk loses only
+ * its own records.
+ *
+ * With ecc (parity bytes per codeword) not 0, a slot of S bytes ends in
+ * Reed-Solomon parity that corrects up to ecc / 2 wrong bytes in each of
+ * its nr codewords, interleaved:
+ *
+ *   slot:  | chunk, entries, zeroes | parity        | free |
+ *          |<-------- data -------->|<- nr * ecc -->|
+ *   data = S - DIV_ROUND_UP(S, 255) * ecc, nr = DIV_ROUND_UP(data, 255 - ecc)
+ *   codeword c: data bytes c, c + nr, c + 2 * nr, ..., then parity bytes
+ *   data + c, data + nr + c, ..., data + (ecc - 1) * nr + c; its first
+ *   byte is its highest power. The code is RS(255, 255 - ecc) over GF(2^8),
+ *   field polynomial 0x11d, the generator's roots alpha^0 .. alpha^(ecc - 1).
+ *
+ * With ecc 0 the data is the whole slot.
  *
  * An entry is a tag byte (RAMTRAIL_ST_*), then, if the tag says so, the
  * CPU as a varint, then the time as a varint of nanoseconds after the
@@ -615,6 +636,9 @@ struct ramtrail_dmesg_header {
  */
 #define RAMTRAIL_SAVED_MAGIC		0x34564153 /* "SAV4" */
 #define RAMTRAIL_MAX_SAVED		256
+#define RAMTRAIL_SAVED_HEAD_PARITY	32
+#define RAMTRAIL_SAVED_HEAD_ECC		16	/* two codewords */
+#define RAMTRAIL_SAVED_HEAD_SLOT	(288 + RAMTRAIL_SAVED_HEAD_PARITY)
 
 /* Tag byte of a saved entry. */
 #define RAMTRAIL_ST_CTX_MASK		0x03	/* a function's enum ramtrail_ctx */
@@ -693,6 +717,8 @@ enum ramtrail_saved_ref {
  *	RAMTRAIL_SAVED_CHUNK_MIN..MAX
  * @nr_slots: chunk slots after the module entries
  * @nr_chunks: chunks written, at least @nr_slots
+ * @ecc: parity bytes per codeword of a slot, 0 to RAMTRAIL_SAVED_ECC_MAX
+ * @reserved: zero
  * @release: uname -r of the recording kernel
  * @build: uname -v of the recording kernel
  */
@@ -721,6 +747,8 @@ struct ramtrail_saved_trace {
 	__u32 chunk_size;
 	__u32 nr_slots;
 	__u64 nr_chunks;
+	__u32 ecc;
+	__u32 reserved;
 	char release[64];
 	char build[64];
 };
