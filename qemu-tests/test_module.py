@@ -994,7 +994,7 @@ def forge_kernel_build(ram):
     changed and its checksum made again: as if another build of the same
     release and version string had recorded. Returns the boot's number."""
     modtab, = struct.unpack("<Q", ram.read(RESV + 32, 8))
-    e = bytearray(ram.read(RESV + modtab, 88))
+    e = bytearray(ram.read(RESV + modtab, 96))    # struct ramtrail_module_entry
     if e[32:40] != b"vmlinux\0":
         return None
     flags, = struct.unpack_from("<I", e, 24)

@@ -307,17 +307,29 @@ static void ramtrail_module_init_ended(struct ramtrail_context *cxt,
 	mutex_unlock(&cxt->modules_lock);
 }
 
+/*
+ * @mod is unloaded: its entries note when, so that a record from then on
+ * is not named after it, whatever came to its place (a later module, a
+ * BPF program, a kprobe's or ftrace's page). The time and checksum are
+ * written before the flag: a reset halfway leaves a checksum that fails,
+ * and no name.
+ */
 static void ramtrail_module_gone(struct ramtrail_context *cxt,
 				 struct module *mod)
 {
 	struct ramtrail_module_entry *e = ramtrail_modtab(cxt);
+	u64 now;
 	unsigned int i;
 
 	ramtrail_module_init_ended(cxt, mod);	/* if its init failed */
+	now = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
 	mutex_lock(&cxt->modules_lock);
 	for (i = 0; i < cxt->nr_modules; i++) {
-		if (strncmp(e[i].name, mod->name, sizeof(e[i].name)))
+		if (strncmp(e[i].name, mod->name, sizeof(e[i].name)) ||
+		    (e[i].flags & RAMTRAIL_MOD_GONE))
 			continue;
+		WRITE_ONCE(e[i].gone, now ?: 1);
+		WRITE_ONCE(e[i].checksum, ramtrail_module_checksum(&e[i]));
 		WRITE_ONCE(e[i].flags, e[i].flags | RAMTRAIL_MOD_GONE);
 		ramtrail_flush(cxt, &e[i], sizeof(e[i]));
 	}

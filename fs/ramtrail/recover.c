@@ -504,7 +504,7 @@ bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
 static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
 			       u64 ts, u64 after)
 {
-	if (after && ts < after)
+	if ((after && ts < after) || (e->gone && ts >= e->gone))
 		return false;
 	return !(e->flags & RAMTRAIL_MOD_INIT) || !e->core_size ||
 	       ts < e->core_size;
@@ -547,13 +547,13 @@ int ramtrail_module_kernel(const struct ramtrail_module_entry *tab, u32 n,
  *
  * Entries are only appended, in the order the kernel allocated their text,
  * and one covering an address began after every earlier one covering it
- * was freed. A module's init text is freed when its init ends, whose time
- * its entry keeps: a record before then names the init, one after names a
- * later module there. A module unloaded keeps no time: an address it and a
- * later one both cover has no answer, whatever the record's time. Once
- * the table was full (RAMTRAIL_MOD_FULL), modules came that no entry
- * tells of: a record of that time or later is named only by an entry of a
- * module not unloaded, or of an init text not ended (they were there).
+ * was freed. A module's init text is freed when its init ends, and a
+ * module when it is unloaded, whose times its entry keeps: a record
+ * before then names it, one after names a later module there, or nothing
+ * (code that no entry tells of may have come there). Once the table was
+ * full (RAMTRAIL_MOD_FULL), modules came that no entry tells of: a record
+ * of that time or later is named only by an entry of a module not
+ * unloaded before it, or of an init text not ended (they were there).
  *
  * Return: the entry's index, or -1 if none or more than one may be it (or
  * one that may be it is damaged: its checksum fails).
@@ -591,14 +591,18 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			}
 			found = i;
 		}
-		/* A later entry here began after this init text ended. */
+		/* A later entry here began after this text was freed. */
 		if ((e->flags & RAMTRAIL_MOD_INIT) && e->core_size) {
 			after = max_t(u64, after, e->core_size);
 			ended = true;
 		}
+		if (e->gone) {
+			after = max_t(u64, after, e->gone);
+			ended = true;
+		}
 	}
-	/* Unloaded at a time unknown: a module with no entry may be it. */
-	if (found >= 0 && ts >= full &&
+	/* Gone at a time not kept: a module with no entry may be it. */
+	if (found >= 0 && ts >= full && !tab[found].gone &&
 	    (READ_ONCE(tab[found].flags) & RAMTRAIL_MOD_GONE))
 		found = -1;
 	if (timed)
@@ -1751,26 +1755,31 @@ u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
  * @hdr: that boot's region header (its clock)
  *
  * A saved trace's records carry nanoseconds, not counter values: the end
- * of each module's init text, and when the table filled, are converted to
- * the same (and the entry's checksum set again, only if it held). Sets
- * @t->modtab_count.
+ * of each module's init text, when the table filled and when a module was
+ * unloaded are converted to the same (and the entry's checksum set again,
+ * only if it held). Sets @t->modtab_count.
  */
 void ramtrail_saved_modules_copy(struct ramtrail_saved_trace *t,
 				 const struct ramtrail_module_entry *mods,
 				 u32 n, const struct ramtrail_region_header *hdr)
 {
 	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
+	bool timed;
 	u32 i;
 
 	memcpy(e, mods, n * sizeof(*mods));
 	t->modtab_count = n;
 	for (i = 0; i < n; i++) {
-		if (!(e[i].flags & (RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_FULL)) ||
-		    !e[i].core_size ||
+		timed = (e[i].flags & (RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_FULL)) &&
+			e[i].core_size;
+		if ((!timed && !e[i].gone) ||
 		    e[i].checksum != ramtrail_module_checksum(&e[i]))
 			continue;
-		e[i].core_size = max_t(u64, ramtrail_ts_to_ns(hdr,
-							      e[i].core_size), 1);
+		if (timed)
+			e[i].core_size = max_t(u64, ramtrail_ts_to_ns(hdr,
+								      e[i].core_size), 1);
+		if (e[i].gone)
+			e[i].gone = max_t(u64, ramtrail_ts_to_ns(hdr, e[i].gone), 1);
 		e[i].checksum = ramtrail_module_checksum(&e[i]);
 	}
 }

@@ -2789,6 +2789,59 @@ static void test_module_init_text_named_by_time(void)
 }
 
 /*
+ * An unloaded module's entry keeps when: it names the records before
+ * then, and nothing after, whatever came to its place with no entry (a
+ * BPF program, a kprobe's page); a module loaded there later is named
+ * alone. The time is covered by the checksum and converted to
+ * nanoseconds in a saved trace's copy.
+ */
+static void test_unloaded_module_names_nothing_after_its_unload(void)
+{
+	enum { A, B, N };
+	const u64 base = 0xffffffffc0000000ULL, gone = 500;
+	struct ramtrail_module_entry tab[N] = {
+		[A] = { .base = base, .size = 0x2000, .core_size = 0x3000,
+			.flags = RAMTRAIL_MOD_GONE, .name = "a", .gone = gone },
+		/* loaded after a's unload, where a was */
+		[B] = { .base = base, .size = 0x1000, .core_size = 0x1000,
+			.name = "b" },
+	};
+	struct ramtrail_region_header h = {
+		.clock_hz = 1000000000ULL, .clock_ref_ns = 7,
+	};
+	struct ramtrail_saved_trace *t =
+		calloc(1, RAMTRAIL_SAVED_HEAD_SLOT + sizeof(tab));
+	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
+	bool timed = false;
+	u32 i;
+
+	for (i = 0; i < N; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	CHECK(ramtrail_module_find(tab, 1, base + 0x10, gone - 1, NULL) == A,
+	      "a, before its unload");
+	CHECK(ramtrail_module_find(tab, 1, base + 0x10, gone, NULL) == -1 &&
+	      ramtrail_module_find(tab, 1, base + 0x1010, ~0ULL, NULL) == -1,
+	      "a named after its unload, where no entry tells what came");
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, gone - 1, &timed) ==
+	      A && timed, "a, before b came there");
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, gone + 1, NULL) == B,
+	      "b, once a was unloaded");
+	CHECK(ramtrail_module_find(tab, N, base + 0x1010, gone + 1, NULL) ==
+	      -1, "a's text past b's end named after a's unload");
+	tab[A].gone++;	/* covered: the entry is damaged */
+	CHECK(ramtrail_module_find(tab, 1, base + 0x10, 1, NULL) == -1,
+	      "an entry whose unload time changed used");
+	tab[A].gone--;
+	ramtrail_saved_modules_copy(t, tab, N, &h);
+	CHECK(e[A].gone == ramtrail_ts_to_ns(&h, gone) &&
+	      e[A].checksum == ramtrail_module_checksum(&e[A]) &&
+	      ramtrail_module_find(e, N, base + 0x10, e[A].gone - 1, NULL) ==
+	      A && ramtrail_module_find(e, N, base + 0x10, e[A].gone, NULL) ==
+	      B, "saved copy: the unload time not in ns");
+	free(t);
+}
+
+/*
  * A module that finds the table full gets no entry, and may lie where an
  * unloaded module was, alone in the table there: from the time the table
  * filled (its last entry), that entry names nothing. Modules still loaded
@@ -3156,6 +3209,7 @@ int main(void)
 	RUN(test_text_line_is_ftrace_format);
 	RUN(test_module_table_never_guesses);
 	RUN(test_module_init_text_named_by_time);
+	RUN(test_unloaded_module_names_nothing_after_its_unload);
 	RUN(test_module_table_full);
 	RUN(test_module_syms_hash);
 	RUN(test_module_table_kernel);

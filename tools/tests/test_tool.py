@@ -303,7 +303,7 @@ def with_syms_hash(region, name, value):
     struct.pack_into("<Q", img, at + 16, value)
     flags = struct.unpack_from("<I", img, at + 24)[0] | 8
     struct.pack_into("<II", img, at + 24, 0, 0)
-    crc = zlib.crc32(bytes(img[at:at + 88]))
+    crc = zlib.crc32(bytes(img[at:at + 96]))     # struct ramtrail_module_entry
     struct.pack_into("<II", img, at + 24, flags, crc)
     return img
 

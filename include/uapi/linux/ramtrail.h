@@ -457,7 +457,10 @@ struct ramtrail_region_header {
 	struct ramtrail_freeze_info freeze;
 };
 
-/* A module loaded then unloaded in the recording boot. */
+/*
+ * A module loaded then unloaded in the recording boot: set after @gone
+ * and the checksum.
+ */
 #define RAMTRAIL_MOD_GONE		(1U << 0)
 /*
  * The entry is a module's init text, which the kernel frees once the
@@ -533,11 +536,14 @@ struct ramtrail_region_header {
  *	RAMTRAIL_MOD_KERNEL bits if one is set; RAMTRAIL_MOD_GONE, written
  *	later, and RAMTRAIL_MOD_SYMS are not covered
  * @name: module name, NUL-terminated
+ * @gone: when the module was unloaded, the counter value (masked) the
+ *	records carry (in a saved trace's copy: nanoseconds, as its records);
+ *	0 while it is loaded
  *
  * Entries are only appended: an unloaded module keeps its entry (marked
- * gone), so an address that two entries cover is ambiguous and is never
- * given a name, unless one of them is init text that ended before the
- * record (or the other began after it).
+ * gone), and names no address of a record at @gone or later. An address
+ * that two entries may cover at a record's time is ambiguous and is never
+ * given a name.
  */
 struct ramtrail_module_entry {
 	__u64 base;
@@ -546,6 +552,7 @@ struct ramtrail_module_entry {
 	__u32 flags;
 	__u32 checksum;
 	char name[56];
+	__u64 gone;
 };
 
 #define RAMTRAIL_DMESG_MAGIC		0x47534d44 /* "DMSG" */
