@@ -121,8 +121,8 @@ static void ramtrail_rs_generator(u8 *glog, u32 e)
 		glog[i] = ramtrail_gf_log[g[i]];
 }
 
-/* @r for parity of @ecc bytes: row f is f times the generator's coefficients. */
-static void ramtrail_ecc_rows_for(struct ramtrail_ecc_rows *r, u32 ecc)
+/* @r's table for parity of @ecc bytes: row f is f times the generator's. */
+static void ramtrail_ecc_rows_for(struct ramtrail_ecc_encoder *r, u32 ecc)
 {
 	u8 glog[RAMTRAIL_SAVED_ECC_MAX];
 	u32 f, j;
@@ -136,33 +136,6 @@ static void ramtrail_ecc_rows_for(struct ramtrail_ecc_rows *r, u32 ecc)
 			r->row[f][j] = glog[ecc - 1 - j] == RAMTRAIL_GF_ZERO ? 0 :
 				       ramtrail_gf_mul_exp(f, glog[ecc - 1 - j]);
 	r->ecc = ecc;
-}
-
-/*
- * The @e parity bytes of @len data bytes: the remainder of data(x) * x^e
- * divided by the generator, the division's register sliding along @w.
- * @data[0] is the codeword's highest power, @par[e - 1] its lowest.
- */
-static void ramtrail_rs_encode(const u8 *data, u32 len, u8 *par, u32 e,
-			       const struct ramtrail_ecc_rows *r)
-{
-	u8 w[RAMTRAIL_SAVED_ECC_N + 8] = { 0 }, f;
-	u64 a, b;
-	u32 i, j;
-
-	for (i = 0; i < len; i++) {
-		f = data[i] ^ w[i];
-		if (!f)
-			continue;
-		/* 8 bytes at a time: the row's bytes past @e are zero */
-		for (j = 0; j < e; j += 8) {
-			memcpy(&a, w + i + 1 + j, 8);
-			memcpy(&b, r->row[f] + j, 8);
-			a ^= b;
-			memcpy(w + i + 1 + j, &a, 8);
-		}
-	}
-	memcpy(par, w + len, e);
 }
 
 /* The codeword's byte of power @p: @n bytes, @e of them parity. */
@@ -282,27 +255,59 @@ static u32 ramtrail_ecc_gather(u8 *cw, const u8 *slot, u32 data, u32 nr,
 	return len;
 }
 
+/* @w ^= @row over @e bytes, 8 at a time: the row's bytes past @e are 0. */
+static void ramtrail_ecc_xor(u8 *w, const u8 *row, u32 e)
+{
+	u64 a, b;
+	u32 j;
+
+	for (j = 0; j < e; j += 8) {
+		memcpy(&a, w + j, 8);
+		memcpy(&b, row + j, 8);
+		a ^= b;
+		memcpy(w + j, &a, 8);
+	}
+}
+
 /**
  * ramtrail_ecc_encode() - write the parity of a chunk slot
  * @slot: the slot, its data (ramtrail_saved_data_size() bytes) written
  * @size: bytes of the slot
  * @ecc: parity bytes per codeword, 1 to RAMTRAIL_SAVED_ECC_MAX
- * @rows: the caller's table, zeroed before its first use; built for @ecc
- *	here when it was built for another
+ * @enc: the caller's encoder, zeroed before its first use; its table is
+ *	built for @ecc here when it was built for another
+ *
+ * Each codeword's parity is the remainder of data(x) * x^ecc divided by
+ * the generator, the division's register sliding along a window of
+ * @enc. RAMTRAIL_ECC_LANES codewords are divided side by side: their
+ * chains are independent, and the slot is read row by row.
  */
 void ramtrail_ecc_encode(u8 *slot, u32 size, u32 ecc,
-			 struct ramtrail_ecc_rows *rows)
+			 struct ramtrail_ecc_encoder *enc)
 {
 	u32 data = ramtrail_saved_data_size(size, ecc);
-	u32 nr = DIV_ROUND_UP(data, RAMTRAIL_SAVED_ECC_N - ecc), c, len, j;
-	u8 cw[RAMTRAIL_SAVED_ECC_N];
+	u32 nr = DIV_ROUND_UP(data, RAMTRAIL_SAVED_ECC_N - ecc);
+	u32 c, l, n, r, j, len;
+	u8 f;
 
-	ramtrail_ecc_rows_for(rows, ecc);
-	for (c = 0; c < nr; c++) {
-		len = ramtrail_ecc_gather(cw, slot, data, nr, c, 0);
-		ramtrail_rs_encode(cw, len, cw + len, ecc, rows);
-		for (j = 0; j < ecc; j++)
-			slot[data + j * nr + c] = cw[len + j];
+	ramtrail_ecc_rows_for(enc, ecc);
+	for (c = 0; c < nr; c += RAMTRAIL_ECC_LANES) {
+		n = min_t(u32, RAMTRAIL_ECC_LANES, nr - c);
+		memset(enc->win, 0, sizeof(enc->win));
+		for (r = 0; c + r * nr < data; r++) {
+			for (l = 0; l < n && c + l + r * nr < data; l++) {
+				f = slot[c + l + r * nr] ^ enc->win[l][r];
+				if (f)
+					ramtrail_ecc_xor(enc->win[l] + r + 1,
+							 enc->row[f], ecc);
+			}
+		}
+		for (l = 0; l < n; l++) {
+			len = (data - c - l + nr - 1) / nr;
+			for (j = 0; j < ecc; j++)
+				slot[data + j * nr + c + l] =
+					enc->win[l][len + j];
+		}
 	}
 }
 

@@ -1892,16 +1892,16 @@ static void ramtrail_saved_head_slot(u8 *slot,
 /**
  * ramtrail_saved_sign() - set a saved trace header's checksum and parity
  * @t: the header, its fields set; the parity goes right after it
- * @rows: an encoder's table (ramtrail_ecc_encode())
+ * @enc: an encoder (ramtrail_ecc_encode())
  */
 void ramtrail_saved_sign(struct ramtrail_saved_trace *t,
-			 struct ramtrail_ecc_rows *rows)
+			 struct ramtrail_ecc_encoder *enc)
 {
 	u8 slot[RAMTRAIL_SAVED_HEAD_SLOT];
 
 	t->checksum = ramtrail_saved_checksum(t);
 	ramtrail_saved_head_slot(slot, t);
-	ramtrail_ecc_encode(slot, sizeof(slot), RAMTRAIL_SAVED_HEAD_ECC, rows);
+	ramtrail_ecc_encode(slot, sizeof(slot), RAMTRAIL_SAVED_HEAD_ECC, enc);
 	memcpy(t + 1, slot + sizeof(*t), RAMTRAIL_SAVED_HEAD_PARITY);
 }
 
@@ -2322,7 +2322,7 @@ static void ramtrail_saved_close(struct ramtrail_saved_writer *w, bool last)
 	k->checksum = ramtrail_saved_chunk_checksum(k, w->boot_id, w->nonce);
 	memset(w->buf + used, 0, size - used);
 	if (w->ecc)
-		ramtrail_ecc_encode(w->buf, size, w->ecc, &w->rows);
+		ramtrail_ecc_encode(w->buf, size, w->ecc, &w->enc);
 	memcpy(w->chunk, k, size);
 	w->last_size = size;
 	w->chunk = NULL;

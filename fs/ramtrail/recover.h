@@ -342,9 +342,9 @@ ramtrail_saved_next(const struct ramtrail_region *reg, u64 *pos);
 u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
 			 u64 *len);
 u32 ramtrail_saved_checksum(const struct ramtrail_saved_trace *t);
-struct ramtrail_ecc_rows;
+struct ramtrail_ecc_encoder;
 void ramtrail_saved_sign(struct ramtrail_saved_trace *t,
-			 struct ramtrail_ecc_rows *rows);
+			 struct ramtrail_ecc_encoder *enc);
 bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t);
 const struct ramtrail_freeze_info *
 ramtrail_region_freeze(const struct ramtrail_region *reg);
@@ -566,15 +566,19 @@ struct ramtrail_saved_name {
 /* Offsets and pairs share the writer's table: an offset's key. */
 #define RAMTRAIL_SAVED_OFFSET		BIT_ULL(63)
 
+/* Codewords a Reed-Solomon encoder divides side by side. */
+#define RAMTRAIL_ECC_LANES	8
+
 /**
- * struct ramtrail_ecc_rows - an encoder's table: each byte value times the
- *	generator's coefficients
- * @ecc: parity bytes it was built for, 0 for none yet
- * @row: row f: f times them, highest power first
+ * struct ramtrail_ecc_encoder - a Reed-Solomon encoder's memory
+ * @ecc: parity bytes its table was built for, 0 for none yet
+ * @row: row f: f times the generator's coefficients, highest power first
+ * @win: one division's window per codeword divided side by side
  */
-struct ramtrail_ecc_rows {
+struct ramtrail_ecc_encoder {
 	u32 ecc;
 	u8 row[256][RAMTRAIL_SAVED_ECC_MAX];
+	u8 win[RAMTRAIL_ECC_LANES][RAMTRAIL_SAVED_ECC_N + 8];
 };
 
 /**
@@ -603,7 +607,7 @@ struct ramtrail_ecc_rows {
  * @chunk_records: records in the open chunk
  * @lost: records of the chunks overwritten
  * @last_size: bytes of the slot of the chunk closed last
- * @rows: the parity encoder's table
+ * @enc: the parity's encoder
  */
 struct ramtrail_saved_writer {
 	u8 *slots;
@@ -629,7 +633,7 @@ struct ramtrail_saved_writer {
 	u32 chunk_records;
 	u64 lost;
 	u32 last_size;
-	struct ramtrail_ecc_rows rows;
+	struct ramtrail_ecc_encoder enc;
 };
 
 /*
@@ -642,7 +646,7 @@ static inline u32 ramtrail_saved_data_size(u32 chunk_size, u32 ecc)
 }
 
 void ramtrail_ecc_encode(u8 *slot, u32 size, u32 ecc,
-			 struct ramtrail_ecc_rows *rows);
+			 struct ramtrail_ecc_encoder *enc);
 int ramtrail_ecc_correct(u8 *slot, u32 size, u32 ecc);
 
 /* Bytes of a writer's @buf: a chunk and a record's entries past it. */

@@ -159,7 +159,7 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 	memcpy(t->build, h->build, sizeof(t->build));
 	t->erased = 0;
 	t->magic = RAMTRAIL_SAVED_MAGIC;
-	ramtrail_saved_sign(t, &w->rows);
+	ramtrail_saved_sign(t, &w->enc);
 }
 
 /* The seals the save found, for the status file. */

@@ -1529,14 +1529,14 @@ static void test_ecc_parity_is_the_standard_code(void)
 		0xa9, 0x25, 0x7a, 0xde, 0xd2, 0xf4, 0x39, 0xbd,
 		0xdc, 0x0f, 0xdc, 0x0c, 0xfc, 0x23, 0xc9, 0xab,
 	};
-	static struct ramtrail_ecc_rows rows;
+	static struct ramtrail_ecc_encoder enc;
 	u8 slot[116];
 	u32 i;
 
 	/* 116 bytes: one codeword of 100 data bytes and 16 of parity. */
 	for (i = 0; i < 100; i++)
 		slot[i] = (i * 37 + 11) & 0xff;
-	ramtrail_ecc_encode(slot, sizeof(slot), 16, &rows);
+	ramtrail_ecc_encode(slot, sizeof(slot), 16, &enc);
 	CHECK(ramtrail_saved_data_size(sizeof(slot), 16) == 100 &&
 	      !memcmp(slot + 100, want, sizeof(want)),
 	      "parity %02x %02x %02x .. %02x", slot[100], slot[101], slot[102],
@@ -1582,7 +1582,7 @@ static void test_ecc_corrects_half_its_parity_in_every_codeword(void)
 {
 	static const u32 eccs[] = { 2, 7, 16, RAMTRAIL_SAVED_ECC_MAX };
 	static const u32 sizes[] = { RAMTRAIL_SAVED_CHUNK_MIN, 1000, 8192 };
-	static struct ramtrail_ecc_rows rows;
+	static struct ramtrail_ecc_encoder enc;
 	static u8 slot[8192], orig[8192];
 	u32 e, z, i, cw, want, bad = 0, wrong = 0, trial, ecc, size, nr;
 	u64 x = 12345;
@@ -1597,7 +1597,7 @@ static void test_ecc_corrects_half_its_parity_in_every_codeword(void)
 			x = x * 6364136223846793005ULL + 1;
 			slot[i] = i < z ? x >> 56 : 0;
 		}
-		ramtrail_ecc_encode(slot, size, ecc, &rows);
+		ramtrail_ecc_encode(slot, size, ecc, &enc);
 		memcpy(orig, slot, size);
 		bad += ramtrail_ecc_correct(slot, size, ecc) != 0 ||
 		       memcmp(slot, orig, size);

@@ -124,7 +124,7 @@ void test_writer_seal(struct ramtrail_saved_trace *s,
 	s->nr_cpus = nr_cpus;
 	s->text_base = TEST_TEXT_BASE;
 	s->magic = RAMTRAIL_SAVED_MAGIC;
-	ramtrail_saved_sign(s, &w->rows);
+	ramtrail_saved_sign(s, &w->enc);
 }
 
 struct ramtrail_saved_trace *test_add_saved(struct test_region *t, u64 off,
@@ -216,6 +216,6 @@ struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
 		return NULL;
 	test_writer_seal(s, w, reg.hdr.nr_cpus);
 	s->text_base = reg.hdr.text_base;
-	ramtrail_saved_sign(s, &w->rows);
+	ramtrail_saved_sign(s, &w->enc);
 	return s;
 }
