@@ -2681,6 +2681,36 @@ static bool ramtrail_saved_chunk_ok(const struct ramtrail_saved_trace *t,
 							    t->nonce);
 }
 
+/* Where ramtrail_saved_bad_next() goes on: a part, a chunk. */
+struct ramtrail_saved_bad {
+	u64 part;
+	u64 i;
+};
+
+/*
+ * The next chunk of @t, in a part not erased, that fails its checks: its
+ * header, its number in @n, its slot's bytes in @room; NULL at the end.
+ */
+static const struct ramtrail_saved_chunk *
+ramtrail_saved_bad_next(const struct ramtrail_saved_trace *t,
+			struct ramtrail_saved_bad *b, u64 *n, u64 *room)
+{
+	const struct ramtrail_saved_chunk *k;
+	u64 end;
+
+	for (; b->part < ramtrail_saved_parts(t); b->part++) {
+		end = ramtrail_saved_part_end(t, b->part);
+		if (ramtrail_saved_part_erased(t, b->part))
+			b->i = end;
+		while (b->i < end) {
+			k = ramtrail_saved_chunk_at(t, b->i++, n, room);
+			if (!ramtrail_saved_chunk_ok(t, k, *n, *room))
+				return k;
+		}
+	}
+	return NULL;
+}
+
 /**
  * ramtrail_saved_damage() - the chunks of a saved trace that a reader drops
  * @t: a saved trace that ramtrail_saved_next() returned
@@ -2694,26 +2724,16 @@ static bool ramtrail_saved_chunk_ok(const struct ramtrail_saved_trace *t,
  */
 u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records)
 {
+	struct ramtrail_saved_bad b = { 0 };
 	const struct ramtrail_saved_chunk *k;
-	u64 part, i = 0, end, n, room, bad = 0;
+	u64 n, room, bad = 0;
 
 	*records = 0;
-	for (part = 0; part < ramtrail_saved_parts(t); part++) {
-		end = ramtrail_saved_part_end(t, part);
-		if (ramtrail_saved_part_erased(t, part)) {
-			i = end;
-			continue;
-		}
-		for (; i < end; i++) {
-			k = ramtrail_saved_chunk_at(t, i, &n, &room);
-			if (ramtrail_saved_chunk_ok(t, k, n, room))
-				continue;
-			bad++;
-			*records += room >= sizeof(*k) && k->seq == n ?
-				    min_t(u32, k->records,
-					  RAMTRAIL_SAVED_CHUNK_ENTRIES) :
-				    RAMTRAIL_SAVED_CHUNK_ENTRIES;
-		}
+	while ((k = ramtrail_saved_bad_next(t, &b, &n, &room))) {
+		bad++;
+		*records += room >= sizeof(*k) && k->seq == n ?
+			    min_t(u32, k->records, RAMTRAIL_SAVED_CHUNK_ENTRIES) :
+			    RAMTRAIL_SAVED_CHUNK_ENTRIES;
 	}
 	return bad;
 }
@@ -2733,29 +2753,20 @@ u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records)
  */
 u64 ramtrail_saved_repair(struct ramtrail_saved_trace *t, u8 *buf, u64 *bytes)
 {
+	struct ramtrail_saved_bad b = { 0 };
 	const struct ramtrail_saved_chunk *k;
-	u64 part, i = 0, end, n, room, fixed = 0;
+	u64 n, room, fixed = 0;
 	int got;
 
-	for (part = 0; t->ecc && part < ramtrail_saved_parts(t); part++) {
-		end = ramtrail_saved_part_end(t, part);
-		if (ramtrail_saved_part_erased(t, part)) {
-			i = end;
+	while (t->ecc && (k = ramtrail_saved_bad_next(t, &b, &n, &room))) {
+		memcpy(buf, k, room);
+		got = ramtrail_ecc_correct(buf, room, t->ecc);
+		if (got <= 0 ||
+		    !ramtrail_saved_chunk_ok(t, (void *)buf, n, room))
 			continue;
-		}
-		for (; i < end; i++) {
-			k = ramtrail_saved_chunk_at(t, i, &n, &room);
-			if (ramtrail_saved_chunk_ok(t, k, n, room))
-				continue;
-			memcpy(buf, k, room);
-			got = ramtrail_ecc_correct(buf, room, t->ecc);
-			if (got <= 0 || !ramtrail_saved_chunk_ok(t, (void *)buf,
-								 n, room))
-				continue;
-			memcpy((void *)k, buf, room);
-			*bytes += got;
-			fixed++;
-		}
+		memcpy((void *)k, buf, room);
+		*bytes += got;
+		fixed++;
 	}
 	return fixed;
 }
