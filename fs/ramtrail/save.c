@@ -206,7 +206,8 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 	if (chunk)
 		w->buf = kvmalloc(RAMTRAIL_SAVED_BUF(chunk), GFP_KERNEL);
 	if (chunk && w->buf) {
-		memset(t, 0, sizeof(*t));
+		/* An earlier header's parity there must not heal this one. */
+		memset(t, 0, RAMTRAIL_SAVED_HEAD_SLOT);
 		ramtrail_saved_modules_copy(t, mods, nmods, h);
 		ramtrail_saved_writer_start(w, ramtrail_saved_slots(t), chunk,
 					    ramtrail_saved_slots_for(room - fixed,

@@ -99,7 +99,7 @@ struct ramtrail_saved_writer *test_writer_start(struct test_region *t,
 
 	if (!room || room > rest)
 		room = rest;
-	memset(s, 0, sizeof(*s));
+	memset(s, 0, RAMTRAIL_SAVED_HEAD_SLOT);
 	memset(test_hash, 0, sizeof(test_hash));
 	room -= ramtrail_saved_fixed(0);
 	if (!chunk_size)
