@@ -350,7 +350,7 @@ size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
 
 /* save.c */
 int ramtrail_save_previous(struct ramtrail_context *cxt);
-void ramtrail_repair_saved(struct ramtrail_context *cxt);
+void ramtrail_check_saved(struct ramtrail_context *cxt);
 void ramtrail_list_saved(struct ramtrail_context *cxt);
 
 /* pstore.c */

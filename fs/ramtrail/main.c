@@ -349,7 +349,7 @@ static int __init ramtrail_init(void)
 	if (!err)
 		err = ramtrail_storage_format(cxt);
 	if (!err) {
-		ramtrail_repair_saved(cxt);	/* before pstore reads them */
+		ramtrail_check_saved(cxt);	/* before pstore reads them */
 		err = ramtrail_pstore_init(cxt);
 	}
 	if (err)

@@ -2712,63 +2712,63 @@ ramtrail_saved_bad_next(const struct ramtrail_saved_trace *t,
 }
 
 /**
+ * ramtrail_saved_check() - correct the damaged chunks of a saved trace that
+ *	its parity can, and count the others
+ * @t: a saved trace that ramtrail_saved_next() returned; in memory the
+ *	caller may write if @buf
+ * @buf: @t->chunk_size bytes of scratch to correct in, or NULL to count
+ *	only
+ * @c: what it found
+ *
+ * Each chunk that fails ramtrail_saved_read()'s checks is corrected by its
+ * slot's parity in @buf, and the slot is written back only if the result
+ * passes them. The chunks of erased parts are not looked at. Reads the
+ * whole trace once (each chunk's checksum).
+ */
+void ramtrail_saved_check(struct ramtrail_saved_trace *t, u8 *buf,
+			  struct ramtrail_saved_check *c)
+{
+	struct ramtrail_saved_bad b = { 0 };
+	const struct ramtrail_saved_chunk *k;
+	u64 n, room;
+	int got;
+
+	memset(c, 0, sizeof(*c));
+	while ((k = ramtrail_saved_bad_next(t, &b, &n, &room))) {
+		if (buf && t->ecc) {
+			memcpy(buf, k, room);
+			got = ramtrail_ecc_correct(buf, room, t->ecc);
+			if (got > 0 &&
+			    ramtrail_saved_chunk_ok(t, (void *)buf, n, room)) {
+				memcpy((void *)k, buf, room);
+				c->bytes += got;
+				c->corrected++;
+				continue;
+			}
+		}
+		c->damaged++;
+		c->records += room >= sizeof(*k) && k->seq == n ?
+			      min_t(u32, k->records,
+				    RAMTRAIL_SAVED_CHUNK_ENTRIES) :
+			      RAMTRAIL_SAVED_CHUNK_ENTRIES;
+	}
+}
+
+/**
  * ramtrail_saved_damage() - the chunks of a saved trace that a reader drops
  * @t: a saved trace that ramtrail_saved_next() returned
  * @records: set to the records they held at most: what each one's header
  *	claims if its number is right, else a chunk's most
  *
- * The chunks of erased parts are not looked at. Reads the whole trace
- * once (each chunk's checksum).
- *
  * Return: how many chunks fail ramtrail_saved_read()'s checks.
  */
 u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records)
 {
-	struct ramtrail_saved_bad b = { 0 };
-	const struct ramtrail_saved_chunk *k;
-	u64 n, room, bad = 0;
+	struct ramtrail_saved_check c;
 
-	*records = 0;
-	while ((k = ramtrail_saved_bad_next(t, &b, &n, &room))) {
-		bad++;
-		*records += room >= sizeof(*k) && k->seq == n ?
-			    min_t(u32, k->records, RAMTRAIL_SAVED_CHUNK_ENTRIES) :
-			    RAMTRAIL_SAVED_CHUNK_ENTRIES;
-	}
-	return bad;
-}
-
-/**
- * ramtrail_saved_repair() - correct the damaged chunks of a saved trace
- * @t: a saved trace that ramtrail_saved_next() returned, in memory the
- *	caller may write
- * @buf: @t->chunk_size bytes of scratch
- * @bytes: the bytes corrected are added to it
- *
- * Each chunk that fails its checks is corrected by its slot's parity in
- * @buf, and the slot is written back only if the result passes them.
- * The chunks of erased parts are not looked at.
- *
- * Return: the chunks corrected.
- */
-u64 ramtrail_saved_repair(struct ramtrail_saved_trace *t, u8 *buf, u64 *bytes)
-{
-	struct ramtrail_saved_bad b = { 0 };
-	const struct ramtrail_saved_chunk *k;
-	u64 n, room, fixed = 0;
-	int got;
-
-	while (t->ecc && (k = ramtrail_saved_bad_next(t, &b, &n, &room))) {
-		memcpy(buf, k, room);
-		got = ramtrail_ecc_correct(buf, room, t->ecc);
-		if (got <= 0 ||
-		    !ramtrail_saved_chunk_ok(t, (void *)buf, n, room))
-			continue;
-		memcpy((void *)k, buf, room);
-		*bytes += got;
-		fixed++;
-	}
-	return fixed;
+	ramtrail_saved_check((struct ramtrail_saved_trace *)t, NULL, &c);
+	*records = c.records;
+	return c.damaged;
 }
 
 /* Open chunk @c->next; false (and counted) if it is not a valid one. */

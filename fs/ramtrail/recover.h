@@ -711,8 +711,23 @@ static inline u64 ramtrail_saved_part_end(const struct ramtrail_saved_trace *t,
 }
 
 u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part);
+/**
+ * struct ramtrail_saved_check - what ramtrail_saved_check() found
+ * @corrected: chunks its parity corrected
+ * @bytes: bytes corrected in them
+ * @damaged: chunks left failing their checks (not read)
+ * @records: records those held at most
+ */
+struct ramtrail_saved_check {
+	u64 corrected;
+	u64 bytes;
+	u64 damaged;
+	u64 records;
+};
+
+void ramtrail_saved_check(struct ramtrail_saved_trace *t, u8 *buf,
+			  struct ramtrail_saved_check *c);
 u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records);
-u64 ramtrail_saved_repair(struct ramtrail_saved_trace *t, u8 *buf, u64 *bytes);
 
 /* Bytes of all zones of a region. */
 static inline u64 ramtrail_zones_size(const struct ramtrail_region_header *h)

@@ -367,33 +367,38 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 }
 
 /**
- * ramtrail_repair_saved() - correct the saved traces' chunks by their parity
+ * ramtrail_check_saved() - correct the saved traces' chunks by their parity
  * @cxt: the context, its saved area scanned
  *
- * Bit errors the parity corrects are said once and counted in the status
- * file (@cxt->corrected); the slots are written back corrected.
+ * Each trace's chunks are checked once: bit errors the parity corrects are
+ * written back, said and counted in the status file (@cxt->corrected);
+ * the records of a chunk left damaged are not shown, so they are said and
+ * counted too (@cxt->damaged).
  */
-void ramtrail_repair_saved(struct ramtrail_context *cxt)
+void ramtrail_check_saved(struct ramtrail_context *cxt)
 {
 	struct ramtrail_saved_walk w = { 0 };
+	struct ramtrail_saved_check c;
 	struct ramtrail_saved_trace *t;
-	u64 bytes;
 	u8 *buf;
 
+	/* Without it, the chunks are only counted. */
 	buf = kvmalloc(RAMTRAIL_SAVED_CHUNK_MAX, GFP_KERNEL);
-	if (!buf)
-		return;	/* damaged chunks are still said, as damaged */
 	while ((t = (void *)ramtrail_saved_walk(&cxt->reg, &w))) {
 		if (ramtrail_saved_all_erased(t))
 			continue;
-		bytes = 0;
-		cxt->corrected[w.pos - 1] = ramtrail_saved_repair(t, buf,
-								  &bytes);
-		if (!bytes)
-			continue;
-		ramtrail_flush(cxt, t, t->size);
-		pr_warn("boot %llu's saved trace: %llu bytes in %llu chunks had changed in RAM, corrected by their parity\n",
-			t->boot_id, bytes, cxt->corrected[w.pos - 1]);
+		ramtrail_saved_check(t, buf, &c);
+		cxt->corrected[w.pos - 1] = c.corrected;
+		cxt->damaged[w.pos - 1] = c.damaged;
+		if (c.corrected) {
+			ramtrail_flush(cxt, t, t->size);
+			pr_warn("boot %llu's saved trace: %llu bytes in %llu chunks had changed in RAM, corrected by their parity\n",
+				t->boot_id, c.bytes, c.corrected);
+		}
+		if (c.damaged)
+			pr_warn("boot %llu's saved trace (ftrace-ramtrail-%llu..%llu): %llu damaged chunks, up to %llu records not shown\n",
+				t->boot_id, w.first, w.next - 1, c.damaged,
+				c.records);
 	}
 	kvfree(buf);
 }
@@ -402,15 +407,12 @@ void ramtrail_repair_saved(struct ramtrail_context *cxt)
  * ramtrail_list_saved() - say which pstore files hold which boot's trace
  * @cxt: the context
  *
- * And check each trace's chunks once: the records of a damaged chunk are
- * not shown, so they are said here and counted in the status file
- * (@cxt->damaged), as are entries that were refused whole.
+ * And the entries that were refused whole, counted in the status file.
  */
 void ramtrail_list_saved(struct ramtrail_context *cxt)
 {
 	struct ramtrail_saved_walk w = { 0 };
 	const struct ramtrail_saved_trace *t;
-	u64 bad, records;
 
 	if (cxt->reg.saved_refused)
 		pr_warn("%u saved traces not shown: their checksum holds, but their sizes are ones no writer makes\n",
@@ -418,11 +420,6 @@ void ramtrail_list_saved(struct ramtrail_context *cxt)
 	while ((t = ramtrail_saved_walk(&cxt->reg, &w))) {
 		if (ramtrail_saved_all_erased(t))
 			continue;
-		bad = ramtrail_saved_damage(t, &records);
-		cxt->damaged[w.pos - 1] = bad;
-		if (bad)
-			pr_warn("boot %llu's saved trace (ftrace-ramtrail-%llu..%llu): %llu damaged chunks, up to %llu records not shown\n",
-				t->boot_id, w.first, w.next - 1, bad, records);
 		if (w.next - w.first > 1)
 			pr_debug("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%.*s), %llu records\n",
 				 w.first, w.next - 1, t->boot_id,

@@ -105,11 +105,12 @@ static size_t decode_saved(struct test_region *t, u64 off)
 		return 0;
 	corrected = ramtrail_saved_heal(&reg, NULL);
 	while ((s = ramtrail_saved_next(&reg, &pos))) {
-		u64 bytes = 0;
+		struct ramtrail_saved_check k;
 
 		if (ramtrail_saved_offset(&reg, s) != off)
 			continue;
-		corrected += ramtrail_saved_repair((void *)s, buf, &bytes);
+		ramtrail_saved_check((void *)s, buf, &k);
+		corrected += k.corrected;
 		ramtrail_saved_open(&c, s);
 		while ((r = ramtrail_saved_read(&c, c.nr)) && n < MAXREC)
 			out[n++] = *r;

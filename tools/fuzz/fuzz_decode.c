@@ -157,13 +157,14 @@ static void correct_saved(struct ramtrail_region *reg)
 {
 	static u8 buf[RAMTRAIL_SAVED_CHUNK_MAX];
 	const struct ramtrail_saved_trace *t;
-	u64 pos = 0, bytes = 0;
+	struct ramtrail_saved_check c;
+	u64 pos = 0;
 
 	if (!reg->base)
 		return;
 	ramtrail_saved_heal(reg, NULL);
 	while ((t = ramtrail_saved_next(reg, &pos)))
-		ramtrail_saved_repair((void *)t, buf, &bytes);
+		ramtrail_saved_check((void *)t, buf, &c);
 }
 
 static void drain(const struct ramtrail_region *reg, int err)

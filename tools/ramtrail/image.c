@@ -281,7 +281,8 @@ static void rt_region_repair(struct rt_trace *t)
 {
 	static u8 buf[RAMTRAIL_SAVED_CHUNK_MAX];
 	struct ramtrail_saved_walk w = { 0 };
-	u64 bytes, boot[RAMTRAIL_MAX_SAVED];
+	struct ramtrail_saved_check c;
+	u64 boot[RAMTRAIL_MAX_SAVED];
 	struct ramtrail_saved_trace *s;
 	u32 i, healed = ramtrail_saved_heal(&t->reg, boot);
 
@@ -291,13 +292,13 @@ static void rt_region_repair(struct rt_trace *t)
 	while ((s = (void *)ramtrail_saved_walk(&t->reg, &w))) {
 		if (ramtrail_saved_all_erased(s))
 			continue;
-		bytes = 0;
-		t->corrected[w.pos - 1] = ramtrail_saved_repair(s, buf, &bytes);
-		if (bytes)
+		ramtrail_saved_check(s, buf, &c);
+		t->corrected[w.pos - 1] = c.corrected;
+		if (c.corrected)
 			rt_err("boot %llu's saved trace: %llu bytes in %llu chunks had changed, corrected by their parity\n",
 			       (unsigned long long)s->boot_id,
-			       (unsigned long long)bytes,
-			       (unsigned long long)t->corrected[w.pos - 1]);
+			       (unsigned long long)c.bytes,
+			       (unsigned long long)c.corrected);
 	}
 }
 

@@ -1818,7 +1818,8 @@ static void test_saved_chunk_with_bit_errors_is_repaired(void)
 	static struct ramtrail_record whole[MAXREC];
 	static u8 buf[RAMTRAIL_SAVED_CHUNK_MAX];
 	struct ramtrail_saved_trace *s;
-	u64 bytes = 0, bound, fixed, lo;
+	struct ramtrail_saved_check c;
+	u64 bound, lo;
 	size_t n, m, i, j;
 	u32 lost;
 	u8 *slot;
@@ -1851,9 +1852,11 @@ static void test_saved_chunk_with_bit_errors_is_repaired(void)
 	lost = ((struct ramtrail_saved_chunk *)slot)->records;
 	ecc_spoil(slot, s->chunk_size, s->ecc, 0, TEST_ECC / 2 + 1, 1);
 	CHECK(ramtrail_saved_damage(s, &bound) == 3, "3 chunks damaged before");
-	fixed = ramtrail_saved_repair(s, buf, &bytes);
-	CHECK(fixed == 2 && bytes == 22, "repaired %llu chunks, %llu bytes",
-	      (unsigned long long)fixed, (unsigned long long)bytes);
+	ramtrail_saved_check(s, buf, &c);
+	CHECK(c.corrected == 2 && c.bytes == 22 && c.damaged == 1,
+	      "repaired %llu chunks, %llu bytes, %llu left damaged",
+	      (unsigned long long)c.corrected, (unsigned long long)c.bytes,
+	      (unsigned long long)c.damaged);
 	CHECK(ramtrail_saved_damage(s, &bound) == 1, "1 chunk damaged after");
 	m = read_saved(s);
 	CHECK(m == n - lost, "%zu of %zu records read, %u lost", m, n, lost);
