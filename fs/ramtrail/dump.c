@@ -166,7 +166,6 @@ static notrace void ramtrail_dump_run(struct ramtrail_context *cxt,
 	ramtrail_comms_init(&d->tx.comms, d->comms, RAMTRAIL_DUMP_COMMS);
 	d->tx.name = ramtrail_dump_name;
 	d->tx.arg = cxt;
-	d->tx.this_boot = true;
 	for (i = 0; i < nr; i++) {
 		ramtrail_tail_open(&d->win[i], &d->cursor[i], true);
 		if (d->win[i].first <= d->win[i].last)

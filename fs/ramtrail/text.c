@@ -35,19 +35,18 @@ static __printf(2, 3) void ramtrail_put(struct ramtrail_line *l,
 }
 
 /*
- * A pointer an event carries, as 16 hex digits: this boot's hashed, as
- * "%p" prints it, so that no log line gives this boot's addresses away.
+ * A pointer an event carries (work, timer): the kernel prints it hashed, as
+ * "%p" does, so that no line it makes (a dump, a saved trace's text, which
+ * systemd-pstore copies into the journal) gives an address away; equal
+ * pointers hash equal within a boot. The tools print the value.
  */
-static void ramtrail_put_ptr(struct ramtrail_line *l,
-			     const struct ramtrail_text *tx, u64 ptr)
+static void ramtrail_put_ptr(struct ramtrail_line *l, u64 ptr)
 {
 #ifdef __KERNEL__
-	if (tx->this_boot) {
-		ramtrail_put(l, "%p", (void *)(unsigned long)ptr);
-		return;
-	}
-#endif
+	ramtrail_put(l, "%p", (void *)(unsigned long)ptr);
+#else
 	ramtrail_put(l, "%016llx", (unsigned long long)ptr);
+#endif
 }
 
 /* @n bytes of @s, as ramtrail_put(l, "%.*s", n, s) puts them. */
@@ -306,14 +305,14 @@ static void ramtrail_put_event(struct ramtrail_line *l,
 	case RAMTRAIL_EV_WORK_START:
 	case RAMTRAIL_EV_WORK_END:
 		ramtrail_put(l, "work struct ");
-		ramtrail_put_ptr(l, tx, p.work.work);
+		ramtrail_put_ptr(l, p.work.work);
 		ramtrail_put(l, ": function ");
 		ramtrail_put_name(l, tx, p.work.function, r->ts,
 				  RAMTRAIL_TEXT_ARG);
 		break;
 	case RAMTRAIL_EV_TIMER_ENTRY:
 		ramtrail_put(l, "timer=");
-		ramtrail_put_ptr(l, tx, p.timer.timer);
+		ramtrail_put_ptr(l, p.timer.timer);
 		ramtrail_put(l, " function=");
 		ramtrail_put_name(l, tx, p.timer.function, r->ts,
 				  RAMTRAIL_TEXT_ARG);
@@ -323,7 +322,7 @@ static void ramtrail_put_event(struct ramtrail_line *l,
 		break;
 	case RAMTRAIL_EV_TIMER_EXIT:
 		ramtrail_put(l, "timer=");
-		ramtrail_put_ptr(l, tx, p.timer.timer);
+		ramtrail_put_ptr(l, p.timer.timer);
 		break;
 	}
 }

@@ -58,16 +58,12 @@ enum ramtrail_text_func {
  *	another module later), into @buf (@len bytes, NUL included, @len > 0)
  *	and returns the bytes it wrote before the NUL, as scnprintf() does
  * @arg: passed to @name
- * @this_boot: the records are this boot's (a dump as it runs): the
- *	pointers events carry (work, timer) are printed hashed, as "%p"
- *	prints them, not as this boot's addresses; only the kernel does
  */
 struct ramtrail_text {
 	struct ramtrail_comms comms;
 	size_t (*name)(void *arg, char *buf, size_t len, u32 off, u64 ts,
 		       enum ramtrail_text_func which);
 	void *arg;
-	bool this_boot;
 };
 
 void ramtrail_comms_init(struct ramtrail_comms *c, struct ramtrail_comm *slot,
