@@ -6,8 +6,11 @@
  * module's own decoder. Also pstore's text form of a saved trace, as
  * /sys/fs/pstore/ftrace-ramtrail-N shows it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -622,6 +625,167 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 	return RT_EXIT_OK;
 }
 
+/* N of a path whose name is "ftrace-ramtrail-N", or -1. */
+static long long rt_pstore_part(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *end;
+	long long n;
+
+	if (strncmp(base, "ftrace-ramtrail-", 16) || !isdigit(base[16]))
+		return -1;
+	n = strtoll(base + 16, &end, 10);
+	return *end || n < 0 || n > LLONG_MAX / 100 - 100 ? -1 : n;
+}
+
+/*
+ * Append the text files of the part @path is the ftrace file of,
+ * console-ramtrail-(N * 100) and up in its folder, to @text. Return: the
+ * files read.
+ */
+static int rt_pstore_text_files(const char *path, struct rt_image *text)
+{
+	const char *base = strrchr(path, '/');
+	int dir = base ? (int)(base - path) + 1 : 0;
+	long long n = rt_pstore_part(path);
+	char name[4096];
+	int i, fd, err;
+
+	for (i = 0; n >= 0 && i < 100; i++) {
+		struct rt_image f = { .path = path };
+
+		snprintf(name, sizeof(name), "%.*sconsole-ramtrail-%lld", dir,
+			 path, n * 100 + i);
+		fd = open(name, O_RDONLY);
+		if (fd < 0)
+			break;
+		err = rt_image_read_fd(&f, fd);
+		close(fd);
+		if (err)
+			break;
+		if (!text->buf) {
+			*text = f;
+			continue;
+		}
+		err = rt_image_append(text, &f);
+		rt_image_free(&f);
+		if (err)
+			break;
+	}
+	return i;
+}
+
+/*
+ * A function line of ftrace's text, "comm-pid [CPU] flags S.U: func
+ * <-caller", cut in place: its CPU, time (us) and names; false for any
+ * other line (an event's "name: fields").
+ */
+static bool rt_text_function(char *line, struct rt_pstore_line *l, u64 *us)
+{
+	char *p = strstr(line, " ["), *what, *arrow;
+	unsigned long long sec, usec;
+	int n = 0;
+
+	if (!p || sscanf(p + 2, "%u] %*5c %llu.%6llu: %n", &l->cpu, &sec,
+			 &usec, &n) != 3 || !n)
+		return false;
+	what = p + 2 + n;
+	if (strstr(what, ": "))
+		return false;
+	arrow = strstr(what, " <-");
+	if (arrow)
+		*arrow = 0;
+	l->ip_sym = what;
+	l->parent_sym = arrow ? arrow + 3 : NULL;
+	*us = sec * 1000000 + usec;
+	return true;
+}
+
+/*
+ * Name lines @l[0..n) of the ftrace file @path from the text files of its
+ * part, in step: the k-th line unnamed takes the names of the k-th
+ * function line of the text, which the module wrote from the same record.
+ * A line whose CPU or time differs from its text line's ends the naming:
+ * that text is not the file's. Return: the lines named.
+ */
+static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
+				     struct rt_pstore_line *l, u64 n)
+{
+	struct rt_image text = { .path = path };
+	char *p, *end, *nl, *line;
+	struct rt_pstore_line fn;
+	long long named = 0;
+	char **keep;
+	u64 i, us;
+
+	if (!rt_pstore_text_files(path, &text))
+		return 0;
+	keep = realloc(t->texts, (t->nr_texts + 1) * sizeof(*keep));
+	if (!keep) {
+		rt_image_free(&text);
+		return 0;
+	}
+	t->texts = keep;
+	t->texts[t->nr_texts++] = (char *)text.buf;
+	p = (char *)text.buf;
+	end = p + text.len;
+	for (i = 0; i < n; i++) {
+		if (strncmp(l[i].ip_sym, "0x", 2))
+			continue;	/* pstore named it */
+		for (line = NULL; !line && p < end; p = nl + 1) {
+			nl = memchr(p, '\n', end - p);
+			if (!nl)
+				nl = end;
+			*nl = 0;
+			if (rt_text_function(p, &fn, &us))
+				line = p;
+		}
+		if (!line || fn.cpu != l[i].cpu || us != (l[i].ns + 500) / 1000)
+			break;
+		l[i].ip_sym = fn.ip_sym;
+		if (fn.parent_sym)
+			l[i].parent_sym = fn.parent_sym;
+		named++;
+	}
+	return named;
+}
+
+/**
+ * rt_pstore_names() - name the offsets of ramtrail's pstore ftrace files
+ * @t: what rt_pstore_parse() read from @buf
+ * @buf: the files, one after the other
+ * @paths: their paths, in that order
+ * @from: where each starts in @buf
+ * @n: entries of @paths and @from
+ *
+ * ramtrail's ftrace file gives each function as its offset in the trace,
+ * which pstore prints as a number: an address would give the reading
+ * boot's layout away. The part's text files beside it,
+ * console-ramtrail-(N * 100) and up, hold the same function records in
+ * the same order, named; they name the file's lines. Lines pstore named
+ * keep their names, lines no text names keep their numbers.
+ *
+ * Return: the lines named.
+ */
+long long rt_pstore_names(struct rt_trace *t, const u8 *buf,
+			  char *const *paths, const u64 *from, int n)
+{
+	long long named = 0;
+	u64 i = 0, j;
+	int k;
+
+	for (k = 0; k < n; k++) {
+		u64 stop = k + 1 < n ? from[k + 1] : ~0ULL;
+
+		for (j = i; j < t->nr_lines &&
+		     (u64)((u8 *)t->lines[j].ip_sym - buf) < stop; j++)
+			;
+		named += rt_pstore_name_file(t, paths[k], t->lines + i, j - i);
+		i = j;
+	}
+	return named;
+}
+
 /** rt_trace_rewind() - read the chosen trace again from its start */
 void rt_trace_rewind(struct rt_trace *t)
 {
@@ -709,9 +873,13 @@ void rt_trace_free(struct rt_trace *t)
 	free(t->cur);
 	free(t->heap);
 	free(t->lines);
+	while (t->nr_texts)
+		free(t->texts[--t->nr_texts]);
+	free(t->texts);
 	free(t->saved_cur);
 	t->saved_cur = NULL;
 	t->cur = NULL;
 	t->heap = NULL;
 	t->lines = NULL;
+	t->texts = NULL;
 }

@@ -247,9 +247,29 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 	return 0;
 }
 
+/*
+ * Name the offsets of pstore files, read one after the other into @img
+ * (file i from @from[i]), from the text files beside them.
+ */
+static void rt_pstore_name(const struct rt_args *a, const struct rt_image *img,
+			   struct rt_trace *t, const u64 *from)
+{
+	char **paths = malloc((a->nr_more + 1) * sizeof(*paths));
+	int i;
+
+	if (!paths)
+		return;
+	paths[0] = (char *)a->image;
+	for (i = 0; i < a->nr_more; i++)
+		paths[i + 1] = a->more[i];
+	rt_pstore_names(t, img->buf, paths, from, a->nr_more + 1);
+	free(paths);
+}
+
 /* Load the input and choose its trace. */
 static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 {
+	u64 *from;
 	int err = 0, i;
 
 	memset(t, 0, sizeof(*t));
@@ -257,30 +277,43 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 			       a->size);
 	if (err)
 		return err;
+	from = calloc(a->nr_more + 1, sizeof(*from));
+	if (!from) {
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
+	}
 	for (i = 0; i < a->nr_more && !err; i++) {
 		/* The parts of one trace, as pstore splits it: one text. */
 		struct rt_image part;
 
-		if (!rt_image_is_pstore(img) || a->offset_given)
-			return rt_usage("several files: pstore files only",
-					a->more[i]);
+		if (!rt_image_is_pstore(img) || a->offset_given) {
+			err = rt_usage("several files: pstore files only",
+				       a->more[i]);
+			break;
+		}
 		err = rt_image_read(&part, a->more[i]);
 		if (!err && !rt_image_is_pstore(&part))
 			err = rt_usage("several files: pstore files only",
 				       a->more[i]);
+		from[i + 1] = img->len;
 		if (!err)
 			err = rt_image_append(img, &part);
 		if (part.buf)
 			rt_image_free(&part);
 	}
-	if (err)
-		return err;
-	if (rt_image_is_pstore(img) && !a->offset_given) {
+	if (!err && rt_image_is_pstore(img) && !a->offset_given) {
 		if (a->boot >= 0 || a->system_map || a->modules)
 			rt_err("%s: a pstore file names its own symbols and boot: %s\n",
 			       a->image, "--boot, --system-map, --modules ignored");
-		return rt_pstore_parse(img, t);
+		err = rt_pstore_parse(img, t);
+		if (!err)
+			rt_pstore_name(a, img, t, from);
+		free(from);
+		return err;
 	}
+	free(from);
+	if (err)
+		return err;
 	err = rt_region_find(img, a->offset - img->base, a->size,
 			     a->offset_given, t);
 	if (err || !strcmp(a->cmd, "stats"))

@@ -109,6 +109,8 @@ struct rt_pstore_line;
  * @saved: the saved trace (RT_SAVED)
  * @lines: parsed lines (RT_PSTORE)
  * @nr_lines: entries of @lines
+ * @texts: the text files whose names @lines point to (RT_PSTORE)
+ * @nr_texts: entries of @texts
  * @next: next saved record or line to return
  * @invalid: saved chunks dropped, damaged (see ramtrail_saved_read())
  * @saved_cur: read position in @saved (RT_SAVED)
@@ -136,6 +138,8 @@ struct rt_trace {
 	u64 corrected[RAMTRAIL_MAX_SAVED];	/* chunks, by walk position */
 	struct rt_pstore_line *lines;
 	u64 nr_lines;
+	char **texts;
+	u32 nr_texts;
 	u64 next;
 	u64 invalid;
 	struct ramtrail_saved_cursor *saved_cur;
@@ -159,6 +163,8 @@ void rt_image_free(struct rt_image *img);
 int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 		   bool offset_given, struct rt_trace *t);
 int rt_trace_choose(struct rt_trace *t, s64 boot);
+long long rt_pstore_names(struct rt_trace *t, const u8 *buf,
+			  char *const *paths, const u64 *from, int n);
 int rt_trace_zones(struct rt_trace *t);
 int rt_pstore_parse(struct rt_image *img, struct rt_trace *t);
 void rt_trace_rewind(struct rt_trace *t);

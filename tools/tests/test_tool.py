@@ -716,6 +716,71 @@ def main():
           p.returncode == 0 and names_seen == [x.split("  ")[-1].split(" <- ")[0]
                                                for x in lines], names_seen[:3])
 
+    # ramtrail's pstore files: offsets in the ftrace file, names in the
+    # text files of its part beside it (console-ramtrail-(N * 100) and up).
+    ofs = work / "pstore-offsets"
+    ofs.mkdir(exist_ok=True)
+    base = 0xffffffff80000000
+    flines, text, want = [], [], []
+    for i, x in enumerate(lines):
+        cpu, ts, ip, parent, func, caller = re.match(
+            r"CPU:(\d+) ts:(\d+) (\w+)  (\w+)  (\S+) <- (\S+)$", x).groups()
+        ip, parent = int(ip, 16) - base, int(parent, 16) - base
+        flines.append(f"CPU:{cpu} ts:{ts} {ip:08x}  {parent:08x}  {ip:#x} <- {parent:#x}")
+        us = (int(ts) + 500) // 1000
+        stamp = f"{us // 1000000:5d}.{us % 1000000:06d}"
+        caller = caller.split("+")[0]
+        line = f"{'sh':>16}-{100 + i:<7d} [{int(cpu):03d}] X.... {stamp}: {func} <-{caller}"
+        # an event between function records
+        event = (f"{'sh':>16}-{100 + i:<7d} [{int(cpu):03d}] d.... {stamp}: "
+                 "sched_switch: prev_comm=sh prev_pid=1 ==> next_comm=x next_pid=2")
+        text.append([line, event] if i % 3 == 0 else [line])
+        want.append(f"{func} <-{caller}")
+    half = len(flines) // 2
+    offsets = [f"{x.split()[4]} <-{x.split()[6]}" for x in flines]
+
+    def part(n, recs, texts):
+        """Part n: its ftrace file and its text in two files."""
+        (ofs / f"ftrace-ramtrail-{n}").write_text("\n".join(recs) + "\n")
+        tx = [y for x in texts for y in x]
+        for i, chunk in enumerate((tx[:len(tx) // 2], tx[len(tx) // 2:])):
+            (ofs / f"console-ramtrail-{n * 100 + i}").write_text("\n".join(chunk) + "\n")
+
+    def names(*files):
+        p = run("decode", *(ofs / f for f in files))
+        return p.returncode, [x.split(" ", 2)[2] for x in records(p.stdout)]
+
+    part(3, flines[:half], text[:half])
+    part(4, flines[half:], text[half:])
+    rc, got = names("ftrace-ramtrail-4")
+    check("pstore file of offsets: named from its part's text files beside it",
+          lines and rc == 0 and got == want[half:] and got != offsets[half:],
+          (got[:2], want[half:][:2]))
+    (ofs / "console-ramtrail-300").unlink()
+    rc, got = names("ftrace-ramtrail-3", "ftrace-ramtrail-4")
+    check("pstore files of offsets: each part named from its own text, one without "
+          "its first text file keeps its offsets",
+          rc == 0 and got == offsets[:half] + want[half:], got[:2])
+    part(3, flines[:half], text[:half])
+    rc, got = names("ftrace-ramtrail-3", "ftrace-ramtrail-4")
+    check("pstore files of offsets: every part named", rc == 0 and got == want, got[:2])
+    p = run("export", ofs / "ftrace-ramtrail-3", ofs / "ftrace-ramtrail-4", "-o", dat)
+    rep = subprocess.run(["trace-cmd", "report", str(dat)], capture_output=True,
+                         text=True, errors="replace")
+    names_seen = re.findall(r"function: +(\S+)", rep.stdout)
+    check("pstore files of offsets: exported trace.dat names them",
+          p.returncode == 0 and names_seen == [w.split(" <-")[0] for w in want],
+          names_seen[:3])
+    # The text line of the part's second record on another CPU: a text that
+    # is not the file's names nothing from there on.
+    bad = [list(x) for x in text[:half]]
+    bad[1][0] = re.sub(r"\[(\d+)\]", lambda m: f"[{int(m[1]) + 1:03d}]", bad[1][0],
+                       count=1)
+    part(3, flines[:half], bad)
+    rc, got = names("ftrace-ramtrail-3")
+    check("pstore file of offsets: a text that does not match names nothing wrong",
+          rc == 0 and got == want[:1] + offsets[1:half], got[:3])
+
     # Broken inputs: a clean error or a partial result with counts
     blob = region.read_bytes()
     cases = {
