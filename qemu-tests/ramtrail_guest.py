@@ -255,7 +255,9 @@ OFFSET = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
 
 
 def parse_ftrace(text):
-    """pstore's ftrace lines -> [(cpu, ts, func, parent)]; other lines kept apart."""
+    """pstore's ftrace lines -> [(cpu, ts, func, parent)]; other lines kept apart.
+    ramtrail gives pstore offsets, not addresses: func and parent are
+    "0x..." (offset_values() reads the values)."""
     recs, other = [], []
     for line in text.splitlines():
         m = LINE.match(line.strip())
@@ -264,6 +266,40 @@ def parse_ftrace(text):
         elif line.strip():
             other.append(line)
     return recs, other
+
+
+def offset_values(text):
+    """The two values of each line of pstore's ftrace-ramtrail-N, as ints."""
+    return [(int(m[3], 16), int(m[4], 16)) for m in map(LINE.match, text.splitlines())
+            if m]
+
+
+def part_text(log, part):
+    """The text of saved part `part` (ftrace-ramtrail-N): its files
+    console-ramtrail-(N * 100) and up, as pstore_show printed them, in order;
+    one text per time the part was shown."""
+    names = sorted({int(m) for m in re.findall(r"^=== BEGIN console-ramtrail-(\d+) ===$",
+                                              log, re.M) if int(m) // 100 == part})
+    texts = [h.sections(log, f"console-ramtrail-{n}") for n in names]
+    return ["\n".join(x) for x in zip(*texts)]
+
+
+def text_functions(text):
+    """The function records of ftrace text -> [(cpu, usec, func, caller)]
+    (caller "" when none)."""
+    out = []
+    for _, _, cpu, _, us, what in parse_text(text):
+        if not EVENT.match(what):
+            func, _, parent = what.partition(" <-")
+            out.append((cpu, us, func, parent))
+    return out
+
+
+def part_functions(r, part=0):
+    """The function records of the newest showing of part `part`, from its
+    text: [(cpu, usec, func, caller)]."""
+    texts = part_text(r.log, part)
+    return text_functions(texts[-1]) if texts else []
 
 
 def usec(ns):

@@ -343,8 +343,6 @@ void ramtrail_modules_exit(struct ramtrail_context *cxt);
 void ramtrail_reloc_init(struct ramtrail_context *cxt,
 			 struct ramtrail_reloc *rl,
 			 const struct ramtrail_saved_trace *t);
-unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off,
-				u64 ts);
 size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
 			   size_t len, u32 off, u64 ts, bool *timed);
 

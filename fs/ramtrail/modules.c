@@ -494,30 +494,6 @@ ramtrail_reloc_find(const struct ramtrail_reloc *rl, u32 off, u64 ts,
 }
 
 /**
- * ramtrail_relocate() - an address of a saved trace, in this boot's terms
- * @rl: from ramtrail_reloc_init()
- * @off: offset from the trace's text base (0: none)
- * @ts: counter time of the record that holds it: a module's init text may
- *	hold another module later
- *
- * Kernel text moves by the KASLR delta, module text to where the same
- * module (name, text and core size) lies now. An address that cannot be
- * relocated for sure is returned as its bare offset, which no symbol lookup
- * resolves: never a wrong name.
- *
- * Return: the address to print.
- */
-unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off,
-				u64 ts)
-{
-	unsigned long addr;
-	bool timed;
-
-	ramtrail_reloc_find(rl, off, ts, &addr, &timed);
-	return addr;
-}
-
-/**
  * ramtrail_reloc_name() - name an address of a saved trace
  * @rl: from ramtrail_reloc_init()
  * @buf: where to write the name
@@ -526,7 +502,7 @@ unsigned long ramtrail_relocate(const struct ramtrail_reloc *rl, u32 off,
  * @ts: counter time of the record that holds it
  * @timed: set if @off may have another name at another time
  *
- * As "%ps" names ramtrail_relocate()'s address, except for an address of a
+ * As "%ps" names the address @off has in this boot, except for an address of a
  * module that is not loaded now (or not the same build), or of its init
  * text: "[module]+0xoff" or "[module].init+0xoff", the offset from that
  * text's start, for the module's .ko to name (ramtrail decode --modules).

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The pstore backend "ramtrail": saved traces appear as ftrace-ramtrail-N
- * (struct pstore_ftrace_record: function records only, relocated to this
- * boot's addresses so that pstore prints symbols) and, the full trace with
- * tasks, flags and events, as ftrace text in console-ramtrail-(N * 100)
- * and up; oops and panic logs as dmesg-ramtrail-N. Removing a file erases
+ * The pstore backend "ramtrail": saved traces appear as ftrace text, with
+ * tasks, flags and events, in console-ramtrail-(N * 100) and up, and as
+ * ftrace-ramtrail-N (struct pstore_ftrace_record: function records only,
+ * each function as its offset in the trace, not an address: pstore prints
+ * the value beside the name, and an address of this boot would give its
+ * layout to whoever reads the file's copy in the journal); oops and panic
+ * logs as dmesg-ramtrail-N. Removing a file erases
  * it from the region for good: a trace's file of either kind erases its
  * part.
  */
@@ -248,7 +250,9 @@ static unsigned long ramtrail_ftrace_pages(u64 n)
 
 /*
  * The function records of a part, up to @end (@room at most), as pstore's
- * ftrace file, into @w->ftrace_file. Return: 0, or -ENOMEM.
+ * ftrace file, into @w->ftrace_file: a function and its caller as their
+ * offsets from the trace's text base, which no symbol lookup resolves
+ * (pstore prints "0x..." for the name). Return: 0, or -ENOMEM.
  */
 static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
 				u64 room)
@@ -266,8 +270,8 @@ static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
 	while ((r = ramtrail_saved_read(&w->ftrace, end))) {
 		if (r->type == RAMTRAIL_W_EVENT || n >= room)
 			continue;
-		out[n].ip = ramtrail_relocate(&w->rl, r->ip, r->ts);
-		out[n].parent_ip = ramtrail_relocate(&w->rl, r->parent, r->ts);
+		out[n].ip = r->ip;
+		out[n].parent_ip = r->parent;
 		pstore_ftrace_write_timestamp(&out[n], r->ts);
 		pstore_ftrace_encode_cpu(&out[n], r->cpu);
 		n++;
