@@ -85,8 +85,9 @@ notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 EXPORT_SYMBOL_GPL(ramtrail_record_event);
 
 /*
- * cxt->frozen: 0 recording, 1 a freeze writes its record, 2 frozen (or
- * stopped for unload), 3 a thaw is undoing a user freeze.
+ * cxt->frozen: 0 recording, 1 a freeze writes its record and seals the
+ * zones, 2 frozen (or stopped for unload), 3 a thaw is undoing a user
+ * freeze.
  */
 #define RAMTRAIL_THAWING	3
 
@@ -102,9 +103,10 @@ static notrace void ramtrail_frozen_wait(struct ramtrail_context *cxt,
 
 /*
  * The freeze's section, if this caller wins it: the rings stop, the freeze
- * record and the state are written. Not preemptible: a crash on another
- * CPU waits for it, bounded (ramtrail_frozen_wait()). Return: the state
- * the caller found, 0 if it won.
+ * record and the state are written, the zones sealed and flushed. Not
+ * preemptible: a crash on another CPU waits for it, bounded
+ * (ramtrail_frozen_wait()). Return: the state the caller found, 0 if it
+ * won.
  */
 static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
 				       u32 reason)
@@ -116,6 +118,7 @@ static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
 	if (!old) {
 		ramtrail_rings_pause(cxt, true);
 		ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
+		ramtrail_rings_seal(cxt);	/* and flushes the zones */
 		atomic_set(&cxt->frozen, 2);
 	}
 	preempt_enable_notrace();
@@ -141,11 +144,8 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 		ramtrail_frozen_wait(cxt, RAMTRAIL_THAWING);
 		old = ramtrail_freeze_win(cxt, reason);
 	}
-	if (old) {
+	if (old)
 		ramtrail_frozen_wait(cxt, 1);
-		return;
-	}
-	ramtrail_rings_seal(cxt);	/* and flushes the zones */
 }
 
 /**
@@ -154,10 +154,12 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
  *
  * The first call wins: it stops every CPU's writer, writes each zone's
  * position and the reason to the region with their own checksum, sets the
- * state, and only then seals and flushes the zones (the long part). A CPU
- * that loses the race waits, bounded, until the winner has set the state:
- * a panicking loser would otherwise stop the winner with smp_send_stop()
- * in the middle. Callable from any context, NMI and panic included.
+ * state, then seals and flushes the zones (the long part), without being
+ * preempted. A CPU that loses the race waits, bounded, until the winner is
+ * done: a panicking loser would otherwise stop the winner with
+ * smp_send_stop() in the middle. Stopped in the seal anyway, the winner
+ * leaves a freeze record that checks, with no zone sealed. Callable from
+ * any context, NMI and panic included.
  */
 notrace void ramtrail_freeze(u32 reason)
 {

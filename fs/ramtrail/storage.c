@@ -499,9 +499,10 @@ notrace void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause)
  * RAMTRAIL_SEAL_WAIT_US for all of them; a zone whose writer does not
  * finish (this CPU's, interrupted by the crash, or a CPU that stopped
  * with a record in flight) keeps its newest blocks unsealed, read
- * record by record. The freeze record then says which zones are sealed:
- * a reset before its new checksum leaves a freeze record that does not
- * check, and the zones read as a power cut's. Callable in any context,
+ * record by record. The freeze record then says which zones are sealed,
+ * in its last stores: stopped before them, it says none, and checks; a
+ * reset between them and its new checksum leaves a freeze record that does
+ * not check, and the zones read as a power cut's. Callable in any context,
  * panic and NMI included.
  */
 notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
@@ -510,6 +511,7 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
 	u32 nr = min_t(u32, cxt->hdr->nr_cpus, nr_cpu_ids);
 	u32 cpu, left = nr, self = raw_smp_processor_id();
 	DECLARE_BITMAP(done, RAMTRAIL_MAX_CPUS) = { 0 };
+	u64 sealed[ARRAY_SIZE(f->sealed)] = { 0 };
 	int us;
 
 	for (us = 0; left && us < RAMTRAIL_SEAL_WAIT_US; us++) {
@@ -528,7 +530,7 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
 			}
 			smp_rmb();	/* the writers' words after their floor */
 			ramtrail_ring_seal_tail(r, f->zone[cpu].freeze_pos);
-			f->sealed[cpu / 64] |= BIT_ULL(cpu % 64);
+			sealed[cpu / 64] |= BIT_ULL(cpu % 64);
 			__set_bit(cpu, done);
 			left--;
 		}
@@ -536,6 +538,8 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
 			udelay(1);
 	}
 	ramtrail_flush_zones(cxt);	/* the seals before the record says so */
+	/* Stopped before these stores, the record still checks: none sealed. */
+	memcpy(f->sealed, sealed, sizeof(sealed));
 	f->checksum = 0;
 	f->checksum = ramtrail_freeze_checksum(f);
 	ramtrail_flush(cxt, f, sizeof(*f));
