@@ -22,6 +22,7 @@
 #include <linux/panic_notifier.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/ramtrail.h>
 #include "internal.h"
 
@@ -91,13 +92,31 @@ EXPORT_SYMBOL_GPL(ramtrail_record_event);
  */
 #define RAMTRAIL_THAWING	3
 
-/* Wait, up to 20 ms, while cxt->frozen is @state: its writer may be this CPU, interrupted. */
+/* How long a freeze waits for another's section, or a thaw's, in all. */
+#define RAMTRAIL_FREEZE_WAIT_NS	(20 * NSEC_PER_MSEC)
+
+/*
+ * Wait while cxt->frozen is @state, until RAMTRAIL_FREEZE_WAIT_NS after
+ * *@start (ktime_get_mono_fast_ns(), which NMI and panic may read; taken
+ * at the first wait, 0 until then): the section's CPU may be this one,
+ * interrupted. The udelay()s bound it too, should that clock stop; they
+ * alone do not, as a guest's udelay() may be far shorter than asked
+ * (QEMU's TCG: 2.5 ms for 20000 of 1 us). The clock is not read before a
+ * freeze must wait: the tracer may reach its read function, and the
+ * crashing CPU records nothing after its freeze.
+ */
 static notrace void ramtrail_frozen_wait(struct ramtrail_context *cxt,
-					 int state)
+					 int state, u64 *start)
 {
 	int us;
 
-	for (us = 0; us < 20000 && atomic_read(&cxt->frozen) == state; us++)
+	if (atomic_read(&cxt->frozen) != state)
+		return;
+	if (!*start)
+		*start = ktime_get_mono_fast_ns();
+	for (us = 0; us < 10 * RAMTRAIL_FREEZE_WAIT_NS / NSEC_PER_USEC &&
+	     atomic_read(&cxt->frozen) == state &&
+	     ktime_get_mono_fast_ns() - *start < RAMTRAIL_FREEZE_WAIT_NS; us++)
 		udelay(1);
 }
 
@@ -129,6 +148,7 @@ static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
 static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 					u32 reason)
 {
+	u64 start = 0;
 	int old;
 
 	/*
@@ -141,11 +161,11 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 	old = ramtrail_freeze_win(cxt, reason);
 	if (old == RAMTRAIL_THAWING) {
 		/* A crash while a thaw resumes recording: freeze after it. */
-		ramtrail_frozen_wait(cxt, RAMTRAIL_THAWING);
+		ramtrail_frozen_wait(cxt, RAMTRAIL_THAWING, &start);
 		old = ramtrail_freeze_win(cxt, reason);
 	}
-	if (old)
-		ramtrail_frozen_wait(cxt, 1);
+	if (old == 1)
+		ramtrail_frozen_wait(cxt, 1, &start);
 }
 
 /**
