@@ -15,6 +15,7 @@ it, and the command's `stats --format json` of the region, run on the host
 on the RAM file (Guest.stats()) or in the guest on debugfs (/bin/ramtrail).
 """
 import json
+import os
 import re
 import subprocess
 
@@ -118,6 +119,22 @@ def build_all(kver):
     """ramtrail.ko (and ramtrail_bench.ko beside it) for kernel kver."""
     return subprocess.run([str(h.REPO / "scripts/build-module.sh"), kver], check=True,
                           capture_output=True, text=True).stdout.split()[-1]
+
+
+def build_stretch(kver):
+    """The test build of ramtrail.ko whose freeze and thaw sections can be
+    stretched (RAMTRAIL_TEST_STRETCH), for kernel kver."""
+    env = dict(os.environ, RAMTRAIL_TEST_STRETCH="1")
+    return subprocess.run([str(h.REPO / "scripts/build-module.sh"), kver], check=True,
+                          capture_output=True, text=True, env=env).stdout.split()[-1]
+
+
+def build_insection():
+    """qemu-tests/insection.c, static for the guest."""
+    out = h.BUILD / "insection"
+    subprocess.run(["cc", "-static", "-O2", "-Wall", "-o", str(out),
+                    str(h.REPO / "qemu-tests/insection.c")], check=True)
+    return out
 
 
 def build_oops(k, name="ramtrail_oops", other=False):

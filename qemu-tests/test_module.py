@@ -32,6 +32,10 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
             fails after its save: refused until it is live, no probe or hook
             outlives a failed load; then a freeze thawed and a reset: saved
             as a cut, not as the freeze
+  preempt   a test build stretches the thaw's section; preempt=full, a
+            SCHED_FIFO task on the thawing CPU and a crash from another
+            CPU inside the section: the crash waits for the thaw, then
+            freezes (reason panic)
   modinit   a module loaded where the last one's init text was freed:
             a call from that init and one from the later module each keep
             their own name (pstore files, decode with the .ko, the dump);
@@ -1972,6 +1976,64 @@ fi
     res.check(f"{t} a reset after the thaw is read as a cut while recording",
               not differs(st, previous_state="recording", previous_freeze_reason="none"), st)
     no_oops(res, t, r.log, intended="sysrq: Resetting")
+
+
+def scenario_preempt(k, ko, smp, res):
+    """A crash on another CPU while the user's freeze or thaw runs its
+    section. Neither section is preemptible, so the crash waits for it (at
+    most 20 ms), then freezes or finds the trace frozen. A test build
+    stretches the sections to 8 ms; the kernel runs preempt=full; a
+    SCHED_FIFO task on the CPU of the section wakes every 200 us and,
+    whenever a section runs, takes that CPU for a second from whatever it
+    can preempt; the crash comes from CPU 1 while the section runs
+    (qemu-tests/insection.c). Boot 1 crashes inside a thaw, boot 2 inside
+    a freeze. 2 CPUs only: with 4, QEMU runs the vCPUs on one host thread,
+    where the crash's CPU waits while the one in the section does not run
+    at all."""
+    t = f"[{k.kver} smp{smp} preempt]"
+    if smp != 2:
+        res.skip(f"{t} 2 CPUs only")
+        return
+    P = PARAMS_DIR
+    g = Guest(k, rg.build_stretch(k.kver), "preempt", smp, f"""
+rt_load {PARAMS} functions={FUNCS}
+id=$(boot_id)
+[ "$id" -ge 2 ] && pstore
+if [ "$id" -le 2 ]; then
+    workload; sleep 1; kill $(jobs -p); wait
+    [ "$id" = 1 ] && {{ echo 1 > {P}/frozen; status frozen; }}
+    echo 8000 > {P}/test_stretch_us
+    insection hog 0 1000 &
+    insection crash 1 &
+    sleep 1
+    taskset -c 0 sh -c "echo $((id - 1)) > {P}/frozen"
+    sleep 5
+    echo "boot $id: no crash"
+fi
+""", files={"bin/insection": rg.build_insection()})
+    r = g.run(append="preempt=full")
+    res.check(f"{t} a hog on CPU 0, crash from CPU 1 inside a section there: "
+              "boot 1 in a thaw, boot 2 in a freeze; warm reboots",
+              boots(r) == 3 and r.rc == 0 and r.log.count("insection: hog ready") == 2 and
+              r.log.count("insection: crasher ready") == 2 and "no crash" not in r.log and
+              re.search(r"Dynamic Preempt: full", r.log), brief(r))
+    res.check(f"{t} boot 1: frozen by the user before the thaw",
+              not differs(last_status(r, "frozen"), state="frozen", freeze_reason="user"),
+              last_status(r, "frozen"))
+    st = rg.status(r)
+    st2 = next((x for x in st if x.get("boot_id") == 2), {})
+    res.check(f"{t} boot 1: the crash froze recording after the thaw (reason panic), "
+              "not the user's freeze, nor nothing",
+              not differs(st2, previous_state="frozen", previous_freeze_reason="panic",
+                          previous_trace="saved"), st2)
+    # Boot 1's crash path ran while recording was still paused.
+    check_trace(res, t + " boot 1", rg.part_functions(r, 0), smp, crash_path=False)
+    st3 = next((x for x in st if x.get("boot_id") == 3), {})
+    res.check(f"{t} boot 2: the user's freeze completed, the crash found it "
+              "(frozen by user), no record over its tail",
+              not differs(st3, previous_boot_id=2, previous_state="frozen",
+                          previous_freeze_reason="user", previous_trace="saved"), st3)
+    no_oops(res, t, r.log)
 
 
 def main():

@@ -6,6 +6,8 @@
 #   6.1, 6.12   against Debian's headers, fetched by qemu-tests/fetch-kernels.sh
 # Objects go to build/module-<kver>/ so that several kernels can be built
 # side by side; the last line printed is the path of the module.
+# RAMTRAIL_TEST_STRETCH=1: the test build whose freeze and thaw sections
+# can be stretched (fs/ramtrail/record.c), in build/module-<kver>-stretch/.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:-}
@@ -20,6 +22,10 @@ if [ -n "$kver" ]; then
 else
 	KDIR=${KDIR:-/lib/modules/$(uname -r)/build}
 	out=$top/build/module-host
+fi
+if [ -n "${RAMTRAIL_TEST_STRETCH:-}" ]; then
+	out=$out-stretch
+	args+=(KCFLAGS=-DRAMTRAIL_TEST_STRETCH)
 fi
 [ -d "$KDIR" ] || { echo "build-module: no kernel headers at $KDIR" >&2; exit 1; }
 mkdir -p "$out/fs/ramtrail"

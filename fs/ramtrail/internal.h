@@ -328,6 +328,13 @@ struct ramtrail_dmesg_header *ramtrail_dmesg(struct ramtrail_context *cxt,
 int ramtrail_record_start(struct ramtrail_context *cxt);
 void ramtrail_record_stop(struct ramtrail_context *cxt);
 int ramtrail_freeze_hooks_init(struct ramtrail_context *cxt);
+#ifdef RAMTRAIL_TEST_STRETCH
+void ramtrail_test_debugfs(struct ramtrail_context *cxt);
+#else
+static inline void ramtrail_test_debugfs(struct ramtrail_context *cxt)
+{
+}
+#endif
 void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt);
 int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on);
 void ramtrail_rings_enable(struct ramtrail_context *cxt);

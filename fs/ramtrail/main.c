@@ -368,6 +368,7 @@ static int __init ramtrail_init(void)
 		goto live;
 	ramtrail_debugfs_init(cxt);
 	ramtrail_dump_debugfs(cxt);
+	ramtrail_test_debugfs(cxt);
 	return 0;
 live:
 	ramtrail_freeze_hooks_exit(cxt);

@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/kdebug.h>
@@ -120,6 +121,44 @@ static notrace void ramtrail_frozen_wait(struct ramtrail_context *cxt,
 		udelay(1);
 }
 
+#ifdef RAMTRAIL_TEST_STRETCH
+/*
+ * A test build's (qemu-tests, make KCFLAGS=-DRAMTRAIL_TEST_STRETCH): the
+ * freeze's and the thaw's sections last test_stretch_us longer, and
+ * debugfs ramtrail/test_in_section reads 1 meanwhile (a parameter would
+ * wait for the parameter lock the thaw holds), so that a test can crash
+ * another CPU, or wake a task that would preempt them, inside one.
+ */
+static unsigned int test_stretch_us;
+module_param(test_stretch_us, uint, 0644);
+static u32 test_in_section;
+
+/**
+ * ramtrail_test_debugfs() - debugfs "test_in_section" of a test build
+ * @cxt: the context, its debugfs directory made
+ */
+void ramtrail_test_debugfs(struct ramtrail_context *cxt)
+{
+	debugfs_create_u32("test_in_section", 0444, cxt->debugfs,
+			   &test_in_section);
+}
+
+static notrace void ramtrail_test_stretch(void)
+{
+	u64 end = ktime_get_mono_fast_ns() +
+		  (u64)READ_ONCE(test_stretch_us) * NSEC_PER_USEC;
+
+	WRITE_ONCE(test_in_section, 1);
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+	WRITE_ONCE(test_in_section, 0);
+}
+#else
+static inline void ramtrail_test_stretch(void)
+{
+}
+#endif
+
 /*
  * The freeze's section, if this caller wins it: the rings stop, the freeze
  * record and the state are written, the zones sealed and flushed. Not
@@ -135,6 +174,7 @@ static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
 	preempt_disable_notrace();
 	old = atomic_cmpxchg(&cxt->frozen, 0, 1);
 	if (!old) {
+		ramtrail_test_stretch();
 		ramtrail_rings_pause(cxt, true);
 		ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
 		ramtrail_rings_seal(cxt);	/* and flushes the zones */
@@ -535,6 +575,7 @@ int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
 		preempt_enable_notrace();
 		return 0;	/* not frozen */
 	}
+	ramtrail_test_stretch();
 	/* A reset from here on finds a boot cut while recording. */
 	ramtrail_resume(cxt);
 	ramtrail_rings_unseal(cxt);
