@@ -556,8 +556,7 @@ size_t ramtrail_text_record(char *buf, size_t len,
 
 	buf[0] = 0;
 	ramtrail_text_flags(flags, r);
-	/* Rounded to the microsecond, as ftrace does. */
-	sec = div_u64_rem(div_u64_rem(ns + 500, 1000, &usec), 1000000, &usec);
+	sec = div_u64_rem(ramtrail_text_usecs(ns), 1000000, &usec);
 	if (!ramtrail_text_prefix(&l, r, flags, sec, usec)) {
 		if (!r->task_known)
 			ramtrail_put(&l, "%16s-%-7s", "<unknown>", "?");

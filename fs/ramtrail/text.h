@@ -84,6 +84,14 @@ size_t ramtrail_text_record(char *buf, size_t len,
 			    const struct ramtrail_record *r, u64 ns,
 			    const struct ramtrail_text *tx);
 
+/* A time in ns as the text shows it: in microseconds, rounded, as ftrace. */
+static inline u64 ramtrail_text_usecs(u64 ns)
+{
+	u32 rem;
+
+	return div_u64_rem(ns + 500, 1000, &rem);
+}
+
 /*
  * Every CPU's idle task has pid 0: the table keeps each one's name
  * ("swapper/N") under a key no pid takes (pids stay below 2^22).

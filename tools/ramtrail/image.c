@@ -740,7 +740,7 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
 			if (rt_text_function(p, &fn, &us))
 				line = p;
 		}
-		if (!line || fn.cpu != l[i].cpu || us != (l[i].ns + 500) / 1000)
+		if (!line || fn.cpu != l[i].cpu || us != ramtrail_text_usecs(l[i].ns))
 			break;
 		l[i].ip_sym = fn.ip_sym;
 		if (fn.parent_sym)
