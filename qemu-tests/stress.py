@@ -368,16 +368,14 @@ class Campaign:
         dmesgs = [n for n in fps if n.startswith("dmesg")]
 
         # new traces: lines parse and are in order; names exist
-        for n in (x for x in traces if x in new):
-            self.check_trace(t, n, files[n], c)
+        decoded = {n: self.check_trace(t, n, files[n], c) for n in traces if n in new}
 
         # a frozen crash: the newest trace is new and ends on the crash path
         crash_boot = next((b for b in runs[0].parsed if b["phase"] == "A"), None)
         if p["kind"] in FROZEN and crash_boot and not crash_boot["flake"] \
                 and crash_boot["rc"] == [0]:
             newest = traces[-1] if traces else None
-            recs = rg.parse_ftrace(files[newest].decode(errors="replace"))[0] \
-                if newest in new else []
+            recs = decoded.get(newest, [])
             m = re.search(r"ramtrail_oops: spinning \d+ s .* on CPU (\d+)",
                           crash_boot["text"])
             ok, detail = crash_path(p["kind"], recs, {"spin_cpu": m and int(m[1])})
@@ -437,17 +435,23 @@ class Campaign:
                        not back and all(a <= b for a, b in zip(ts, ts[1:])),
                        f"per cpu {back[:3]} whole "
                        f"{next(((a, b) for a, b in zip(ts, ts[1:]) if a > b), None)}")
-        if self.ksyms:
-            names = {f for r in recs for f in (r[2], rg.OFFSET.sub("", r[3]))}
-            unknown = [n for n in names if not n.startswith("0x")
-                       and n.split(" [")[0] not in self.ksyms]
-            self.res.check(f"{t} {name}: names are kernel symbols or bare 0x numbers",
-                           not unknown, unknown[:5])
+        # pstore's ftrace file gives offsets; the tool names them from the
+        # part's console-ramtrail-* files copied beside it
         path = self.work / f"cycle-{c:03d}" / name
         rc, decoded, err = rg.decode(path)
         self.res.check(f"{t} {name}: tools/ramtrail decodes it, same record count",
                        rc == 0 and len(decoded) == len(recs),
                        f"rc={rc} {len(decoded)} vs {len(recs)} {err.strip()[:200]}")
+        unnamed = sum(r[2].startswith("0x") for r in decoded)
+        self.res.check(f"{t} {name}: the tool names every function from the text beside it",
+                       decoded and not unnamed, f"{unnamed} of {len(decoded)} unnamed")
+        if self.ksyms:
+            names = {f for r in decoded for f in (r[2], rg.OFFSET.sub("", r[3]))}
+            unknown = [n for n in names if n and not n.startswith("0x")
+                       and n.split(" [")[0] not in self.ksyms]
+            self.res.check(f"{t} {name}: names are kernel symbols",
+                           not unknown, unknown[:5])
+        return decoded
 
     def host_stats(self):
         rc, js, err = self.g.stats()
