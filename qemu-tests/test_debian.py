@@ -17,7 +17,6 @@ line configures it (ramtrail.mem_address= ...). Three boots on one RAM file:
   test_debian.py [--kver 6.12]
 """
 import argparse
-import hashlib
 import os
 import re
 import shutil
@@ -78,10 +77,12 @@ def prepare(res, work):
     p = run([str(h.REPO / "scripts/package/mkdeb.sh"), str(root / "tmp/debs")])
     if not res.check("make deb", p.returncode == 0, p.stderr[-800:]):
         return None
-    p = chroot(root, "apt-get install -y -q /tmp/debs/*.deb 2>&1; echo rc=$?")
+    p = chroot(root, "apt-get install -y -q /tmp/debs/*.deb 2>&1; echo rc=$?; "
+               "useradd -M -G adm rtadm && echo user=ok")
     (work / "apt-install.log").write_text(p.stdout + p.stderr)
-    res.check("apt-get install ./ramtrail-dkms_*.deb ./ramtrail-tools_*.deb",
-              "rc=0" in p.stdout, p.stdout[-2000:])
+    res.check("apt-get install ./ramtrail-dkms_*.deb ./ramtrail-tools_*.deb; a user "
+              "rtadm in group adm", "rc=0" in p.stdout and "user=ok" in p.stdout,
+              p.stdout[-2000:])
     kernels = sorted(x.name for x in (root / "lib/modules").iterdir())
     p = chroot(root, "dkms status ramtrail")
     inst = re.findall(r"^ramtrail/[^,]+, (\S+), x86_64: installed", p.stdout, re.M)
@@ -120,6 +121,36 @@ def prepare(res, work):
 def sec(log, name, boot):
     s = h.sections(log, name)
     return s[boot] if boot < len(s) else ""
+
+
+def check_journal(res, t, adm, ranges):
+    """What rtadm (group adm) reads in the journal, and the files
+    systemd-pstore logged there, hold no address of the running kernel or
+    its modules (rt-test's journal_adm and ranges)."""
+    num = lambda key: [int(x) for x in re.findall(rf"^{key} (\d+)", adm, re.M)]
+    logged = [(n, int(a), int(b)) for n, a, b in
+              re.findall(r"^file (\S+) (\d+) logged (\d+)$", adm, re.M)]
+    whole = [n for n, size, got in logged if 0 < size <= got]
+    res.check(f"{t}: rtadm, in group adm, reads the trace's files in the journal "
+              "(systemd-pstore logged them), the crash path named",
+              re.search(r"groups=.*\(adm\)", adm) and whole and
+              num("named") and num("named")[0] > 0,
+              f"{len(whole)} of {len(logged)} logged whole, not: "
+              f"{[x for x in logged if x[0] not in whole][:4]} {adm[:300]}")
+    syms = {}
+    for line in ranges.splitlines():
+        f = line.split()
+        if len(f) >= 3:
+            syms.setdefault(f[2], int(f[0], 16))
+    mods = [int(x.split()[0], 16) for x in ranges.splitlines() if x.rstrip().endswith("]")]
+    spans = ([(syms["_text"], syms["_end"])] if {"_text", "_end"} <= syms.keys() else []) + \
+        ([(min(mods), max(mods) + (1 << 20))] if mods else [])
+    words = [int(w, 16) for w in re.findall(r"^word (?:0x)?([0-9a-f]+)$", adm, re.M)]
+    leak = [f"{w:x}" for w in words if any(a <= w < e for a, e in spans)]
+    res.check(f"{t}: no address of the running kernel or its modules in what rtadm "
+              f"reads or in the files logged ({len(words)} kernel-looking values checked against "
+              f"{len(spans)} ranges)", len(spans) == 2 and num("messages") and
+              not leak, (leak[:4], spans))
 
 
 def scenario(res, k, img, boot, work, smp=2):
@@ -187,6 +218,8 @@ def scenario(res, k, img, boot, work, smp=2):
         exp = sec(log, "export", i).split()
         res.check(f"{t} {b}: ramtrail export writes trace.dat",
                   exp[-2:-1] == ["rc=0"] and int(exp[-1]) > 4096, exp)
+        check_journal(res, f"{t} boot {boot}", sec(log, "journal-adm", i),
+                      sec(log, "ranges", i))
     # boot 3: nothing archived earlier lost, nothing twice
     md5_2 = dict(reversed(x.split()) for x in sec(log, "md5", 1).splitlines() if x)
     md5_3 = dict(reversed(x.split()) for x in sec(log, "md5", 2).splitlines() if x)
