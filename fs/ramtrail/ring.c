@@ -34,13 +34,16 @@ static notrace void ramtrail_block_seal(struct ramtrail_ring *r, u64 g,
 				     v >> RAMTRAIL_TS_BITS));
 }
 
-/* Seal blocks @first to the one before @g, whole. */
+/*
+ * Seal blocks @first to the one before @g, whole, of those the zone still
+ * holds: the nr_blocks up to block @top, the newest one entered.
+ */
 static notrace void ramtrail_blocks_seal(struct ramtrail_ring *r, u64 first,
-					 u64 g)
+					 u64 g, u64 top)
 {
 	/* Slots a later lap took over: their blocks are gone. */
-	if (g - first >= r->nr_blocks)
-		first = g + 1 - r->nr_blocks;
+	if (top - first >= r->nr_blocks)
+		first = top + 1 - r->nr_blocks;
 	for (; first < g; first++)
 		ramtrail_block_seal(r, first, RAMTRAIL_BLOCK_WORDS);
 }
@@ -51,7 +54,7 @@ static notrace void ramtrail_blocks_seal(struct ramtrail_ring *r, u64 first,
  */
 static notrace void ramtrail_ring_seal(struct ramtrail_ring *r, u64 g)
 {
-	ramtrail_blocks_seal(r, r->sealed, g);
+	ramtrail_blocks_seal(r, r->sealed, g, g);
 	r->sealed = g;
 }
 
@@ -184,9 +187,11 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
  * @r: the ring: stopped, and no writer of it between reserve and commit
  * @end: the position recording stopped at, at most ring->pos
  *
- * Seals the blocks that are not sealed yet before @end's, and @end's own
- * over its words before @end: the newest records of a stopped zone are
- * checked whole as the older ones are. Words a writer stores at or past
+ * Seals the blocks that are not sealed yet before @end's, of those the
+ * zone still holds (up to @end's, or the one before when @end is at a
+ * block's start and so never entered it), and @end's own over its words
+ * before @end: the newest records of a stopped zone are checked whole as
+ * the older ones are. Words a writer stores at or past
  * @end later are outside the seal. Leaves ring->sealed alone: a writer
  * that resumes seals @end's block again once it leaves it.
  */
@@ -195,7 +200,11 @@ notrace void ramtrail_ring_seal_tail(struct ramtrail_ring *r,
 {
 	u64 g = end >> RAMTRAIL_BLOCK_SHIFT;
 
-	ramtrail_blocks_seal(r, READ_ONCE(r->sealed), g);
+	if (!end)
+		return;
+	/* At a block's start, that block was not entered: the one before is. */
+	ramtrail_blocks_seal(r, READ_ONCE(r->sealed), g,
+			     (end - 1) >> RAMTRAIL_BLOCK_SHIFT);
 	if (end & RAMTRAIL_BLOCK_MASK)
 		ramtrail_block_seal(r, g, (end & RAMTRAIL_BLOCK_MASK) / 8);
 }

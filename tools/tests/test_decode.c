@@ -1006,6 +1006,40 @@ static void test_tail_seal_covers_a_stopped_zone(void)
 	test_region_free(t);
 }
 
+/*
+ * A freeze that stops at a block boundary seals the block its slot still
+ * holds: in a two-block zone whose newest block a nested writer entered
+ * (the outermost one had taken the floor at the boundary), nothing sealed
+ * block 0 yet, and the window the reader takes ends at block 1.
+ */
+static void test_tail_seal_at_a_block_boundary(void)
+{
+	struct test_region *t = fresh(1, 2);
+	struct ramtrail_ring *r = &t->ring[0];
+	size_t n, i = 0;
+
+	do
+		ramtrail_ring_func(r, i++, 0);
+	while (local_read(&r->pos) & RAMTRAIL_BLOCK_MASK);
+	/* An outermost writer took the floor at block 1's start... */
+	r->floor = local_read(&r->pos);
+	/* ...and nested ones fill block 1 to its end. */
+	do
+		ramtrail_ring_func(r, i++, 0);
+	while (local_read(&r->pos) & RAMTRAIL_BLOCK_MASK);
+	r->floor = RAMTRAIL_FLOOR_IDLE;
+	CHECK(r->sealed == 0 && local_read(&r->pos) == 2 * RAMTRAIL_BLOCK_SIZE,
+	      "sealed %lu pos %ld", r->sealed, local_read(&r->pos));
+	r->stopped = RAMTRAIL_RING_PAUSED;
+	ramtrail_ring_seal_tail(r, local_read(&r->pos));
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == i && st.sealed_blocks == 2 && !st.corrupt_blocks,
+	      "%zu of %zu records, %llu sealed, %llu corrupt", n, i,
+	      (unsigned long long)st.sealed_blocks,
+	      (unsigned long long)st.corrupt_blocks);
+	test_region_free(t);
+}
+
 static void test_flipped_bit_in_newest_header_loses_one_block(void)
 {
 	struct test_region *t = fresh(1, 8);
@@ -3176,6 +3210,7 @@ int main(void)
 	RUN(test_flipped_bit_in_newest_header_loses_one_block);
 	RUN(test_sealed_block_with_a_flipped_bit_is_dropped_whole);
 	RUN(test_tail_seal_covers_a_stopped_zone);
+	RUN(test_tail_seal_at_a_block_boundary);
 	RUN(test_stale_block_cache_is_rebuilt);
 	RUN(test_live_zone_head_is_read_once);
 	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);
