@@ -25,6 +25,8 @@
 #   make deb          build/deb/ramtrail-dkms_<version>_all.deb and
 #                     ramtrail-tools_<version>_amd64.deb (version: VERSION)
 #   make checkpatch   kernel coding style of every C file, kernel-doc comments
+#   make model        the SPIN model of the record path, exhaustively, and
+#                     the mutations it must refute (tools/model, ~4 min)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
@@ -32,7 +34,7 @@ comma := ,
 
 .PHONY: all module tools check check-full deps deb fuzz bench bench-core bitflip bench-load \
 	bench-mount demo \
-	stress checkpatch clean
+	stress checkpatch model clean
 
 all: module
 
@@ -55,6 +57,9 @@ stress: tools
 
 checkpatch:
 	@$(TOP)/scripts/checkpatch.sh
+
+model: deps
+	@$(TOP)/tools/model/run.sh $(BUILD)/model
 
 deps:
 	@$(TOP)/tools/deps.sh

@@ -106,6 +106,7 @@ suite fuzz-header fuzz fuzz_header -max_len=16384
 suite fuzz-cli fuzz fuzz_cli -close_fd_mask=3
 suite checkpatch "$top/scripts/checkpatch.sh"
 suite layers python3 "$top/scripts/check-layers.py"
+suite model "$top/tools/model/run.sh" "$top/build/model"
 if [ "${QEMU:-1}" != 0 ]; then
 	for kver in ${KVERS//,/ }; do
 		"$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null || true
