@@ -40,11 +40,15 @@ BANNER = re.compile(r"^\[ *\d+\.\d+\] Linux version ", re.M)   # printk, once pe
 
 # ---------------------------------------------------------------- kernels
 def kernel(kver):
-    """The unpacked kernel `kver` ("6.1" or "6.12"): kver, vmlinuz, release,
-    kdir, modules_dir, kbuild_args.  Runs fetch-kernels.sh if needed."""
+    """The kernel `kver`: Debian's "6.1" or "6.12", unpacked, or "6.12-debug"
+    or "6.12-kcsan", built from Debian's source: kver, vmlinuz, release,
+    kdir, modules_dir, kbuild_args.  Runs fetch-kernels.sh or
+    debug-kernel.sh if needed."""
     env = CACHE / ("k" + kver.replace(".", "") + ".env")
     if not env.exists():
-        subprocess.run([str(HERE / "fetch-kernels.sh"), kver], check=True,
+        flavour = kver.partition("-")[2]
+        cmd = ["debug-kernel.sh", flavour] if flavour else ["fetch-kernels.sh", kver]
+        subprocess.run([str(HERE / cmd[0]), *cmd[1:]], check=True,
                        stdout=subprocess.DEVNULL)
     v = {}
     for line in env.read_text().splitlines():

@@ -4,6 +4,9 @@
 #   no KVER     against the running kernel (/lib/modules/$(uname -r)/build),
 #               or KDIR= if set
 #   6.1, 6.12   against Debian's headers, fetched by qemu-tests/fetch-kernels.sh
+#   6.12-debug, 6.12-kcsan
+#               against Debian's 6.12 built with the kernel's checkers
+#               (qemu-tests/debug-kernel.sh)
 # Objects go to build/module-<kver>/ so that several kernels can be built
 # side by side; the last line printed is the path of the module.
 # RAMTRAIL_TEST_STRETCH=1: the test build whose freeze and thaw sections
@@ -13,8 +16,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:-}
 args=()
 if [ -n "$kver" ]; then
-	env=$("$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null &&
-	      echo "${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}/k${kver//./}.env")
+	case $kver in
+	*-*) "$top/qemu-tests/debug-kernel.sh" "${kver#*-}" >/dev/null ;;
+	*) "$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null ;;
+	esac
+	env=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}/k${kver//./}.env
 	# shellcheck disable=SC1090
 	. "$env"
 	read -ra args <<<"$KBUILD_ARGS"
