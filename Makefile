@@ -25,6 +25,10 @@
 #   make deb          build/deb/ramtrail-dkms_<version>_all.deb and
 #                     ramtrail-tools_<version>_amd64.deb (version: VERSION)
 #   make checkpatch   kernel coding style of every C file, kernel-doc comments
+#   make check-debug  the QEMU scenarios (2 and 4 CPUs) and a crash campaign
+#                     on Debian's 6.12 built with KASAN, lockdep, kmemleak...
+#                     and with KCSAN (DEBUG_FLAVOURS=debug,kcsan), failing on
+#                     any report; builds the kernels first (30-60 min each)
 #   make model        the SPIN model of the record path, exhaustively, and
 #                     the mutations it must refute (tools/model, ~4 min)
 
@@ -34,7 +38,7 @@ comma := ,
 
 .PHONY: all module tools check check-full deps deb fuzz bench bench-core bitflip bench-load \
 	bench-mount demo \
-	stress checkpatch model clean
+	stress checkpatch model check-debug clean
 
 all: module
 
@@ -57,6 +61,12 @@ stress: tools
 
 checkpatch:
 	@$(TOP)/scripts/checkpatch.sh
+
+DEBUG_FLAVOURS ?= debug,kcsan
+DEBUG_STRESS_CYCLES ?= 10
+check-debug: tools
+	@python3 $(TOP)/qemu-tests/check_debug.py --flavours $(DEBUG_FLAVOURS) \
+		--stress-cycles $(DEBUG_STRESS_CYCLES)
 
 model: deps
 	@$(TOP)/tools/model/run.sh $(BUILD)/model

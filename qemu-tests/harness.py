@@ -124,7 +124,16 @@ show() { begin "$1"; cat "$2"; end "$1"; }      # show NAME FILE
 load_modules() {
     for m in $(cat /lib/modules/order); do insmod /lib/modules/$m.ko || echo "insmod $m failed"; done
 }
-finish() { echo "=== POWEROFF ==="; sleep 0.2; poweroff -f; }   # sleep: let the tty drain
+# A kernel with kmemleak (make check-debug) scans for leaks before it stops,
+# after the body's before_kmemleak, if it has one.
+finish() {
+    grep -q ' /sys/kernel/debug ' /proc/mounts || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+    if [ -e /sys/kernel/debug/kmemleak ]; then
+        type before_kmemleak >/dev/null 2>&1 && before_kmemleak
+        echo scan >/sys/kernel/debug/kmemleak; show kmemleak /sys/kernel/debug/kmemleak
+    fi
+    echo "=== POWEROFF ==="; sleep 0.2; poweroff -f   # sleep: let the tty drain
+}
 echo "init: uptime $(cut -d' ' -f1 /proc/uptime)"
 """
 

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make check-debug: ramtrail under the kernel's own checkers.
+
+Builds what is missing of Debian's 6.12 with the checkers
+(debug-kernel.sh: "debug" has KASAN, lockdep and PROVE_RCU, the
+atomic-sleep and preemption checks, debug objects and lists, kmemleak,
+KFENCE and UBSAN bounds; "kcsan" has KCSAN), then on each:
+
+  - the QEMU scenarios that run the most of ramtrail's code
+    (test_module.py --only SCENARIOS) with 2 and 4 CPUs;
+  - a crash campaign (stress.py) of --stress-cycles cycles, 2 CPUs;
+  - every guest log of those runs scanned, whole (after an intended
+    crash too), for the checkers' reports: KASAN, KFENCE, KCSAN, lockdep
+    and RCU, a sleeping function in atomic context, UBSAN, refcount,
+    WARN, and the kmemleak scan each guest forces before it powers off
+    (harness.PRELUDE's finish). Each report fails the run, unless it is
+    one of KNOWN: a report of the kernel's own code that ramtrail does
+    not cause, named with the reason, and printed every time it is seen.
+
+usage: check_debug.py [--flavours debug,kcsan] [--smp 2,4]
+                      [--only SCENARIOS] [--stress-cycles N]
+"""
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import harness as h
+
+HERE = Path(__file__).resolve().parent
+SCENARIOS = ("panic,powercut,allfuncs,crashloop,oops,tasks,dump,control,"
+             "refusals,paramrace,modinit")
+
+# The checkers' first lines. Intended crashes (sysrq, the oops module, a
+# soft lockup) print none of these.
+REPORTS = [
+    ("KASAN", r"BUG: KASAN: .*"),
+    ("KFENCE", r"BUG: KFENCE: .*"),
+    ("KCSAN", r"BUG: KCSAN: .*"),
+    ("lockdep", r"WARNING: (possible circular locking dependency detected|"
+                r"possible recursive locking detected|inconsistent lock state|"
+                r"possible irq lock inversion dependency detected|"
+                r"suspicious RCU usage|bad unlock balance detected!|"
+                r"held lock freed!|lock held when returning to user space!)"),
+    ("sleep", r"BUG: (sleeping function called from invalid context|"
+              r"scheduling while atomic|using smp_processor_id\(\) in preemptible).*"),
+    ("UBSAN", r"UBSAN: .*"),
+    ("refcount", r"refcount_t: .*"),
+    ("WARN", r"WARNING: CPU: \d+ PID: \d+ at .*"),
+    ("debugobjects", r"ODEBUG: .*"),
+    ("list", r"list_(add|del) corruption.*"),
+    ("kmemleak", r"unreferenced object 0x[0-9a-f]+ .*"),
+]
+REPORT = re.compile("|".join(f"(?P<k{i}>{p})" for i, (_, p) in enumerate(REPORTS)))
+
+# Reports of the kernel's own code that ramtrail does not cause:
+# (kind, pattern on the report and the lines after it, why).
+KNOWN = []
+
+
+def reports(text):
+    """[(kind, first line, the 30 lines after it)] in a guest log."""
+    lines = text.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = REPORT.search(line)
+        if m:
+            kind = REPORTS[int(m.lastgroup[1:])][0]
+            out.append((kind, m.group(0)[:160], "\n".join(lines[i + 1:i + 31])))
+    return out
+
+
+def scan(res, flavour, logs):
+    """One check per log: no report but the KNOWN ones."""
+    for log in logs:
+        text = log.read_text(errors="replace")
+        found = reports(text)
+        bad, known = [], []
+        for kind, first, after in found:
+            why = next((w for k, p, w in KNOWN if k == kind and
+                        re.search(p, first + "\n" + after)), None)
+            (known if why else bad).append((kind, first, why, "ramtrail" in after))
+        for kind, first, why, _ in known:
+            print(f"     note: {log.name}: {kind} report of the kernel's own code, "
+                  f"not ramtrail's: {first} ({why})", flush=True)
+        res.check(f"[6.12-{flavour}] {log.name}: no checker report",
+                  not bad, [f"{k}: {f}{' (ramtrail in its trace)' if r else ''}"
+                            for k, f, _, r in bad][:6])
+        scans = text.count("=== BEGIN kmemleak ===")
+        if flavour == "debug" and "=== POWEROFF ===" in text:
+            res.check(f"[6.12-{flavour}] {log.name}: kmemleak scanned before each "
+                      "power-off", scans > 0, f"{scans} scans")
+
+
+def last_counts(out):
+    m = re.search(r"^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$", out, re.M)
+    return (int(m[1]), int(m[2]), int(m[3] or 0)) if m else (0, 1, 0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--flavours", default="debug,kcsan")
+    ap.add_argument("--smp", default="2,4")
+    ap.add_argument("--only", default=SCENARIOS)
+    ap.add_argument("--stress-cycles", type=int, default=10)
+    a = ap.parse_args()
+    res = h.Results()
+    for flavour in a.flavours.split(","):
+        kver = f"6.12-{flavour}"
+        p = subprocess.run([str(HERE / "debug-kernel.sh"), flavour],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        took = re.findall(r"took .*", p.stdout)
+        res.check(f"[{kver}] kernel built (debug-kernel.sh)", p.returncode == 0,
+                  (took or ["cached"])[-1] if p.returncode == 0 else p.stdout[-2000:])
+        if p.returncode:
+            continue
+        for old in h.BUILD.glob(f"{kver}-*.log"):
+            old.unlink()
+        runs = [[str(HERE / "test_module.py"), "--kver", kver, "--smp", a.smp,
+                 "--only", a.only]]
+        if a.stress_cycles:
+            runs.append([str(HERE / "stress.py"), "--kver", kver, "--smp", "2",
+                         "--cycles", str(a.stress_cycles)])
+        for cmd in runs:
+            print(f"== {Path(cmd[0]).name} on {kver}", flush=True)
+            p = subprocess.run([sys.executable, *cmd], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            sys.stdout.write(p.stdout)
+            n_ok, n_bad, n_skip = last_counts(p.stdout)
+            res.check(f"[{kver}] {Path(cmd[0]).name}: its checks pass",
+                      p.returncode == 0 and n_bad == 0 and n_ok > 0,
+                      f"{n_ok} passed, {n_bad} failed, {n_skip} skipped")
+        scan(res, flavour, sorted(h.BUILD.glob(f"{kver}-*.log")))
+    return 1 if res.summary() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
