@@ -18,8 +18,8 @@
 # boot/vmlinuz-REL, lib/modules/REL, and build/ to build modules against;
 # $CACHE/k612-FLAVOUR.env describes it for harness.kernel("6.12-FLAVOUR").
 # It is built again only when the source version or the configuration
-# changes (the stamp holds both); ccache keeps a rebuild short. Prints how
-# long the build took.
+# changes (the stamp holds both); the kept build tree and ccache keep a
+# rebuild short. Prints how long the build took.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -80,7 +80,9 @@ if [ -f "$dest.stamp" ] && [ "$(cat "$dest.stamp")" = "$stamp" ] && [ -f "$dest.
 fi
 t0=$(date +%s)
 build=$dest/build
-rm -rf "$dest" "$dest.stamp" "$dest.env"
+# The build tree stays: after a configuration change make rebuilds only
+# what the changed options reach.
+rm -rf "$dest/boot" "$dest/lib" "$dest.stamp" "$dest.env"
 mkdir -p "$build"
 mk=(make -s -C "$src" O="$build" ARCH=x86_64 CC="ccache gcc-12" HOSTCC=gcc-12 -j"$(nproc)")
 export CCACHE_DIR=$CACHE/ccache
