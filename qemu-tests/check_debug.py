@@ -31,7 +31,7 @@ import harness as h
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = ("panic,powercut,allfuncs,crashloop,oops,tasks,dump,control,"
-             "refusals,paramrace,modinit")
+             "refusals,paramrace,modinit,churn")
 
 # The checkers' first lines. Intended crashes (sysrq, the oops module, a
 # soft lockup) print none of these.

@@ -36,6 +36,10 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
             SCHED_FIFO task on the thawing CPU and a crash from another
             CPU inside the section: the crash waits for the thaw, then
             freezes (reason panic)
+  churn     ramtrail loaded with functions='*' and unloaded, every
+            writable parameter written under load, while ftrace's function
+            and function_graph tracers and a kprobe event run: they still
+            trace after it, nothing oopses
   modinit   a module loaded where the last one's init text was freed:
             a call from that init and one from the later module each keep
             their own name (pstore files, decode with the .ko, the dump);
@@ -1976,6 +1980,116 @@ fi
     res.check(f"{t} a reset after the thaw is read as a cut while recording",
               not differs(st, previous_state="recording", previous_freeze_reason="none"), st)
     no_oops(res, t, r.log, intended="sysrq: Resetting")
+
+
+# The guest of churn: ftrace's function tracer in an instance, its
+# function_graph tracer at the top and a kprobe event run while PLUGIN
+# (CHURN_RAMTRAIL or CHURN_FTRACE) is attached to every function and
+# detached CYCLES times, every writable parameter written while attached
+# (ramtrail: functions= twice, each time from or to every function).
+CHURN = f"""
+T=/sys/kernel/tracing
+grep -q " $T " /proc/mounts || mount -t tracefs nodev $T
+echo 'p:rtchurn vfs_read' > $T/kprobe_events
+echo 1 > $T/events/kprobes/rtchurn/enable
+mkdir $T/instances/churn
+echo 'vfs_*' > $T/instances/churn/set_ftrace_filter
+echo function > $T/instances/churn/current_tracer
+echo ksys_read > $T/set_ftrace_filter
+echo function_graph > $T/current_tracer
+echo "tracers $(cat $T/current_tracer) $(cat $T/instances/churn/current_tracer)"
+hits() {{ awk '$1 == "rtchurn" {{ print $2 }}' $T/kprobe_profile; }}
+workload
+i=0
+while [ $i -lt $CYCLES ]; do
+    i=$((i + 1))
+    attach
+    writes
+    settle $i
+    detach; echo "detach rc=$?"
+done
+kill $(jobs -p); wait
+echo > $T/trace; echo > $T/instances/churn/trace
+k0=$(hits)
+workload; sleep 1; kill $(jobs -p); wait
+echo 0 > $T/tracing_on; echo 0 > $T/instances/churn/tracing_on
+begin ftrace
+echo "graph $(grep -c 'ksys_read()' $T/trace)"
+echo "function $(grep -c ' vfs_read <-' $T/instances/churn/trace)"
+echo "kprobe $(( $(hits) - k0 ))"
+end ftrace
+"""
+# ramtrail on every function; each writable parameter written in a loop.
+CHURN_RAMTRAIL = WRITE_PARAM + f"""
+attach() {{ quiet rt_load {PARAMS} functions='*'; }}
+writes() {{
+    rm -f /tmp/w /tmp/other
+    w functions 'vfs_read,ksys_read'; w events 'sched:*'; w enabled 0
+    w dump_on_oops 2; w frozen 1; w dump_lines 8; w frozen 0
+    w enabled 1; w functions '*'; w events 'irq:*,timer:*'
+    w dump_on_oops 0; w dump_lines 64
+}}
+settle() {{
+    begin writes-$1; sort /tmp/w | uniq -c; cat /tmp/other 2>/dev/null; end writes-$1
+    w functions '*'; w events 'sched:*'; w frozen 0; w enabled 1
+    debugfs
+    begin cpus-a-$1; cat {CPUS}; end cpus-a-$1
+    sleep 1
+    begin cpus-b-$1; cat {CPUS}; end cpus-b-$1
+}}
+detach() {{ rmmod ramtrail; }}
+"""
+# A second function tracer instance in ramtrail's place (churn_int3.py).
+CHURN_FTRACE = r"""
+mkdir -p /sys/kernel/tracing/instances/other
+attach() {
+    echo > /sys/kernel/tracing/instances/other/set_ftrace_filter
+    echo function > /sys/kernel/tracing/instances/other/current_tracer
+}
+writes() {
+    echo 'vfs_read ksys_read' > /sys/kernel/tracing/instances/other/set_ftrace_filter
+    echo > /sys/kernel/tracing/instances/other/set_ftrace_filter
+}
+settle() { :; }
+detach() { echo nop > /sys/kernel/tracing/instances/other/current_tracer; }
+"""
+
+
+def churn_guest(k, ko, smp, plugin, cycles, name="churn"):
+    return Guest(k, ko, name, smp, f"CYCLES={cycles}\n" + plugin + CHURN)
+
+
+def scenario_churn(k, ko, smp, res):
+    """ramtrail loaded with functions='*' and unloaded 3 times while ftrace's
+    function tracer (an instance), its function_graph tracer and a kprobe
+    event run, every writable parameter written in a loop while it is
+    loaded: each load and unload succeeds, each write is taken, ramtrail
+    records on every CPU after the writes, and ftrace's tracers and the
+    kprobe still trace after the last unload."""
+    t = f"[{k.kver} smp{smp} churn]"
+    cycles = 3
+    r = churn_guest(k, ko, smp, CHURN_RAMTRAIL, cycles).run(timeout=360)
+    res.check(f"{t} one boot, powered off", boots(r) == 1 and r.rc == 0, brief(r))
+    res.check(f"{t} ftrace's function and function_graph tracers set",
+              re.search(r"^tracers function_graph function$", r.log, re.M), brief(r))
+    loads = re.findall(r"^insmod rc=(\d+)$", r.log, re.M)
+    unloads = re.findall(r"^detach rc=(\d+)$", r.log, re.M)
+    res.check(f"{t} {cycles} loads and unloads with functions='*', each rc 0",
+              loads == ["0"] * cycles and unloads == ["0"] * cycles, (loads, unloads))
+    for i in range(1, cycles + 1):
+        wr = {(p, o): int(n) for n, p, o in
+              re.findall(r"^\s*(\d+) (\w+) (\w+)$", section(r, f"writes-{i}"), re.M)}
+        a, b = parse_cpus(section(r, f"cpus-a-{i}")), parse_cpus(section(r, f"cpus-b-{i}"))
+        res.check(f"{t} load {i}: the 6 writable parameters written while it records, "
+                  "every write taken; then it records on every CPU",
+                  len({p for p, _ in wr}) == 6 and all(o == "ok" for _, o in wr) and
+                  len(b) == smp and all(b[c]["records"] > a.get(c, {}).get("records", 1 << 62)
+                                        for c in b), (wr, a, b))
+    ft = dict(re.findall(r"^(graph|function|kprobe) (-?\d+)$", section(r, "ftrace"), re.M))
+    res.check(f"{t} after the last unload: function_graph, the function tracer and "
+              "the kprobe still trace",
+              len(ft) == 3 and all(int(v) > 0 for v in ft.values()), ft)
+    no_oops(res, t, r.log)
 
 
 def scenario_preempt(k, ko, smp, res):

@@ -14,7 +14,7 @@
 #   QEMU_SKIP   scenarios the 2-CPU suite skips, NAME or NAME@KVER (default:
 #               on every kernel but the last, those whose subject is the
 #               region's format or mapping, code with no branch by kernel
-#               version: ONCE; check-full: none)
+#               version: ONCE; and LONG on every kernel; check-full: none)
 #   STRESS_CYCLES, STRESS_SEED  crash campaign cycles on the last kernel (3, 1)
 #   DEBIAN_KVERS  kernels of the Debian guest scenario (default 6.12)
 set -u
@@ -80,8 +80,11 @@ KVERS=${KVERS:-6.1,6.12}
 # Scenarios of the region's format, recovery and mapping, code with no
 # branch by kernel version: make check runs them on the last kernel only.
 ONCE=lowmem,garbage,savedfull,torn,forged,memtypes
+# Scenarios only make check-full and make check-debug run: churn (ftrace
+# beside ramtrail, about four minutes a kernel).
+LONG=churn
 once_skip() {
-	local kver name out=()
+	local kver name out=(${LONG//,/ })
 	for kver in ${KVERS//,/ }; do
 		[ "$kver" = "${KVERS##*,}" ] && continue
 		for name in ${ONCE//,/ }; do
@@ -120,7 +123,7 @@ if [ "${QEMU:-1}" != 0 ]; then
 	if [ -n "${SMP4_KVERS-${KVERS##*,}}" ]; then
 		suite qemu-smp4 python3 "$top/qemu-tests/test_module.py" \
 			--kver "${SMP4_KVERS-${KVERS##*,}}" --smp 4 \
-			--skip "${SMP4_SKIP-garbage,crashloop,erase,savedfull,forged,crosskernel,refusals,modinit,torn,paramrace}"
+			--skip "${SMP4_SKIP-garbage,crashloop,erase,savedfull,forged,crosskernel,refusals,modinit,torn,paramrace,$LONG}"
 	fi
 	# The packages installed in a real Debian guest (make check-full: both kernels).
 	suite debian python3 "$top/qemu-tests/test_debian.py" --kver "${DEBIAN_KVERS:-6.12}"
