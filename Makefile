@@ -29,8 +29,9 @@
 #                     on Debian's 6.12 built with KASAN, lockdep, kmemleak...
 #                     and with KCSAN (DEBUG_FLAVOURS=debug,kcsan), failing on
 #                     any report; builds the kernels first (30-60 min each)
-#   make model        the SPIN model of the record path, exhaustively, and
-#                     the mutations it must refute (tools/model, ~4 min)
+#   make model        the SPIN models of the record path and of a load's
+#                     save and format, exhaustively, and the mutations they
+#                     must refute (tools/model, ~6 min)
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build

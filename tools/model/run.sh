@@ -3,9 +3,10 @@
 #
 # run.sh [OUTDIR]
 #
-# Checks the model of the record path (ring.pml) exhaustively with SPIN:
-# every configuration below must hold, and every mutation must be refuted
-# in the configuration named beside it. Prints a line per run with the
+# Checks the models exhaustively with SPIN, the record path (ring.pml)
+# and the save and format steps of a load (save.pml): every configuration
+# below must hold, and every mutation must be refuted in the configuration
+# named beside it. Prints a line per run with the
 # states explored and the time taken, then "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,12 +14,12 @@ out=${1:-$here/../../build/model}
 mkdir -p "$out"
 passed=0 failed=0
 
-# run NAME EXPECT(hold|refuted) -D... : one exhaustive search
+# run NAME EXPECT(hold|refuted) -D... : one exhaustive search of $model
 run() {
 	local name=$1 expect=$2 dir=$out/$1 t0=$SECONDS log res states
 	shift 2
 	rm -rf "$dir" && mkdir -p "$dir"
-	if ! (cd "$dir" && spin "$@" -a "$here/ring.pml" >spin.log 2>&1 &&
+	if ! (cd "$dir" && spin "$@" -a "$here/$model" >spin.log 2>&1 &&
 	      gcc -w -O2 -DSAFETY -DMEMLIM=8192 -o pan pan.c >>spin.log 2>&1); then
 		echo "FAIL $name: the model does not build"; sed 's/^/     /' "$dir/spin.log"
 		failed=$((failed + 1))
@@ -46,6 +47,7 @@ run() {
 		"${states:-?}" $((SECONDS - t0)) "$expect"
 }
 
+model=ring.pml
 # The design: nested writers 1 and 2 deep, zones of 2 and 3 blocks, with
 # and without a freeze from another CPU.
 run nb2-depth2 hold -DNB=2 -DDEPTH=2 -DRECS=6
@@ -61,5 +63,15 @@ run mut-r4-nested-enter-any refuted -DMUT_R4 -DNB=2 -DDEPTH=2 -DRECS=6
 run mut-r7-nested-seal refuted -DMUT_R7 -DNB=3 -DDEPTH=2 -DRECS=6
 run mut-lap-reader-any-lap refuted -DMUT_LAP -DNB=2 -DDEPTH=2 -DRECS=6
 run mut-tail-seal-end-block refuted -DMUT_TAIL -DNB=2 -DDEPTH=2 -DRECS=6 -DFREEZE
+
+model=save.pml
+# The design: 4 boots on a saved area of 2 slots, 3 boots on 3 slots.
+run save-k2-boots4 hold -DK=2 -DGENS=4
+run save-k3-boots3 hold -DK=3 -DGENS=3
+run mut-save-seal-first refuted -DMUT_SEAL_FIRST -DGENS=3
+run mut-save-no-already refuted -DMUT_NO_ALREADY -DGENS=3
+run mut-save-place-any refuted -DMUT_PLACE_ANY -DGENS=3
+run mut-save-no-formatting refuted -DMUT_NO_FORMATTING -DGENS=3
+run mut-save-collect-any refuted -DMUT_NO_COLLECT_CHECK -DGENS=3
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]
