@@ -57,7 +57,15 @@ REPORT = re.compile("|".join(f"(?P<k{i}>{p})" for i, (_, p) in enumerate(REPORTS
 
 # Reports of the kernel's own code that ramtrail does not cause:
 # (kind, pattern on the report and the lines after it, why).
-KNOWN = []
+KNOWN = [
+    ("kmemleak", r"unreferenced object 0x[0-9a-f]+ \(size \d+\):\n(?:.*\n){0,5}?"
+                 r"\s+__kmalloc\S*\n\s+pstore_ftrace_seq_start\+",
+     "pstore's iterator of its ftrace files (fs/pstore/inode.c, 6.12.95): "
+     "pstore_ftrace_seq_next() returns NULL at a file's end without freeing "
+     "the cursor pstore_ftrace_seq_start() allocated, so seq_file's stop() "
+     "frees NULL: one cursor leaks per file read to its end, whatever the "
+     "backend (ramoops' ftrace files too); ftrace-ramtrail-N is such a file"),
+]
 
 
 def reports(text):
