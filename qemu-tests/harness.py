@@ -42,7 +42,9 @@ BANNER = re.compile(r"^\[ *\d+\.\d+\] Linux version ", re.M)   # printk, once pe
 def kernel(kver):
     """The kernel `kver`: Debian's "6.1" or "6.12", unpacked, or "6.12-debug"
     or "6.12-kcsan", built from Debian's source: kver, vmlinuz, release,
-    kdir, modules_dir, kbuild_args.  Runs fetch-kernels.sh or
+    kdir, modules_dir, kbuild_args, preempt_full (built to preempt any
+    task: CONFIG_PREEMPT; Debian's preempt voluntarily unless booted with
+    preempt=full).  Runs fetch-kernels.sh or
     debug-kernel.sh if needed."""
     env = CACHE / ("k" + kver.replace(".", "") + ".env")
     if not env.exists():
@@ -56,6 +58,9 @@ def kernel(kver):
             key, _, val = line.partition("=")
             v[key] = " ".join(shlex.split(val))
     root = Path(v["VMLINUZ"]).parent.parent
+    config = root / "boot" / f"config-{v['RELEASE']}"
+    if not config.exists():
+        config = Path(v["KDIR"]) / ".config"
     # A kernel with the checkers boots in 35 s under TCG, Debian's in 7.
     # KCSAN finds a race only when another CPU runs inside the window it
     # watches: its kernel's vCPUs run in parallel, a host thread each.
@@ -63,7 +68,8 @@ def kernel(kver):
                            kdir=v["KDIR"], kbuild_args=shlex.split(v.get("KBUILD_ARGS", "")),
                            modules_dir=root / "lib" / "modules" / v["RELEASE"],
                            slowdown=5 if "-" in v["KVER"] else 1,
-                           parallel=v["KVER"].endswith("-kcsan"))
+                           parallel=v["KVER"].endswith("-kcsan"),
+                           preempt_full="CONFIG_PREEMPT=y" in config.read_text().splitlines())
 
 
 def _modname(path):
