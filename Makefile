@@ -29,6 +29,10 @@
 #                     on Debian's 6.12 built with KASAN, lockdep, kmemleak...
 #                     and with KCSAN (DEBUG_FLAVOURS=debug,kcsan), failing on
 #                     any report; builds the kernels first (30-60 min each)
+#   make churn-int3 [BOOTS=N]  6.1 with 4 vCPUs, a thread each: how often
+#                     ftrace's text patching oopses (int3) with ramtrail
+#                     attached and detached beside ftrace's tracers, and
+#                     with a second ftrace instance in its place (QEMU)
 #   make model        the SPIN models of the record path and of a load's
 #                     save and format, exhaustively, and the mutations they
 #                     must refute (tools/model, ~6 min)
@@ -39,7 +43,7 @@ comma := ,
 
 .PHONY: all module tools check check-full deps deb fuzz bench bench-core bitflip bench-load \
 	bench-mount demo \
-	stress checkpatch model check-debug clean
+	stress checkpatch model check-debug churn-int3 clean
 
 all: module
 
@@ -118,6 +122,10 @@ bench-load:
 	@test -n "$(BASE)" || { echo "make bench-load BASE=REV" >&2; exit 1; }
 	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
 	python3 $(TOP)/qemu-tests/bench_load.py --base $(BASE)
+
+churn-int3: tools
+	@$(TOP)/qemu-tests/fetch-kernels.sh 6.1 >/dev/null
+	python3 $(TOP)/qemu-tests/churn_int3.py $(if $(BOOTS),--boots $(BOOTS))
 
 bench-mount:
 	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null

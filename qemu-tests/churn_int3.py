@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Does ramtrail make QEMU TCG's "Oops: int3" in ftrace's text patching
+more likely? A measurement: the churn scenario's guest (test_module.py:
+ftrace's function tracer in an instance, function_graph at the top, a
+kprobe event, a workload on every CPU) with, in turn, ramtrail attached
+to every function and detached, and a second function tracer instance in
+its place doing the same, boot after boot, with a host thread per vCPU
+(where the oops is seen; the QEMU tests run the vCPUs on one thread).
+Each boot is counted as clean, int3 (where the oops hit), other oops, or
+hang (no power-off before the timeout). Asserts nothing.
+
+usage: churn_int3.py [--kver 6.1] [--smp 4] [--boots 6] [--cycles 2]
+"""
+import argparse
+import os
+import re
+import sys
+
+import harness as h
+import ramtrail_guest as rg
+import test_module as tm
+
+PLUGINS = {"ramtrail": tm.CHURN_RAMTRAIL, "ftrace": tm.CHURN_FTRACE}
+
+
+def classify(r):
+    """clean, int3 (with the function it hit in), oops or hang; and whether
+    ramtrail was loaded when it happened."""
+    log = r.log
+    m = re.search(r"Oops: int3.*\n(?:.*\n){0,8}?.*RIP: 0010:(\S+)", log)
+    crash = min([log.find(s) for s in ("Oops", "BUG:", "Kernel panic") if s in log] or [-1])
+    before = crash >= 0 and "=== INSMOD ===" not in log[:crash] and \
+        "tracers function_graph" not in log[:crash]
+    when = " (before the churn)" if before else ""
+    if m:
+        return f"int3 in {m[1]}{when}"
+    if crash >= 0:
+        return f"oops{when}: " + log[crash:log.find(chr(10), crash)][:80]
+    if r.timed_out or "=== BEGIN ftrace ===" not in log:
+        return "hang"
+    return "clean"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kver", default="6.1")
+    ap.add_argument("--smp", type=int, default=4)
+    ap.add_argument("--boots", type=int, default=6, help="boots per plugin")
+    ap.add_argument("--cycles", type=int, default=2, help="attach/detach per boot")
+    a = ap.parse_args()
+    k = h.kernel(a.kver)
+    rg.build_tools()
+    ko = rg.build_all(a.kver)
+    seen = {p: [] for p in PLUGINS}
+    for i in range(a.boots):
+        for name, plugin in PLUGINS.items():
+            g = tm.churn_guest(k, ko, a.smp, plugin, a.cycles, name=f"int3-{name}")
+            r = g.run(timeout=600, tcg_single=False,
+                      log_path=h.BUILD / f"{g.name}-{i}.log")
+            what = classify(r)
+            seen[name].append(what)
+            print(f"     boot {i + 1} {name}: {what} ({r.duration:.0f} s)", flush=True)
+    print(f"\n{k.release}, {a.smp} vCPUs, QEMU TCG with a thread per vCPU on "
+          f"{os.cpu_count()} host cores, {a.cycles} attach/detach cycles per boot")
+    print("| in ftrace's place | boots | clean | int3 | other oops | hang |\n|---|---|---|---|---|---|")
+    for name, v in seen.items():
+        n = len(v)
+        print(f"| {name} | {n} | {v.count('clean')} | "
+              f"{sum(x.startswith('int3') for x in v)} | "
+              f"{sum(x.startswith('oops') for x in v)} | {v.count('hang')} |")
+    print("A measurement: nothing is asserted.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
