@@ -67,9 +67,11 @@ quiet() {{
 status() {{ debugfs; quiet status_show "${{1:-status}}"; }}
 status_show() {{ begin $1; cat {STATUS}; end $1; }}
 # rt_load PARAMS...: insmod ramtrail; "insmod rc=N"; its status if loaded.
-# The marker goes through printk: a boot that crashes before it did so
-# before ramtrail was loaded (env_crash), and power cuts aim at it.
+# The marker goes through printk, where power cuts aim at it; a boot that
+# crashes before it or the one on the console (which a quiet console
+# keeps) did so before ramtrail was loaded (env_crash).
 rt_load() {{
+    echo "=== RT_LOAD ==="      # on the console even when printk is quiet
     echo "=== INSMOD ===" >/dev/kmsg
     insmod /lib/modules/ramtrail.ko "$@"
     rc=$?
@@ -415,7 +417,8 @@ def env_crash(boot):
     Seen once in about 60 boots of 6.12 with 4 vCPUs under TCG, early after
     a warm reset ("Oops: int3" in sched_clock_cpu, kernel not tainted)."""
     crash = min([boot.find(s) for s in ("Oops", "Kernel panic") if s in boot] or [-1])
-    return crash >= 0 and "=== INSMOD ===" not in boot[:crash]
+    return crash >= 0 and "=== INSMOD ===" not in boot[:crash] and \
+        "=== RT_LOAD ===" not in boot[:crash]
 
 
 def env_crashes(r):
