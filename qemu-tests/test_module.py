@@ -2106,7 +2106,8 @@ def scenario_churn(k, ko, smp, res):
     # Under KASAN and lockdep one cycle takes 10 minutes.
     cycles = 3 if k.slowdown == 1 else 1
     r = churn_guest(k, ko, smp, CHURN_RAMTRAIL, cycles).run(timeout=360)
-    res.check(f"{t} one boot, powered off", boots(r) == 1 and r.rc == 0, brief(r))
+    res.check(f"{t} one boot, powered off", boots(r) == 1 and r.rc == 0 and
+              "=== POWEROFF ===" in r.log, brief(r))
     res.check(f"{t} ftrace's function and function_graph tracers set",
               re.search(r"^tracers function_graph function$", r.log, re.M), brief(r))
     loads = re.findall(r"^insmod rc=(\d+)$", r.log, re.M)
