@@ -51,6 +51,8 @@ REPORTS = [
     ("WARN", r"WARNING: CPU: \d+ PID: \d+ at .*"),
     ("debugobjects", r"ODEBUG: .*"),
     ("list", r"list_(add|del) corruption.*"),
+    ("BUG", r"kernel BUG at .*"),
+    ("double fault", r"PANIC: double fault.*|<#DF>"),
     ("kmemleak", r"unreferenced object 0x[0-9a-f]+ .*"),
 ]
 REPORT = re.compile("|".join(f"(?P<k{i}>{p})" for i, (_, p) in enumerate(REPORTS)))
