@@ -25,13 +25,15 @@ PLUGINS = {"ramtrail": tm.CHURN_RAMTRAIL, "ftrace": tm.CHURN_FTRACE}
 
 
 def classify(r):
-    """clean, int3 (with the function it hit in), oops or hang; and whether
-    ramtrail was loaded when it happened."""
+    """clean, int3 (with the function it hit in), oops or hang, by the first
+    crash; and whether the churn had begun when it happened."""
     log = r.log
-    m = re.search(r"Oops: int3.*\n(?:.*\n){0,8}?.*RIP: 0010:(\S+)", log)
-    crash = min([log.find(s) for s in ("Oops", "BUG:", "Kernel panic") if s in log] or [-1])
-    before = crash >= 0 and "=== INSMOD ===" not in log[:crash] and \
-        "tracers function_graph" not in log[:crash]
+    crash = min([log.find(s) for s in ("Oops", "BUG:", "kernel BUG", "Kernel panic")
+                 if s in log] or [-1])
+    # The first crash only: later ones are its aftermath.
+    m = re.compile(r"Oops: int3.*\n(?:.*\n){0,8}?.*RIP: 0010:(\S+)").match(log, max(crash, 0))
+    # Both plugins attach only after the guest has printed its tracers.
+    before = crash >= 0 and "tracers function_graph" not in log[:crash]
     when = " (before the churn)" if before else ""
     if m:
         return f"int3 in {m[1]}{when}"
