@@ -392,9 +392,9 @@ def crash_tail(recs, strict=True):
     if not panics:
         return False, names[-8:]
     p = panics[0]
-    called, irq = {"sysrq_handle_crash"}, False
+    called, irq = {"sysrq_handle_crash"}, not strict
     for x in tail[1:p]:
-        irq = irq or interrupt_entry(x) or x[2] in SWITCH_OUT or not strict
+        irq = irq or interrupt_entry(x) or x[2] in SWITCH_OUT
         if not irq and x[3].split("+")[0] not in called:
             return False, ("before panic", names[:p + 1][-10:])
         called.add(x[2])
@@ -419,8 +419,9 @@ fi
 mount -t pstore pstore /sys/fs/pstore
 # Over a million records: print only the crashing CPU's, from its last
 # sysrq_handle_crash on (at most 5000), from the last part, which holds
-# the newest 8 chunks whole (parts are cut back from the crash). Its sysrq_handle_crash and panic can be thousands
-# of other CPUs' records apart: vCPUs take turns in one TCG thread.
+# the newest 8 chunks whole (parts are cut back from the crash). Its
+# sysrq_handle_crash and panic can be thousands of other CPUs' records
+# apart: vCPUs take turns in one TCG thread.
 lastpart() {{
     last=$(ls /sys/fs/pstore | sed -n 's/^ftrace-ramtrail-//p' | sort -n | tail -n 1)
     for f in $(ls /sys/fs/pstore | grep ^console-ramtrail- | sort -t- -k3 -n); do
@@ -1863,6 +1864,8 @@ w() {{
     esac
     echo "$1 $r" >> /tmp/w
 }}
+# w_report NAME: the outcomes of /tmp/w counted, in section NAME.
+w_report() {{ begin $1; sort /tmp/w | uniq -c; cat /tmp/other 2>/dev/null; end $1; }}
 # hammer F1 F2: write the writable parameters in a loop, functions= F1
 # and F2 in turn, until /tmp/stop. A write that lands before init begins
 # is the load's own value, as if given to insmod.
@@ -1876,10 +1879,16 @@ hammer() {{
 }}
 unhammer() {{
     touch /tmp/stop; wait $1
-    begin $2; sort /tmp/w | uniq -c; cat /tmp/other 2>/dev/null; end $2
+    w_report $2
     rm -f /tmp/other
 }}
 """
+
+
+def write_outcomes(r, name):
+    """Section `name` of w_report: {(param, outcome): writes}."""
+    return {(p, o): int(n) for n, p, o in
+            re.findall(r"^\s*(\d+) (\w+) (\w+)$", section(r, name), re.M)}
 
 
 def scenario_paramrace(k, ko, smp, res):
@@ -1952,11 +1961,7 @@ fi
     r = g.run()
     res.check(f"{t} reset after the thaw, two boots", boots(r) == 2 and r.rc == 0, brief(r))
 
-    def outcomes(name):
-        return {(p, o): int(n) for n, p, o in
-                re.findall(r"^\s*(\d+) (\w+) (\w+)$", section(r, name), re.M)}
-
-    load = outcomes("loading")
+    load = write_outcomes(r, "loading")
     busy = sum(n for (_, o), n in load.items() if o == "busy")
     odd = {k: n for k, n in load.items() if k[1] not in ("ok", "busy", "absent") and
            k != ("frozen", "invalid")}
@@ -1996,7 +2001,7 @@ fi
               fail.count("Invalid argument") == 2, fail)
     # Taken: enabled and dump_lines, values kept for when it is live, and
     # any write that lands before init begins (the load's own value).
-    fw = outcomes("failing-writes")
+    fw = write_outcomes(r, "failing-writes")
     res.check(f"{t} functions=, events=, frozen= written during the failing loads: "
               "refused (EBUSY) while init runs",
               sum(n for (p, o), n in fw.items() if o == "busy" and
@@ -2065,7 +2070,7 @@ writes() {{
     w dump_on_oops 0; w dump_lines 64
 }}
 settle() {{
-    begin writes-$1; sort /tmp/w | uniq -c; cat /tmp/other 2>/dev/null; end writes-$1
+    w_report writes-$1
     w functions '*'; w events 'sched:*'; w frozen 0; w enabled 1
     debugfs
     begin cpus-a-$1; cat {CPUS}; end cpus-a-$1
@@ -2115,8 +2120,7 @@ def scenario_churn(k, ko, smp, res):
     res.check(f"{t} {cycles} loads and unloads with functions='*', each rc 0",
               loads == ["0"] * cycles and unloads == ["0"] * cycles, (loads, unloads))
     for i in range(1, cycles + 1):
-        wr = {(p, o): int(n) for n, p, o in
-              re.findall(r"^\s*(\d+) (\w+) (\w+)$", section(r, f"writes-{i}"), re.M)}
+        wr = write_outcomes(r, f"writes-{i}")
         a, b = parse_cpus(section(r, f"cpus-a-{i}")), parse_cpus(section(r, f"cpus-b-{i}"))
         res.check(f"{t} load {i}: the 6 writable parameters written while it records, "
                   "every write taken; then it records on every CPU",
