@@ -426,6 +426,43 @@ def env_crashes(r):
     return [b for b in split_boots(r.log) if env_crash(b)]
 
 
+# The first line of a crash, 6.1's die() header ("int3: 0000 [#1]") too.
+CRASH = re.compile(r"Oops|BUG:|kernel BUG at|Kernel panic|\w+: [0-9a-f]{4} \[#\d+\]")
+# An int3 trap (the oops' own header, or an int3 frame in a call trace),
+# the RIP it trapped at and the code bytes around it: the byte before "<"
+# is the one the CPU trapped on, as memory held it when the oops printed.
+INT3_AT = re.compile(r"(?:int3: [0-9a-f]{4} \[#|asm_exc_int3\+)[^\n]*\n(?:[^\n]*\n){0,5}?"
+                     r"[^\n]*RIP: 0010:(\S+)\n[^\n]*Code: (?:[0-9a-f]{2} )*([0-9a-f]{2}) <")
+
+
+def first_crash(log):
+    """Where a log's first crash begins, -1 if none."""
+    m = CRASH.search(log)
+    return m.start() if m else -1
+
+
+def stale_int3(log):
+    """The function a log's first crash trapped in when that crash is QEMU
+    TCG's, None otherwise. ftrace patches a call site by writing int3 on
+    it, then the new instruction, serialising every CPU after each step,
+    and drops the handler that claims those traps only once no CPU is in
+    it; a CPU that traps there later runs translated code of a text that
+    is gone. Its signature: the crash is an int3 trap (the oops itself, or
+    the trap's handler re-entering the site until in_nmi() overflows:
+    kernel BUG in irqentry_nmi_enter), and the byte it trapped on was no
+    longer int3 (cc) when the oops printed the code around it."""
+    crash = first_crash(log)
+    if crash < 0:
+        return None
+    rip = re.search(r"RIP: 0010:(\S+)", log[crash:crash + 3000])
+    if not re.match(r"(?:Oops: )?int3: ", log[crash:]) and not (
+            log.startswith("kernel BUG at kernel/entry/common.c", crash) and
+            rip and rip[1].startswith("irqentry_nmi_enter+")):
+        return None
+    m = INT3_AT.search(log, crash, crash + 20000)
+    return m[1] if m and m[2] != "cc" else None
+
+
 def boots(r):
     """Boots of a run, not counting those that crashed before ramtrail."""
     crashed = env_crashes(r)
