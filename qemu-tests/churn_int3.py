@@ -7,14 +7,16 @@ kprobe event, a workload on every CPU) with, in turn, ramtrail attached
 to every function and detached, and a second function tracer instance in
 its place doing the same, boot after boot, with a host thread per vCPU
 (where the oops is seen; the QEMU tests run the vCPUs on one thread).
-Each boot is counted as clean, int3 (where the oops hit), other oops, or
-hang (no power-off before the timeout). Asserts nothing.
+Each boot is counted as clean, int3 (QEMU's stale int3,
+ramtrail_guest.stale_int3, and the function it hit), other oops, or hang
+(no power-off before the timeout). Asserts nothing. --from-logs
+classifies the saved logs of an earlier run again.
 
 usage: churn_int3.py [--kver 6.1] [--smp 4] [--boots 6] [--cycles 2]
+                     [--from-logs]
 """
 import argparse
 import os
-import re
 import sys
 
 import harness as h
@@ -24,45 +26,25 @@ import test_module as tm
 PLUGINS = {"ramtrail": tm.CHURN_RAMTRAIL, "ftrace": tm.CHURN_FTRACE}
 
 
-def classify(r):
+def classify(log, timed_out=False):
     """clean, int3 (with the function it hit in), oops or hang, by the first
     crash; and whether the churn had begun when it happened."""
-    log = r.log
-    crash = min([log.find(s) for s in ("Oops", "BUG:", "kernel BUG", "Kernel panic")
-                 if s in log] or [-1])
+    crash = rg.first_crash(log)
     # The first crash only: later ones are its aftermath.
-    m = re.compile(r"Oops: int3.*\n(?:.*\n){0,8}?.*RIP: 0010:(\S+)").match(log, max(crash, 0))
+    where = rg.stale_int3(log)
     # Both plugins attach only after the guest has printed its tracers.
     before = crash >= 0 and "tracers function_graph" not in log[:crash]
     when = " (before the churn)" if before else ""
-    if m:
-        return f"int3 in {m[1]}{when}"
+    if where:
+        return f"int3 in {where}{when}"
     if crash >= 0:
         return f"oops{when}: " + log[crash:log.find(chr(10), crash)][:80]
-    if r.timed_out or "=== BEGIN ftrace ===" not in log:
+    if timed_out or "=== BEGIN ftrace ===" not in log:
         return "hang"
     return "clean"
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kver", default="6.1")
-    ap.add_argument("--smp", type=int, default=4)
-    ap.add_argument("--boots", type=int, default=6, help="boots per plugin")
-    ap.add_argument("--cycles", type=int, default=2, help="attach/detach per boot")
-    a = ap.parse_args()
-    k = h.kernel(a.kver)
-    rg.build_tools()
-    ko = rg.build_all(a.kver)
-    seen = {p: [] for p in PLUGINS}
-    for i in range(a.boots):
-        for name, plugin in PLUGINS.items():
-            g = tm.churn_guest(k, ko, a.smp, plugin, a.cycles, name=f"int3-{name}")
-            r = g.run(timeout=600, tcg_single=False,
-                      log_path=h.BUILD / f"{g.name}-{i}.log")
-            what = classify(r)
-            seen[name].append(what)
-            print(f"     boot {i + 1} {name}: {what} ({r.duration:.0f} s)", flush=True)
+def table(k, a, seen):
     print(f"\n{k.release}, {a.smp} vCPUs, QEMU TCG with a thread per vCPU on "
           f"{os.cpu_count()} host cores, {a.cycles} attach/detach cycles per boot")
     print("| in ftrace's place | boots | clean | int3 | other oops | hang |\n|---|---|---|---|---|---|")
@@ -72,6 +54,40 @@ def main():
               f"{sum(x.startswith('int3') for x in v)} | "
               f"{sum(x.startswith('oops') for x in v)} | {v.count('hang')} |")
     print("A measurement: nothing is asserted.")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kver", default="6.1")
+    ap.add_argument("--smp", type=int, default=4)
+    ap.add_argument("--boots", type=int, default=6, help="boots per plugin")
+    ap.add_argument("--cycles", type=int, default=2, help="attach/detach per boot")
+    ap.add_argument("--from-logs", action="store_true",
+                    help="classify the logs of an earlier run, boot nothing")
+    a = ap.parse_args()
+    k = h.kernel(a.kver)
+    seen = {p: [] for p in PLUGINS}
+    if a.from_logs:
+        for name in PLUGINS:
+            g = f"{a.kver}-smp{a.smp}-int3-{name}"
+            for i in range(a.boots):
+                log = h.BUILD / f"{g}-{i}.log"
+                if log.exists():
+                    seen[name].append(classify(log.read_text(errors="replace")))
+                    print(f"     boot {i + 1} {name}: {seen[name][-1]}")
+        table(k, a, seen)
+        return 0
+    rg.build_tools()
+    ko = rg.build_all(a.kver)
+    for i in range(a.boots):
+        for name, plugin in PLUGINS.items():
+            g = tm.churn_guest(k, ko, a.smp, plugin, a.cycles, name=f"int3-{name}")
+            r = g.run(timeout=600, tcg_single=False,
+                      log_path=h.BUILD / f"{g.name}-{i}.log")
+            what = classify(r.log, r.timed_out)
+            seen[name].append(what)
+            print(f"     boot {i + 1} {name}: {what} ({r.duration:.0f} s)", flush=True)
+    table(k, a, seen)
     return 0
 
 
