@@ -2110,7 +2110,20 @@ def scenario_churn(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} churn]"
     # Under KASAN and lockdep one cycle takes 10 minutes.
     cycles = 3 if k.slowdown == 1 else 1
-    r = churn_guest(k, ko, smp, CHURN_RAMTRAIL, cycles).run(timeout=360)
+    g = churn_guest(k, ko, smp, CHURN_RAMTRAIL, cycles)
+    r = g.run(timeout=360)
+    where = rg.stale_int3(r.log)
+    if where:
+        # QEMU's (rg.stale_int3): kept for check-debug's scan, then boot again.
+        kept = h.BUILD / f"{g.name}-stale-int3.log"
+        kept.write_text(r.log)
+        print(f"     note: {t} QEMU TCG trapped on an int3 ftrace had already "
+              f"patched away, in {where} (log {kept.name}): one more boot", flush=True)
+        r = churn_guest(k, ko, smp, CHURN_RAMTRAIL, cycles).run(timeout=360)
+        again = rg.stale_int3(r.log)
+        if again:
+            res.skip(f"{t} QEMU TCG's stale int3 in two boots ({where}, {again})")
+            return
     res.check(f"{t} one boot, powered off", boots(r) == 1 and r.rc == 0 and
               "=== POWEROFF ===" in r.log, brief(r))
     res.check(f"{t} ftrace's function and function_graph tracers set",
