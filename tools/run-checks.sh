@@ -109,6 +109,7 @@ suite fuzz-header fuzz fuzz_header -max_len=16384
 suite fuzz-cli fuzz fuzz_cli -close_fd_mask=3
 suite checkpatch "$top/scripts/checkpatch.sh"
 suite layers python3 "$top/scripts/check-layers.py"
+suite logs python3 "$top/qemu-tests/test_logs.py"
 suite model "$top/tools/model/run.sh" "$top/build/model"
 if [ "${QEMU:-1}" != 0 ]; then
 	for kver in ${KVERS//,/ }; do
