@@ -17,6 +17,7 @@ usage: churn_int3.py [--kver 6.1] [--smp 4] [--boots 6] [--cycles 2]
 """
 import argparse
 import os
+import re
 import sys
 
 import harness as h
@@ -37,22 +38,30 @@ def classify(log, timed_out=False):
     when = " (before the churn)" if before else ""
     if where:
         return f"int3 in {where}{when}"
+    if log.startswith("BUG: soft lockup", crash):
+        return f"hang{when}: soft lockup"
     if crash >= 0:
         return f"oops{when}: " + log[crash:log.find(chr(10), crash)][:80]
     if timed_out or "=== BEGIN ftrace ===" not in log:
-        return "hang"
+        return "hang: no power-off"
+    # A plugin step that failed did not patch the text: not a clean boot.
+    rcs = re.findall(r"^(?:insmod|writes|detach) rc=(\d+)$", log, re.M)
+    if not rcs or set(rcs) != {"0"}:
+        return f"failed: the plugin's steps returned {sorted(set(rcs))}"
     return "clean"
 
 
 def table(k, a, seen):
     print(f"\n{k.release}, {a.smp} vCPUs, QEMU TCG with a thread per vCPU on "
           f"{os.cpu_count()} host cores, {a.cycles} attach/detach cycles per boot")
-    print("| in ftrace's place | boots | clean | int3 | other oops | hang |\n|---|---|---|---|---|---|")
+    print("| in ftrace's place | boots | clean | int3 | other oops | hang | plugin failed |\n"
+          "|---|---|---|---|---|---|---|")
     for name, v in seen.items():
         n = len(v)
         print(f"| {name} | {n} | {v.count('clean')} | "
               f"{sum(x.startswith('int3') for x in v)} | "
-              f"{sum(x.startswith('oops') for x in v)} | {v.count('hang')} |")
+              f"{sum(x.startswith('oops') for x in v)} | {sum(x.startswith('hang') for x in v)} | "
+              f"{sum(x.startswith('failed') for x in v)} |")
     print("A measurement: nothing is asserted.")
 
 
@@ -62,13 +71,17 @@ def main():
     ap.add_argument("--smp", type=int, default=4)
     ap.add_argument("--boots", type=int, default=6, help="boots per plugin")
     ap.add_argument("--cycles", type=int, default=2, help="attach/detach per boot")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds a boot")
+    ap.add_argument("--plugins", default=",".join(PLUGINS),
+                    help="which of ramtrail,ftrace to boot")
     ap.add_argument("--from-logs", action="store_true",
                     help="classify the logs of an earlier run, boot nothing")
     a = ap.parse_args()
     k = h.kernel(a.kver)
-    seen = {p: [] for p in PLUGINS}
+    plugins = {p: PLUGINS[p] for p in a.plugins.split(",")}
+    seen = {p: [] for p in plugins}
     if a.from_logs:
-        for name in PLUGINS:
+        for name in plugins:
             g = f"{a.kver}-smp{a.smp}-int3-{name}"
             for i in range(a.boots):
                 log = h.BUILD / f"{g}-{i}.log"
@@ -80,9 +93,9 @@ def main():
     rg.build_tools()
     ko = rg.build_all(a.kver)
     for i in range(a.boots):
-        for name, plugin in PLUGINS.items():
+        for name, plugin in plugins.items():
             g = tm.churn_guest(k, ko, a.smp, plugin, a.cycles, name=f"int3-{name}")
-            r = g.run(timeout=600, tcg_single=False,
+            r = g.run(timeout=a.timeout, tcg_single=False,
                       log_path=h.BUILD / f"{g.name}-{i}.log")
             what = classify(r.log, r.timed_out)
             seen[name].append(what)

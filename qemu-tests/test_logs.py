@@ -102,9 +102,12 @@ def main():
               ci.classify(START + GPF).startswith("oops: Oops: general protection") and
               ci.classify(GPF).startswith("oops (before the churn)"),
               (ci.classify(START + GPF), ci.classify(GPF)))
+    done = "detach rc=0\n=== BEGIN ftrace ===\n"
     res.check("churn_int3: no ftrace section is a hang, with it clean",
-              ci.classify(START) == "hang" and
-              ci.classify(START + "=== BEGIN ftrace ===\n") == "clean")
+              ci.classify(START).startswith("hang") and ci.classify(START + done) == "clean",
+              (ci.classify(START), ci.classify(START + done)))
+    res.check("churn_int3: a boot whose plugin steps failed is not clean",
+              ci.classify(START + done.replace("rc=0", "rc=1")).startswith("failed"))
 
     failed, out = scan(START + NESTED + KASAN)
     res.check("check-debug: reports after a stale int3 are named, not failed",

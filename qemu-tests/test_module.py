@@ -2080,18 +2080,20 @@ settle() {{
 detach() {{ rmmod ramtrail; }}
 """
 # A second function tracer instance in ramtrail's place (churn_int3.py).
+# Its steps run after CHURN has mounted tracefs; each is checked, as
+# ramtrail's are (insmod rc, detach rc).
 CHURN_FTRACE = r"""
-mkdir -p /sys/kernel/tracing/instances/other
+O=/sys/kernel/tracing/instances/other
 attach() {
-    echo > /sys/kernel/tracing/instances/other/set_ftrace_filter
-    echo function > /sys/kernel/tracing/instances/other/current_tracer
+    mkdir $O && echo > $O/set_ftrace_filter && echo function > $O/current_tracer
+    echo "insmod rc=$?"
 }
 writes() {
-    echo 'vfs_read ksys_read' > /sys/kernel/tracing/instances/other/set_ftrace_filter
-    echo > /sys/kernel/tracing/instances/other/set_ftrace_filter
+    echo 'vfs_read ksys_read' > $O/set_ftrace_filter && echo > $O/set_ftrace_filter
+    echo "writes rc=$?"
 }
 settle() { :; }
-detach() { echo nop > /sys/kernel/tracing/instances/other/current_tracer; }
+detach() { echo nop > $O/current_tracer && rmdir $O; }
 """
 
 

@@ -1,9 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Region geometry and header checksum, shared by the module (which formats
- * regions) and tools/ (which build regions for tests).
+ * A region's header: how ramtrail_layout() lays the areas out, the
+ * header's checksums, and the checks of ramtrail_region_open(): nothing in
+ * a header is used before its layout checksum, its areas, its zone
+ * geometry and its per-boot fields are checked against what a writer
+ * produces. The module formats regions with it; tools/ builds regions for
+ * tests with it, and both read them back.
  */
-#include "recover.h"
+#include "region.h"
+#include "saved.h"
+
+_Static_assert(sizeof(struct ramtrail_region_header) <= RAMTRAIL_HEADER_SIZE,
+	       "region header larger than its page");
+_Static_assert(offsetof(struct ramtrail_region_header, state) ==
+	       offsetof(struct ramtrail_region_header, checksum) + 4,
+	       "state must follow checksum: one span outside the checksum");
+_Static_assert(offsetof(struct ramtrail_module_entry, checksum) ==
+	       offsetof(struct ramtrail_module_entry, flags) + 4,
+	       "checksum must follow flags: one span outside the checksum");
 
 /**
  * ramtrail_header_checksum() - CRC32 of a header's per-format part
@@ -220,4 +234,493 @@ int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,
 	hdr->nr_blocks = per_cpu > 0xffffffffULL ? 0xffffffffU : per_cpu;
 	hdr->layout_checksum = ramtrail_layout_checksum(hdr);
 	return RAMTRAIL_OK;
+}
+
+static const char * const ramtrail_errors[RAMTRAIL_E_NR] = {
+	[RAMTRAIL_OK]		= "ok",
+	[RAMTRAIL_E_SHORT]	= "image too small for a region header",
+	[RAMTRAIL_E_MAGIC]	= "no ramtrail region (bad magic)",
+	[RAMTRAIL_E_VERSION]	= "unsupported format version",
+	[RAMTRAIL_E_CHECKSUM]	= "region header checksum mismatch",
+	[RAMTRAIL_E_GEOMETRY]	= "region geometry out of bounds",
+	[RAMTRAIL_E_STATE]	= "region was being formatted",
+	[RAMTRAIL_E_FIELD]	= "region header field out of bounds",
+};
+
+static const char * const ramtrail_error_names[RAMTRAIL_E_NR] = {
+	[RAMTRAIL_OK]		= "ok",
+	[RAMTRAIL_E_SHORT]	= "short",
+	[RAMTRAIL_E_MAGIC]	= "magic",
+	[RAMTRAIL_E_VERSION]	= "version",
+	[RAMTRAIL_E_CHECKSUM]	= "checksum",
+	[RAMTRAIL_E_GEOMETRY]	= "geometry",
+	[RAMTRAIL_E_STATE]	= "formatting",
+	[RAMTRAIL_E_FIELD]	= "field",
+};
+
+/**
+ * ramtrail_error_name() - one word for an enum ramtrail_error
+ * @err: the error
+ *
+ * Return: a static string, for status files and scripts.
+ */
+const char *ramtrail_error_name(int err)
+{
+	if (err < 0 || err >= RAMTRAIL_E_NR)
+		return "?";
+	return ramtrail_error_names[err];
+}
+
+/**
+ * ramtrail_strerror() - describe an enum ramtrail_error
+ * @err: the error
+ *
+ * Return: a static string.
+ */
+const char *ramtrail_strerror(int err)
+{
+	if (err < 0 || err >= RAMTRAIL_E_NR)
+		return "unknown error";
+	return ramtrail_errors[err];
+}
+
+static bool ramtrail_area_ok(u64 off, u64 size, u64 start, u64 end)
+{
+	return off % 8 == 0 && off >= start && off <= end && size <= end - off;
+}
+
+/*
+ * The areas that outlive a boot: each inside the region, after the header.
+ * Return: the first field out of bounds, or NULL.
+ */
+static const char *ramtrail_areas_bad(const struct ramtrail_region_header *h,
+				      u64 len)
+{
+	u64 end = h->region_size;
+
+	if (h->region_size > len || h->region_size < RAMTRAIL_HEADER_SIZE)
+		return "region_size";
+	if (h->modtab_count > RAMTRAIL_MAX_MODULES ||
+	    !ramtrail_area_ok(h->modtab_offset, (u64)h->modtab_count *
+			      sizeof(struct ramtrail_module_entry),
+			      RAMTRAIL_HEADER_SIZE, end))
+		return "modtab";
+	if (h->dmesg_count > RAMTRAIL_MAX_DMESG ||
+	    (h->dmesg_count &&
+	     (h->dmesg_size % 8 ||
+	      h->dmesg_size > h->region_size / h->dmesg_count ||
+	      h->dmesg_size < sizeof(struct ramtrail_dmesg_header))) ||
+	    !ramtrail_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
+			      RAMTRAIL_HEADER_SIZE, end))
+		return "dmesg";
+	if (!ramtrail_area_ok(h->saved_offset, h->saved_size,
+			      RAMTRAIL_HEADER_SIZE, end))
+		return "saved";
+	return NULL;
+}
+
+/* The zones: after every other area, inside the region. As above. */
+static const char *ramtrail_zones_bad(const struct ramtrail_region_header *h)
+{
+	if (h->block_shift != RAMTRAIL_BLOCK_SHIFT)
+		return "block_shift";
+	if (h->nr_cpus < 1 || h->nr_cpus > RAMTRAIL_MAX_CPUS)
+		return "nr_cpus";
+	if (h->nr_blocks < RAMTRAIL_MIN_BLOCKS)
+		return "nr_blocks";
+	if (h->zone_offset % RAMTRAIL_BLOCK_SIZE ||
+	    !ramtrail_area_ok(h->zone_offset, ramtrail_zones_size(h),
+			      RAMTRAIL_HEADER_SIZE, h->region_size) ||
+	    h->modtab_offset + (u64)h->modtab_count *
+	    sizeof(struct ramtrail_module_entry) > h->zone_offset ||
+	    h->dmesg_offset + h->dmesg_count * h->dmesg_size > h->zone_offset ||
+	    h->saved_offset + h->saved_size > h->zone_offset)
+		return "zone_offset";
+	return NULL;
+}
+
+/* The per-boot fields, bounded to what a writer produces. As above. */
+static const char *ramtrail_boot_bad(const struct ramtrail_region_header *h)
+{
+	if (h->clock_hz && (h->clock_hz < RAMTRAIL_CLOCK_HZ_MIN ||
+			    h->clock_hz > RAMTRAIL_CLOCK_HZ_MAX))
+		return "clock_hz";
+	if (h->flags & ~(RAMTRAIL_F_CLOCK_RELIABLE | RAMTRAIL_F_STOP_WHEN_FULL))
+		return "flags";
+	if (h->boot_id >= 1ULL << 62)
+		return "boot_id";
+	if (h->clock_ref_cycles > RAMTRAIL_CLOCK_MASK)
+		return "clock_ref_cycles";
+	return NULL;
+}
+
+/**
+ * ramtrail_region_open() - validate a region header
+ * @reg: filled on success, and with the layout alone on some errors
+ * @buf: the region's bytes
+ * @len: bytes readable at @buf
+ *
+ * Checks magic, version, the layout checksum and that every area that
+ * outlives a boot lies inside @len; then the header checksum, the zone
+ * geometry, the per-boot fields and the state. For a geometry or a field
+ * out of bounds, @reg->bad names the first that is. A header whose layout holds
+ * but whose rest does not (a reset while it was rewritten, or while the
+ * zones were being formatted) still gives @reg->base, so that saved traces
+ * and dmesg records are found: only the zones are unusable.
+ *
+ * Return: RAMTRAIL_OK (zones usable, if the state says they hold a trace)
+ * or an enum ramtrail_error.
+ */
+int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
+			 u64 len)
+{
+	struct ramtrail_region_header *h = &reg->hdr;
+
+	memset(reg, 0, sizeof(*reg));
+	if (len < RAMTRAIL_HEADER_SIZE)
+		return RAMTRAIL_E_SHORT;
+	memcpy(h, buf, sizeof(*h));
+	h->release[sizeof(h->release) - 1] = 0;
+	h->build[sizeof(h->build) - 1] = 0;
+	if (h->magic != RAMTRAIL_MAGIC)
+		return RAMTRAIL_E_MAGIC;
+	if (h->version != RAMTRAIL_VERSION)
+		return RAMTRAIL_E_VERSION;
+	if (h->layout_checksum != ramtrail_layout_checksum(h))
+		return RAMTRAIL_E_CHECKSUM;
+	reg->bad = ramtrail_areas_bad(h, len);
+	if (reg->bad)
+		return RAMTRAIL_E_GEOMETRY;
+	reg->base = buf;
+	reg->len = len;
+	ramtrail_saved_scan(reg);
+	if (h->header_size != offsetof(struct ramtrail_region_header, freeze) ||
+	    h->checksum != ramtrail_header_checksum(h))
+		return RAMTRAIL_E_CHECKSUM;
+	reg->bad = ramtrail_zones_bad(h);
+	if (reg->bad)
+		return RAMTRAIL_E_GEOMETRY;
+	reg->bad = ramtrail_boot_bad(h);
+	if (reg->bad)
+		return RAMTRAIL_E_FIELD;
+	if (h->state == RAMTRAIL_STATE_FORMATTING ||
+	    h->state >= RAMTRAIL_STATE_NR)
+		return RAMTRAIL_E_STATE;
+	return RAMTRAIL_OK;
+}
+
+/**
+ * ramtrail_region_open_layout() - read a region by a layout of its own
+ * @reg: filled with @layout's areas and no boot; @reg->base stays NULL if
+ *	they do not fit @len
+ * @buf: the region's bytes
+ * @len: bytes readable at @buf
+ * @layout: a header laid out by ramtrail_layout()
+ *
+ * For a region whose header's layout failed (a flipped bit fails the
+ * layout checksum): its saved traces and dmesg records carry checksums of
+ * their own, and are found where @layout puts their areas, when it is the
+ * layout they were written in. The zones are not read.
+ */
+void ramtrail_region_open_layout(struct ramtrail_region *reg, const void *buf,
+				 u64 len,
+				 const struct ramtrail_region_header *layout)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->hdr = *layout;
+	if (ramtrail_areas_bad(&reg->hdr, len))
+		return;
+	reg->base = buf;
+	reg->len = len;
+	ramtrail_saved_scan(reg);
+}
+
+/**
+ * ramtrail_zones_hold_trace() - do the zones of an opened region hold a trace
+ * @reg: the region
+ * @err: what ramtrail_region_open() returned for it
+ *
+ * Return: true if the zones can be decoded and were not saved yet.
+ */
+bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err)
+{
+	u32 state = reg->hdr.state;
+
+	return !err && (state == RAMTRAIL_STATE_RECORDING ||
+			state == RAMTRAIL_STATE_FROZEN ||
+			state == RAMTRAIL_STATE_STOPPED);
+}
+
+/**
+ * ramtrail_region_nr_modules() - entries of an opened region's module table
+ * @reg: the region
+ *
+ * Return: the entries before the first unused one.
+ */
+u32 ramtrail_region_nr_modules(const struct ramtrail_region *reg)
+{
+	const struct ramtrail_module_entry *mods = ramtrail_region_modules(reg);
+	u32 n = 0;
+
+	while (n < reg->hdr.modtab_count && mods[n].base)
+		n++;
+	return n;
+}
+
+/**
+ * ramtrail_region_flags() - RAMTRAIL_F_* of the boot that wrote a region
+ * @reg: region for which ramtrail_region_open() returned RAMTRAIL_OK
+ *
+ * The clock counts as reliable only if it still was when recording ended.
+ *
+ * Return: the flags.
+ */
+u32 ramtrail_region_flags(const struct ramtrail_region *reg)
+{
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
+	u32 flags = reg->hdr.flags;
+
+	if (f && !(f->clock_flags & RAMTRAIL_F_CLOCK_RELIABLE))
+		flags &= ~RAMTRAIL_F_CLOCK_RELIABLE;
+	return flags;
+}
+
+/**
+ * ramtrail_region_freeze() - how recording ended in an opened region
+ * @reg: region for which ramtrail_region_open() returned RAMTRAIL_OK
+ *
+ * Return: the freeze record, or NULL if none was completed in that boot
+ * (still recording, or a reset in the middle of the freeze).
+ */
+const struct ramtrail_freeze_info *
+ramtrail_region_freeze(const struct ramtrail_region *reg)
+{
+	const struct ramtrail_freeze_info *f = &reg->hdr.freeze;
+
+	if (f->checksum != ramtrail_freeze_checksum(f) ||
+	    f->boot_id != reg->hdr.boot_id || f->nr_zones != reg->hdr.nr_cpus ||
+	    f->reason >= RAMTRAIL_FREEZE_NR)
+		return NULL;
+	return f;
+}
+
+/**
+ * ramtrail_freeze_sealed() - was a zone sealed when recording stopped?
+ * @f: a freeze record from ramtrail_region_freeze(), or NULL
+ * @cpu: zone number, below the record's nr_zones
+ *
+ * Return: true if @f says zone @cpu was sealed up to its freeze_pos.
+ */
+bool ramtrail_freeze_sealed(const struct ramtrail_freeze_info *f, u32 cpu)
+{
+	return f && f->sealed[cpu / 64] >> (cpu % 64) & 1;
+}
+
+static const char * const ramtrail_states[RAMTRAIL_STATE_NR] = {
+	[RAMTRAIL_STATE_EMPTY]		= "empty",
+	[RAMTRAIL_STATE_FORMATTING]	= "formatting",
+	[RAMTRAIL_STATE_RECORDING]	= "recording",
+	[RAMTRAIL_STATE_FROZEN]		= "frozen",
+	[RAMTRAIL_STATE_STOPPED]	= "stopped",
+	[RAMTRAIL_STATE_SAVED]		= "saved",
+};
+
+static const char * const ramtrail_reasons[RAMTRAIL_FREEZE_NR] = {
+	[RAMTRAIL_FREEZE_NONE]	= "none",
+	[RAMTRAIL_FREEZE_PANIC]	= "panic",
+	[RAMTRAIL_FREEZE_OOPS]	= "oops",
+	[RAMTRAIL_FREEZE_API]	= "ramtrail_freeze()",
+	[RAMTRAIL_FREEZE_USER]	= "user",
+};
+
+/**
+ * ramtrail_state_name() - name of an enum ramtrail_state
+ * @state: the state, any value
+ *
+ * Return: a static string, "?" out of range.
+ */
+const char *ramtrail_state_name(u32 state)
+{
+	return state < RAMTRAIL_STATE_NR ? ramtrail_states[state] : "?";
+}
+
+/**
+ * ramtrail_reason_name() - name of an enum ramtrail_freeze_reason
+ * @reason: the reason, any value
+ *
+ * Return: a static string, "?" out of range.
+ */
+const char *ramtrail_reason_name(u32 reason)
+{
+	return reason < RAMTRAIL_FREEZE_NR ? ramtrail_reasons[reason] : "?";
+}
+
+/**
+ * ramtrail_dmesg_checksum() - CRC32 of a dmesg record
+ * @d: the record: header and @d->len bytes of data, which the caller has
+ *	bounded. The magic (stored last, to publish the record) and the
+ *	checksum are not covered.
+ *
+ * Return: the checksum to store in or compare with @d->checksum.
+ */
+u32 ramtrail_dmesg_checksum(const struct ramtrail_dmesg_header *d)
+{
+	size_t from = offsetof(struct ramtrail_dmesg_header, len);
+	size_t field = offsetof(struct ramtrail_dmesg_header, checksum);
+	u32 crc = ramtrail_crc32_update(~0U, (const u8 *)d + from,
+					field - from);
+
+	crc = ramtrail_crc32_update(crc, (const u8 *)d + field + sizeof(u32),
+				    sizeof(*d) - field - sizeof(u32));
+	return ~ramtrail_crc32_update(crc, d + 1, d->len);
+}
+
+/**
+ * ramtrail_dmesg_at() - a dmesg record of an opened region, if it is valid
+ * @reg: region with its layout validated (@reg->base set)
+ * @slot: record number
+ *
+ * Return: the record, or NULL if the slot is free, out of range or damaged.
+ */
+const struct ramtrail_dmesg_header *
+ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot)
+{
+	const struct ramtrail_region_header *h = &reg->hdr;
+	const struct ramtrail_dmesg_header *d;
+
+	if (!reg->base || slot >= h->dmesg_count)
+		return NULL;
+	d = (const void *)(reg->base + ramtrail_dmesg_offset(h, slot));
+	return ramtrail_dmesg_valid(h, d) ? d : NULL;
+}
+
+/**
+ * ramtrail_dmesg_valid() - whether a dmesg record is whole
+ * @h: the region's header, its layout validated
+ * @d: the record, in its slot or in a copy of the slot (@h->dmesg_size
+ *	bytes): a copy stays valid while the slot is rewritten
+ *
+ * Return: true if its magic is set, its length fits the slot and its
+ * checksum matches.
+ */
+bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
+			  const struct ramtrail_dmesg_header *d)
+{
+	return READ_ONCE(d->magic) == RAMTRAIL_DMESG_MAGIC &&
+	       d->len <= h->dmesg_size - sizeof(*d) &&
+	       d->checksum == ramtrail_dmesg_checksum(d);
+}
+
+/*
+ * Whether entry @e, covering an address, can be what a record of counter
+ * time @ts named there, given @after: a time before which it cannot have
+ * begun (0: unknown). Init text that ended by @ts was not it.
+ */
+static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
+			       u64 ts, u64 after)
+{
+	if ((after && ts < after) || (e->gone && ts >= e->gone))
+		return false;
+	return !(e->flags & RAMTRAIL_MOD_INIT) || !e->core_size ||
+	       ts < e->core_size;
+}
+
+/**
+ * ramtrail_module_kernel() - the kernel's build a module table keeps
+ * @tab: the table
+ * @n: its entries
+ * @hash: set to its hash (RAMTRAIL_MOD_KERNEL) when it is whole
+ *
+ * Return: 1 with *@hash set, 0 if the table has no kernel entry (written
+ * before 0.15, or by a module that could not tell its kernel's build), -1
+ * if its entry is damaged.
+ */
+int ramtrail_module_kernel(const struct ramtrail_module_entry *tab, u32 n,
+			   u64 *hash)
+{
+	u32 i;
+
+	for (i = 0; i < n && tab[i].base; i++) {
+		if (!(tab[i].flags & RAMTRAIL_MOD_KERNEL))
+			continue;
+		if (tab[i].checksum != ramtrail_module_checksum(&tab[i]))
+			return -1;
+		*hash = tab[i].core_size;
+		return 1;
+	}
+	return 0;
+}
+
+/**
+ * ramtrail_module_find() - the module table entry an address was in
+ * @tab: the table
+ * @n: its entries
+ * @addr: the address
+ * @ts: counter time of the record that names @addr
+ * @timed: if not NULL, set when the answer depends on @ts (more than one
+ *	entry covers @addr, or init text that ended)
+ *
+ * Entries are only appended, in the order the kernel allocated their text,
+ * and one covering an address began after every earlier one covering it
+ * was freed. A module's init text is freed when its init ends, and a
+ * module when it is unloaded, whose times its entry keeps: a record
+ * before then names it, one after names a later module there, or nothing
+ * (code that no entry tells of may have come there). Once the table was
+ * full (RAMTRAIL_MOD_FULL), modules came that no entry tells of: a record
+ * of that time or later is named only by an entry of a module not
+ * unloaded before it, or of an init text not ended (they were there).
+ *
+ * Return: the entry's index, or -1 if none or more than one may be it (or
+ * one that may be it is damaged: its checksum fails).
+ */
+int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
+			 u64 addr, u64 ts, bool *timed)
+{
+	int found = -1, covering = 0;
+	bool ended = false;
+	u64 after = 0, full = U64_MAX;
+	u32 i;
+
+	for (i = 0; i < n && tab[i].base; i++) {
+		const struct ramtrail_module_entry *e = &tab[i];
+
+		if (addr < e->base || addr - e->base >= e->size)
+			continue;
+		covering++;
+		/* Damaged: what it held is unknown, but not before @after. */
+		if (e->checksum != ramtrail_module_checksum(e)) {
+			if (after && ts < after)
+				continue;
+			found = -2;
+			break;
+		}
+		if (e->flags & RAMTRAIL_MOD_FULL) {
+			full = min_t(u64, full, e->core_size);
+			ended = true;
+			continue;
+		}
+		if (ramtrail_module_at(e, ts, after)) {
+			if (found != -1) {
+				found = -2;
+				break;
+			}
+			found = i;
+		}
+		/* A later entry here began after this text was freed. */
+		if ((e->flags & RAMTRAIL_MOD_INIT) && e->core_size) {
+			after = max_t(u64, after, e->core_size);
+			ended = true;
+		}
+		if (e->gone) {
+			after = max_t(u64, after, e->gone);
+			ended = true;
+		}
+	}
+	/* Gone at a time not kept: a module with no entry may be it. */
+	if (found >= 0 && ts >= full && !tab[found].gone &&
+	    (READ_ONCE(tab[found].flags) & RAMTRAIL_MOD_GONE))
+		found = -1;
+	if (timed)
+		*timed = covering > 1 || ended;
+	return found < 0 ? -1 : found;
 }

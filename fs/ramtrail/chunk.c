@@ -1,0 +1,867 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A saved trace's chunks: the writer (each record of the zone merge as
+ * entries of the open chunk, with the tables of function offsets and
+ * pairs the chunk carries and the task events that name each record's
+ * task; the chunk sealed with its checksum and parity into the oldest
+ * slot), the reader that returns the records again, and the check that
+ * corrects what the parity can and counts the rest.
+ */
+#include "chunk.h"
+
+/**
+ * ramtrail_saved_count() - a saved trace's drop counters from its decode
+ * @t: the saved trace, counters zero
+ * @reg: the region it was recovered from
+ * @cur: the cursors of the merge that filled it, one per zone
+ */
+void ramtrail_saved_count(struct ramtrail_saved_trace *t,
+			  const struct ramtrail_region *reg,
+			  const struct ramtrail_zone_cursor *cur)
+{
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
+	struct ramtrail_zone_stats sum;
+	u32 cpu;
+
+	ramtrail_zone_stats_sum(&sum, cur, reg->hdr.nr_cpus);
+	t->corrupt_blocks = sum.corrupt_blocks;
+	t->torn = sum.torn;
+	t->lost_words = sum.lost_words;
+	t->no_time = sum.no_base;
+	t->dropped = 0;
+	for (cpu = 0; f && cpu < reg->hdr.nr_cpus; cpu++)
+		t->dropped += f->zone[cpu].dropped;
+}
+
+/* A function offset a zone writer produces: 0 (none) or one below 2^31. */
+static u32 ramtrail_saved_func_off(u32 off)
+{
+	return off <= RAMTRAIL_TEXT_OFFSET_MAX ? off : 0;
+}
+
+/**
+ * ramtrail_saved_keeps() - does a saved trace keep a decoded record
+ * @r: the record
+ *
+ * Not a function outside the text, which has no name, nor a task event:
+ * the writer makes its own.
+ *
+ * Return: true if ramtrail_saved_add() writes it.
+ */
+bool ramtrail_saved_keeps(const struct ramtrail_record *r)
+{
+	if (r->type == RAMTRAIL_W_EVENT)
+		return r->id != RAMTRAIL_EV_TASK;
+	return ramtrail_saved_func_off(r->ip) != 0;
+}
+
+/* Does @r change what the open chunk says of its CPU's task? */
+static bool ramtrail_saved_task_changes(const struct ramtrail_saved_task *cpu,
+					const struct ramtrail_record *r)
+{
+	if (r->task_gen && r->task_gen == cpu->gen)
+		return false;
+	if (r->task_known != cpu->known)
+		return true;
+	return r->task_known && memcmp(&r->task, &cpu->task, sizeof(r->task));
+}
+
+/**
+ * ramtrail_saved_chunk_checksum() - CRC32 of a chunk of a saved trace
+ * @k: the chunk, its @len bytes of entries after it
+ * @boot_id: boot_id of the trace it belongs to
+ * @nonce: nonce of the trace it belongs to
+ *
+ * Return: the checksum to store in or compare with @k->checksum.
+ */
+u32 ramtrail_saved_chunk_checksum(const struct ramtrail_saved_chunk *k,
+				  u64 boot_id, u64 nonce)
+{
+	const u64 id[2] = { boot_id, nonce };
+	u32 crc = ramtrail_crc32_update(~0U, id, sizeof(id));
+
+	crc = ramtrail_crc32_update(crc, k + 1, k->len);
+	return ~ramtrail_crc32_update(crc, (const u8 *)k + sizeof(k->checksum),
+				      sizeof(*k) - sizeof(k->checksum));
+}
+
+/* A part's ftrace file, 24 bytes a record, fits 6.1's 4 MiB kmalloc. */
+_Static_assert(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES * 24 <=
+	       4 << 20, "a pstore part's ftrace file fits in one kmalloc");
+_Static_assert(RAMTRAIL_SAVED_ENTRY_MAX <=
+	       RAMTRAIL_SAVED_CHUNK_MIN - RAMTRAIL_SAVED_ECC_MAX *
+	       DIV_ROUND_UP(RAMTRAIL_SAVED_CHUNK_MIN, RAMTRAIL_SAVED_ECC_N) -
+	       sizeof(struct ramtrail_saved_chunk),
+	       "an empty chunk holds any record");
+_Static_assert(sizeof(struct ramtrail_saved_chunk) >= RAMTRAIL_SAVED_ECC_MAX,
+	       "a slot that holds a chunk's header holds its parity");
+
+static u8 *ramtrail_put_varint(u8 *p, u64 v)
+{
+	while (v >= 0x80) {
+		*p++ = (u8)v | 0x80;
+		v >>= 7;
+	}
+	*p++ = (u8)v;
+	return p;
+}
+
+/**
+ * ramtrail_saved_writer_start() - start a saved trace's chunks
+ * @w: the writer, its @task, @hash and @nr_cpus set by the caller
+ * @slots: the first chunk slot
+ * @chunk_size: bytes of a slot, within RAMTRAIL_SAVED_CHUNK_MIN..MAX
+ * @nr_slots: slots at @slots
+ * @ecc: parity bytes per codeword of a slot, up to RAMTRAIL_SAVED_ECC_MAX
+ * @boot_id: boot_id of the trace
+ * @nonce: nonce of the trace
+ */
+void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
+				 u32 chunk_size, u32 nr_slots, u32 ecc,
+				 u64 boot_id, u64 nonce)
+{
+	w->slots = slots;
+	w->chunk_size = chunk_size;
+	w->nr_slots = nr_slots;
+	w->ecc = ecc;
+	w->data = ramtrail_saved_data_size(chunk_size, ecc);
+	w->boot_id = boot_id;
+	w->nonce = nonce;
+	w->chunk = NULL;
+	w->len = 0;
+	w->nr_chunks = 0;
+	w->records = 0;
+	w->chunk_records = 0;
+	w->lost = 0;
+}
+
+/*
+ * Seal the open chunk, if any, in @w->buf, add its slot's parity there,
+ * and copy the slot: the region may be mapped write-combined, slow to
+ * read, and takes one copy of a whole slot best. The last chunk of a
+ * trace that never wrapped (@last) takes the slot it needs, cut.
+ */
+static void ramtrail_saved_close(struct ramtrail_saved_writer *w, bool last)
+{
+	struct ramtrail_saved_chunk *k = (void *)w->buf;
+	u32 used = sizeof(*k) + w->len, size = w->chunk_size;
+
+	if (!w->chunk)
+		return;
+	if (last && w->nr_chunks <= w->nr_slots) {
+		size = round_up(used, 8);
+		while (ramtrail_saved_data_size(size, w->ecc) < used)
+			size += 8;
+	}
+	k->len = w->len;
+	k->records = w->chunk_records;
+	k->checksum = ramtrail_saved_chunk_checksum(k, w->boot_id, w->nonce);
+	memset(w->buf + used, 0, size - used);
+	if (w->ecc)
+		ramtrail_ecc_encode(w->buf, size, w->ecc, &w->enc);
+	memcpy(w->chunk, k, size);
+	w->last_size = size;
+	w->chunk = NULL;
+}
+
+/* Open the next chunk, its time counting from @ns, in the oldest slot. */
+static void ramtrail_saved_next_chunk(struct ramtrail_saved_writer *w, u64 ns)
+{
+	struct ramtrail_saved_chunk *k = (void *)w->buf;
+	u64 n = w->nr_chunks++;
+
+	ramtrail_saved_close(w, false);
+	w->chunk = (void *)(w->slots + (n % w->nr_slots) * w->chunk_size);
+	if (n >= w->nr_slots)
+		w->lost += w->chunk->records;	/* sealed by this writer */
+	memset(k, 0, sizeof(*k));
+	k->seq = n;
+	k->ns = ns;
+	w->len = 0;
+	w->entries = 0;
+	w->chunk_records = 0;
+	w->nr_names = 0;
+	w->nr_pairs = 0;
+	w->ns = ns;
+	w->cpu = U32_MAX;
+	memset(w->task, 0, w->nr_cpus * sizeof(*w->task));
+}
+
+/*
+ * The index of @key (an offset or a pair) in the open chunk's table of its
+ * kind, of which there are *@nr; *@new tells that it was not there and is
+ * added. The tables never hold more than half of @w->hash together.
+ */
+static u32 ramtrail_saved_name(struct ramtrail_saved_writer *w, u64 key,
+			       u32 *nr, bool *new)
+{
+	u32 h = (key * 0x9e3779b97f4a7c15ULL) >> (64 - RAMTRAIL_SAVED_HASH_BITS);
+	struct ramtrail_saved_name *e;
+
+	for (;; h = (h + 1) % RAMTRAIL_SAVED_HASH) {
+		e = &w->hash[h];
+		if (e->chunk != (u32)w->nr_chunks) {
+			e->chunk = w->nr_chunks;
+			e->key = key;
+			e->index = (*nr)++;
+			*new = true;
+			return e->index;
+		}
+		if (e->key == key) {
+			*new = false;
+			return e->index;
+		}
+	}
+}
+
+/* Put function offset @off at @p, as an index or a new offset. */
+static u8 *ramtrail_saved_put_ref(struct ramtrail_saved_writer *w, u8 *p,
+				  u32 off, u8 *refs, unsigned int shift)
+{
+	bool new;
+	u32 i = ramtrail_saved_name(w, RAMTRAIL_SAVED_OFFSET | off,
+				    &w->nr_names, &new);
+
+	if (!new) {
+		*refs |= RAMTRAIL_SR_INDEX << shift;
+		return ramtrail_put_varint(p, i);
+	}
+	*refs |= RAMTRAIL_SR_NEW << shift;
+	memcpy(p, &off, sizeof(off));
+	return p + sizeof(off);
+}
+
+/* An entry's tag at @p (@tag and its CPU), its CPU if need be, its time. */
+static __always_inline u8 *
+ramtrail_saved_put_head(struct ramtrail_saved_writer *w, u8 *p, u8 tag,
+			u32 cpu, u64 ns)
+{
+	u8 *q = p + 1;
+
+	if (cpu != w->cpu) {
+		if (cpu < RAMTRAIL_ST_CPU_VARINT - 1) {
+			tag |= (cpu + 1) << RAMTRAIL_ST_CPU_SHIFT;
+		} else {
+			tag |= RAMTRAIL_ST_CPU_VARINT << RAMTRAIL_ST_CPU_SHIFT;
+			q = ramtrail_put_varint(q, cpu);
+		}
+		w->cpu = cpu;
+	}
+	*p = tag;
+	q = ramtrail_put_varint(q, ns - w->ns);
+	w->ns = ns;
+	w->entries++;
+	return q;
+}
+
+static u8 *ramtrail_saved_put_event(struct ramtrail_saved_writer *w, u8 *p,
+				    u32 cpu, u64 ns, u32 id, u32 len,
+				    u32 flags, const void *data)
+{
+	u8 *q = ramtrail_saved_put_head(w, p, RAMTRAIL_SK_EVENT <<
+					RAMTRAIL_ST_KIND_SHIFT, cpu, ns);
+
+	q = ramtrail_put_varint(q, id);
+	*q++ = len;
+	*q++ = flags;
+	memcpy(q, data, len);
+	return q + len;
+}
+
+/* A function record: its pair's index, or the new pair's offsets. */
+static __always_inline u8 *
+ramtrail_saved_put_func(struct ramtrail_saved_writer *w, u8 *p,
+			const struct ramtrail_record *r, u64 ns)
+{
+	u32 parent = ramtrail_saved_func_off(r->parent);
+	u8 tag = r->ctx & RAMTRAIL_ST_CTX_MASK, *refs;
+	bool new;
+	u32 i = ramtrail_saved_name(w, (u64)r->ip << 32 | parent,
+				    &w->nr_pairs, &new);
+
+	if (!new) {
+		p = ramtrail_saved_put_head(w, p, tag | RAMTRAIL_SK_PAIR <<
+					    RAMTRAIL_ST_KIND_SHIFT, r->cpu, ns);
+		return ramtrail_put_varint(p, i);
+	}
+	p = ramtrail_saved_put_head(w, p, tag | RAMTRAIL_SK_NEW_PAIR <<
+				    RAMTRAIL_ST_KIND_SHIFT, r->cpu, ns);
+	refs = p++;
+	*refs = 0;
+	p = ramtrail_saved_put_ref(w, p, r->ip, refs, 0);
+	if (parent)
+		p = ramtrail_saved_put_ref(w, p, parent, refs,
+					   RAMTRAIL_SR_PARENT_SHIFT);
+	return p;
+}
+
+/*
+ * Write @r at @out, preceded by a task event (pid RAMTRAIL_PID_UNKNOWN
+ * when unknown) if its task is not the one the chunk names last for its
+ * CPU. Returns the bytes written: at most RAMTRAIL_SAVED_ENTRY_MAX.
+ */
+static __always_inline u32
+ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
+		      const struct ramtrail_record *r, u64 ns)
+{
+	struct ramtrail_saved_task *cpu = &w->task[r->cpu];
+	u8 *p = out;
+
+	if (ramtrail_saved_task_changes(cpu, r)) {
+		struct ramtrail_ev_task task = { .pid = RAMTRAIL_PID_UNKNOWN };
+
+		cpu->known = r->task_known;
+		cpu->task = r->task;
+		if (r->task_known)
+			task = r->task;
+		p = ramtrail_saved_put_event(w, p, r->cpu, ns, RAMTRAIL_EV_TASK,
+					     sizeof(task), 0, &task);
+	}
+	cpu->gen = r->task_gen;
+	if (r->type == RAMTRAIL_W_EVENT)
+		p = ramtrail_saved_put_event(w, p, r->cpu, ns, r->id, r->len,
+					     r->flags, r->data);
+	else
+		p = ramtrail_saved_put_func(w, p, r, ns);
+	return p - out;
+}
+
+/* Where the open chunk's next entry goes. */
+static u8 *ramtrail_saved_tail(struct ramtrail_saved_writer *w)
+{
+	return w->buf + sizeof(struct ramtrail_saved_chunk) + w->len;
+}
+
+/* ramtrail_saved_add(), inline in ramtrail_saved_merge(). */
+static __always_inline void ramtrail_saved_append(struct ramtrail_saved_writer *w,
+						  const struct ramtrail_record *r,
+						  u64 ns)
+{
+	u32 cap = w->data - sizeof(struct ramtrail_saved_chunk), n;
+	bool again;
+
+	if (!w->nr_slots || !ramtrail_saved_keeps(r))
+		return;
+	if (w->chunk && ns < w->ns)
+		ns = w->ns;	/* the merge's order: not seen */
+	if (!w->chunk || w->entries + 2 > RAMTRAIL_SAVED_CHUNK_ENTRIES ||
+	    w->nr_names + 2 > RAMTRAIL_SAVED_CHUNK_NAMES ||
+	    w->nr_pairs + 1 > RAMTRAIL_SAVED_CHUNK_PAIRS)
+		ramtrail_saved_next_chunk(w, ns);
+	/*
+	 * @w->buf has room for a record's entries past the chunk's end: one
+	 * that does not fit goes to the next chunk, made again there.
+	 */
+	for (again = false;; again = true) {
+		n = ramtrail_saved_encode(w, ramtrail_saved_tail(w), r, ns);
+		if (again || n <= cap - w->len)
+			break;
+		ramtrail_saved_next_chunk(w, ns);
+	}
+	w->len += n;
+	w->records++;
+	w->chunk_records++;
+}
+
+/**
+ * ramtrail_saved_add() - append a record of the zone merge to a saved trace
+ * @w: the writer, started
+ * @r: the record, whose CPU is below @w->nr_cpus
+ * @ns: its time in CLOCK_MONOTONIC nanoseconds, not before the last one's
+ *
+ * A record whose task is not the one the chunk names last for its CPU is
+ * preceded by a RAMTRAIL_EV_TASK event, so that a reader knows the task of
+ * every record. When the open chunk is full, the next one starts, in the
+ * oldest slot once all are taken: the oldest records are the ones lost.
+ */
+void ramtrail_saved_add(struct ramtrail_saved_writer *w,
+			const struct ramtrail_record *r, u64 ns)
+{
+	ramtrail_saved_append(w, r, ns);
+}
+
+/**
+ * ramtrail_saved_finish() - seal the last chunk of a saved trace
+ * @w: the writer
+ */
+void ramtrail_saved_finish(struct ramtrail_saved_writer *w)
+{
+	ramtrail_saved_close(w, true);
+}
+
+/**
+ * ramtrail_saved_set_chunks() - a saved trace's fields that its chunks set
+ * @t: the trace, its @modtab_count set
+ * @w: the writer that filled it, finished, with at least one chunk
+ *
+ * A trace that never wrapped ends after its last chunk's slot, cut.
+ */
+void ramtrail_saved_set_chunks(struct ramtrail_saved_trace *t,
+			       const struct ramtrail_saved_writer *w)
+{
+	t->chunk_size = w->chunk_size;
+	t->nr_chunks = w->nr_chunks;
+	t->nr_slots = min_t(u64, w->nr_chunks, w->nr_slots);
+	t->ecc = w->ecc;
+	t->size = ramtrail_saved_fixed(t->modtab_count) +
+		  (u64)t->nr_slots * t->chunk_size;
+	if (w->nr_chunks <= w->nr_slots)
+		t->size -= t->chunk_size - w->last_size;
+	t->nr_records = w->records - w->lost;
+	t->skipped = w->lost;
+}
+
+/**
+ * ramtrail_saved_merge() - merge the zones into a saved trace
+ * @reg: region opened with ramtrail_region_open()
+ * @cur: reg->hdr.nr_cpus cursors; their stats then tell what the decode
+ *	of the whole zones dropped
+ * @heap: reg->hdr.nr_cpus slots
+ * @w: the writer, started; finished on return
+ */
+void ramtrail_saved_merge(const struct ramtrail_region *reg,
+			  struct ramtrail_zone_cursor *cur,
+			  struct ramtrail_merge_slot *heap,
+			  struct ramtrail_saved_writer *w)
+{
+	const struct ramtrail_record *r;
+	struct ramtrail_ns_step step = { };
+	struct ramtrail_merge m;
+	u64 n = 0, ns;
+	u32 cpu;
+
+	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+		ramtrail_zone_open(&cur[cpu], reg, cpu);
+		cur[cpu].may_sleep = true;	/* the save sleeps */
+	}
+	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
+	while ((r = ramtrail_merge_step(&m))) {
+		if (!ramtrail_ts_step_near(&reg->hdr, &step, r->ts, &ns))
+			ns = ramtrail_ts_step_far(&reg->hdr, &step, r->ts);
+		ramtrail_saved_append(w, r, ns);
+		if (!(++n & 0xffff))
+			cond_resched();
+	}
+	ramtrail_saved_finish(w);
+}
+
+/**
+ * ramtrail_saved_open() - start reading a saved trace's chunks
+ * @c: the cursor
+ * @t: a saved trace that ramtrail_saved_next() returned
+ */
+void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
+			 const struct ramtrail_saved_trace *t)
+{
+	/* The tables are set as each chunk opens. */
+	memset(c, 0, offsetof(struct ramtrail_saved_cursor, names));
+	c->t = t;
+	c->nr = t->nr_slots;
+	c->nr_cpus = t->nr_cpus;
+}
+
+/*
+ * Chunk @i of @t (0 the oldest its slots keep): its header, its number
+ * in the trace in @n and the bytes of its slot in @room.
+ */
+static const struct ramtrail_saved_chunk *
+ramtrail_saved_chunk_at(const struct ramtrail_saved_trace *t, u64 i, u64 *n,
+			u64 *room)
+{
+	u64 off;
+
+	*n = t->nr_chunks - t->nr_slots + i;
+	off = *n % t->nr_slots * t->chunk_size;
+	*room = min_t(u64, t->size - ramtrail_saved_fixed(t->modtab_count) - off,
+		      t->chunk_size);
+	return (const void *)(ramtrail_saved_slots(t) + off);
+}
+
+/**
+ * ramtrail_saved_part_records() - the records a part of a saved trace
+ *	holds at most, from its chunks' headers alone
+ * @t: a saved trace that ramtrail_saved_next() returned
+ * @part: the part (ramtrail_saved_part_end())
+ *
+ * Each chunk counts what its header claims, bounded by what a chunk
+ * holds; a chunk whose header names another number, which a reader
+ * skips, counts none. Nothing past the headers is read.
+ *
+ * Return: the bound, task events left out.
+ */
+u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part)
+{
+	u64 i = part ? ramtrail_saved_part_end(t, part - 1) : 0;
+	u64 end = ramtrail_saved_part_end(t, part), n, room, sum = 0;
+	const struct ramtrail_saved_chunk *k;
+
+	for (; i < end; i++) {
+		k = ramtrail_saved_chunk_at(t, i, &n, &room);
+		if (room >= sizeof(*k) && READ_ONCE(k->seq) == n)
+			sum += min_t(u32, READ_ONCE(k->records),
+				     RAMTRAIL_SAVED_CHUNK_ENTRIES);
+	}
+	return sum;
+}
+
+/* Is chunk @k of @t, number @n, in a slot of @room bytes, one to read? */
+static bool ramtrail_saved_chunk_ok(const struct ramtrail_saved_trace *t,
+				    const struct ramtrail_saved_chunk *k,
+				    u64 n, u64 room)
+{
+	room = room >= sizeof(*k) ? ramtrail_saved_data_size(room, t->ecc) : 0;
+	return room >= sizeof(*k) && k->len <= room - sizeof(*k) &&
+	       k->seq == n && k->records <= RAMTRAIL_SAVED_CHUNK_ENTRIES &&
+	       !k->reserved &&
+	       k->checksum == ramtrail_saved_chunk_checksum(k, t->boot_id,
+							    t->nonce);
+}
+
+/* Where ramtrail_saved_bad_next() goes on: a part, a chunk. */
+struct ramtrail_saved_bad {
+	u64 part;
+	u64 i;
+};
+
+/*
+ * The next chunk of @t, in a part not erased, that fails its checks: its
+ * header, its number in @n, its slot's bytes in @room; NULL at the end.
+ */
+static const struct ramtrail_saved_chunk *
+ramtrail_saved_bad_next(const struct ramtrail_saved_trace *t,
+			struct ramtrail_saved_bad *b, u64 *n, u64 *room)
+{
+	const struct ramtrail_saved_chunk *k;
+	u64 end;
+
+	for (; b->part < ramtrail_saved_parts(t); b->part++) {
+		end = ramtrail_saved_part_end(t, b->part);
+		if (ramtrail_saved_part_erased(t, b->part))
+			b->i = end;
+		while (b->i < end) {
+			k = ramtrail_saved_chunk_at(t, b->i++, n, room);
+			if (!ramtrail_saved_chunk_ok(t, k, *n, *room))
+				return k;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * ramtrail_saved_check() - correct the damaged chunks of a saved trace that
+ *	its parity can, and count the others
+ * @t: a saved trace that ramtrail_saved_next() returned; in memory the
+ *	caller may write if @buf
+ * @buf: @t->chunk_size bytes of scratch to correct in, or NULL to count
+ *	only
+ * @c: what it found
+ *
+ * Each chunk that fails ramtrail_saved_read()'s checks is corrected by its
+ * slot's parity in @buf, and the slot is written back only if the result
+ * passes them. The chunks of erased parts are not looked at. Reads the
+ * whole trace once (each chunk's checksum).
+ */
+void ramtrail_saved_check(struct ramtrail_saved_trace *t, u8 *buf,
+			  struct ramtrail_saved_check *c)
+{
+	struct ramtrail_saved_bad b = { 0 };
+	const struct ramtrail_saved_chunk *k;
+	u64 n, room;
+	int got;
+
+	memset(c, 0, sizeof(*c));
+	while ((k = ramtrail_saved_bad_next(t, &b, &n, &room))) {
+		if (buf && t->ecc) {
+			memcpy(buf, k, room);
+			got = ramtrail_ecc_correct(buf, room, t->ecc);
+			if (got > 0 &&
+			    ramtrail_saved_chunk_ok(t, (void *)buf, n, room)) {
+				memcpy((void *)k, buf, room);
+				c->bytes += got;
+				c->corrected++;
+				continue;
+			}
+		}
+		c->damaged++;
+		c->records += room >= sizeof(*k) && k->seq == n ?
+			      min_t(u32, k->records,
+				    RAMTRAIL_SAVED_CHUNK_ENTRIES) :
+			      RAMTRAIL_SAVED_CHUNK_ENTRIES;
+	}
+}
+
+/**
+ * ramtrail_saved_damage() - the chunks of a saved trace that a reader drops
+ * @t: a saved trace that ramtrail_saved_next() returned
+ * @records: set to the records they held at most: what each one's header
+ *	claims if its number is right, else a chunk's most
+ *
+ * Return: how many chunks fail ramtrail_saved_read()'s checks.
+ */
+u64 ramtrail_saved_damage(const struct ramtrail_saved_trace *t, u64 *records)
+{
+	struct ramtrail_saved_check c;
+
+	ramtrail_saved_check((struct ramtrail_saved_trace *)t, NULL, &c);
+	*records = c.records;
+	return c.damaged;
+}
+
+/* Open chunk @c->next; false (and counted) if it is not a valid one. */
+static bool ramtrail_saved_chunk_open(struct ramtrail_saved_cursor *c)
+{
+	const struct ramtrail_saved_trace *t = c->t;
+	u64 n, room;
+	const struct ramtrail_saved_chunk *k =
+		ramtrail_saved_chunk_at(t, c->next++, &n, &room);
+
+	c->p = NULL;
+	c->end = NULL;
+	if (!ramtrail_saved_chunk_ok(t, k, n, room)) {
+		c->bad++;
+		return false;
+	}
+	c->start = (const u8 *)(k + 1);
+	c->p = c->start;
+	c->end = c->start + k->len;
+	c->ns = k->ns;
+	c->cpu = U32_MAX;
+	c->entries = 0;
+	c->nr_names = 0;
+	c->nr_pairs = 0;
+	memset(c->task, 0, c->nr_cpus * sizeof(*c->task));
+	return true;
+}
+
+static noinline bool ramtrail_get_varint_long(const u8 **pp, const u8 *end,
+					      u64 *v)
+{
+	const u8 *p = *pp;
+	unsigned int shift;
+	u64 x = 0;
+
+	for (shift = 0; shift < 64 && p < end; shift += 7) {
+		x |= (u64)(*p & 0x7f) << shift;
+		if (!(*p++ & 0x80)) {
+			*v = x;
+			*pp = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A varint at *@pp, before @end. Most take one or two bytes: an index, a
+ * time delta under 16 us.
+ */
+static __always_inline bool ramtrail_get_varint(const u8 **pp, const u8 *end,
+						u64 *v)
+{
+	const u8 *p = *pp;
+
+	if (likely(end - p >= 2)) {
+		if (!(p[0] & 0x80)) {
+			*v = p[0];
+			*pp = p + 1;
+			return true;
+		}
+		if (!(p[1] & 0x80)) {
+			*v = (p[0] & 0x7f) | (u64)p[1] << 7;
+			*pp = p + 2;
+			return true;
+		}
+	}
+	return ramtrail_get_varint_long(pp, end, v);
+}
+
+/* A function offset of an entry, by @ref; false if no writer makes it. */
+static bool ramtrail_saved_get_ref(struct ramtrail_saved_cursor *c,
+				   const u8 **p, unsigned int ref, u32 *off)
+{
+	u64 i;
+
+	if (ref == RAMTRAIL_SR_NEW) {
+		if (c->end - *p < (long)sizeof(*off) ||
+		    c->nr_names >= RAMTRAIL_SAVED_CHUNK_NAMES)
+			return false;
+		memcpy(off, *p, sizeof(*off));
+		*p += sizeof(*off);
+		c->names[c->nr_names++] = *off;
+		return *off && *off <= RAMTRAIL_TEXT_OFFSET_MAX;
+	}
+	if (ref != RAMTRAIL_SR_INDEX || !ramtrail_get_varint(p, c->end, &i) ||
+	    i >= c->nr_names)
+		return false;
+	*off = c->names[i];
+	return true;
+}
+
+/* The event after an entry's time at @p, into @c->rec. */
+static bool ramtrail_saved_get_event(struct ramtrail_saved_cursor *c,
+				     const u8 **pp, u32 cpu)
+{
+	struct ramtrail_record *r = &c->rec;
+	const u8 *p = *pp;
+	u32 len, flags;
+	u64 id;
+
+	if (!ramtrail_get_varint(&p, c->end, &id) || id > 0xffff ||
+	    c->end - p < 2)
+		return false;
+	len = p[0];
+	flags = p[1];
+	p += 2;
+	if (flags & ~RAMTRAIL_EF_MASK || c->end - p < len)
+		return false;
+	r->type = RAMTRAIL_W_EVENT;
+	r->id = id;
+	r->len = len;
+	r->flags = flags;
+	r->ctx = flags & RAMTRAIL_CTX_MASK;
+	memcpy(r->data, p, len);
+	memset(r->data + len, 0, sizeof(r->data) - len);
+	*pp = p + len;
+	if (id != RAMTRAIL_EV_TASK)
+		return true;
+	if (len != sizeof(struct ramtrail_ev_task))
+		return false;
+	memcpy(&c->task[cpu].task, r->data, len);
+	c->task[cpu].known = c->task[cpu].task.pid != RAMTRAIL_PID_UNKNOWN;
+	return true;
+}
+
+/* A function's new pair after its tag at @p, into @c->rec and the table. */
+static bool ramtrail_saved_get_pair(struct ramtrail_saved_cursor *c,
+				    const u8 **p)
+{
+	struct ramtrail_record *r = &c->rec;
+	unsigned int ip_ref, parent_ref;
+	u8 refs;
+
+	if (*p >= c->end || c->nr_pairs >= RAMTRAIL_SAVED_CHUNK_PAIRS)
+		return false;
+	refs = *(*p)++;
+	ip_ref = refs & RAMTRAIL_SR_MASK;
+	parent_ref = refs >> RAMTRAIL_SR_PARENT_SHIFT & RAMTRAIL_SR_MASK;
+	if (refs >> (RAMTRAIL_SR_PARENT_SHIFT + 2) || ip_ref == RAMTRAIL_SR_NONE ||
+	    !ramtrail_saved_get_ref(c, p, ip_ref, &r->ip) ||
+	    (parent_ref != RAMTRAIL_SR_NONE &&
+	     !ramtrail_saved_get_ref(c, p, parent_ref, &r->parent)))
+		return false;
+	c->pair_ip[c->nr_pairs] = r->ip;
+	c->pair_parent[c->nr_pairs++] = r->parent;
+	return true;
+}
+
+/* The entry at @c->p, into @c->rec; false for one no writer makes. */
+static bool ramtrail_saved_entry(struct ramtrail_saved_cursor *c)
+{
+	struct ramtrail_record *r = &c->rec;
+	const u8 *p = c->p;
+	u8 tag = *p++;
+	unsigned int kind = tag >> RAMTRAIL_ST_KIND_SHIFT & RAMTRAIL_ST_KIND_MASK;
+	unsigned int cpu_field = tag >> RAMTRAIL_ST_CPU_SHIFT;
+	u64 cpu = c->cpu, v;
+
+	if (cpu_field == RAMTRAIL_ST_CPU_VARINT) {
+		if (!ramtrail_get_varint(&p, c->end, &cpu))
+			return false;
+	} else if (cpu_field != RAMTRAIL_ST_CPU_SAME) {
+		cpu = cpu_field - 1;
+	}
+	if (++c->entries > RAMTRAIL_SAVED_CHUNK_ENTRIES ||
+	    cpu >= c->nr_cpus || !ramtrail_get_varint(&p, c->end, &v) ||
+	    v > U64_MAX - c->ns)
+		return false;
+	memset(r, 0, offsetof(struct ramtrail_record, data));
+	r->ts = c->ns + v;
+	r->pos = c->p - ramtrail_saved_slots(c->t);
+	r->cpu = cpu;
+	r->task_known = c->task[cpu].known;
+	r->task = c->task[cpu].task;
+	switch (kind) {
+	case RAMTRAIL_SK_EVENT:
+		if (tag & RAMTRAIL_ST_CTX_MASK ||
+		    !ramtrail_saved_get_event(c, &p, cpu))
+			return false;
+		break;
+	case RAMTRAIL_SK_PAIR:
+		if (!ramtrail_get_varint(&p, c->end, &v) || v >= c->nr_pairs)
+			return false;
+		r->ip = c->pair_ip[v];
+		r->parent = c->pair_parent[v];
+		break;
+	case RAMTRAIL_SK_NEW_PAIR:
+		if (!ramtrail_saved_get_pair(c, &p))
+			return false;
+		break;
+	default:
+		return false;
+	}
+	if (kind != RAMTRAIL_SK_EVENT) {
+		r->ctx = tag & RAMTRAIL_ST_CTX_MASK;
+		r->type = r->parent ? RAMTRAIL_W_FUNC_PARENT : RAMTRAIL_W_FUNC;
+	}
+	c->p = p;
+	c->cpu = cpu;
+	c->ns = r->ts;
+	return true;
+}
+
+/**
+ * ramtrail_saved_read() - the next record of a saved trace
+ * @c: cursor from ramtrail_saved_open()
+ * @end: chunk number where reading stops: a chunk numbered @end or later
+ *	is left for a later call (@c->nr for the whole trace)
+ *
+ * Task events are consumed: each record carries its CPU's task. A chunk
+ * whose checksum or number does not match is skipped and counted; so is
+ * the rest of a chunk from an entry no writer makes (a CPU out of range,
+ * an index past the table, data past the end, a task event of another
+ * size). Nothing in the chunks is trusted.
+ *
+ * Return: the record, valid until the next call, or NULL when the next
+ * chunk is numbered @end or later.
+ */
+const struct ramtrail_record *
+ramtrail_saved_read(struct ramtrail_saved_cursor *c, u64 end)
+{
+	for (;;) {
+		if (c->p == c->end) {
+			if (c->next >= end || c->next >= c->nr)
+				return NULL;
+			ramtrail_saved_chunk_open(c);
+			continue;
+		}
+		if (!ramtrail_saved_entry(c)) {
+			c->bad++;
+			c->p = c->end;
+			continue;
+		}
+		if (c->rec.type == RAMTRAIL_W_EVENT &&
+		    c->rec.id == RAMTRAIL_EV_TASK) {
+			c->tasks++;
+			continue;
+		}
+		c->records++;
+		return &c->rec;
+	}
+}
+
+/**
+ * ramtrail_saved_skip() - move a saved trace's cursor past chunks unread
+ * @c: the cursor
+ * @end: the next ramtrail_saved_read() returns the first record of chunk
+ *	@end or later; nothing moves if @c is past chunk @end already
+ *
+ * Chunks stand alone (their tables, times and tasks start afresh), so the
+ * records read after a skip are those a whole read gives there.
+ */
+void ramtrail_saved_skip(struct ramtrail_saved_cursor *c, u64 end)
+{
+	if (c->next > end)
+		return;
+	c->p = c->end;		/* the open chunk, numbered @c->next - 1 */
+	c->next = min_t(u64, end, c->nr);
+}
