@@ -2,7 +2,7 @@
 /*
  * The kernel facilities ramtrail uses that differ between the builds:
  *
- *  - the shared sources (ring.c, recover.c, region.c) build in the module
+ *  - the shared sources (ring.c and the decoder, region.c to chunk.c) build in the module
  *    and in tools/; tools/lib/user-compat.h gives userspace the same names,
  *    and nothing may change behaviour between the two builds;
  *  - the kernel versions the module builds for (6.1 to 6.12): every

@@ -8,7 +8,7 @@
  * corrects what the parity can and leaves the rest to the chunk's
  * checksum. Shared by the module and tools/.
  */
-#include "recover.h"
+#include "ecc.h"
 
 #define RAMTRAIL_GF_ZERO	255	/* ramtrail_gf_log[0]: no power is 0 */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The on-RAM format's every size and offset, checked at build time in the
- * module and in the tools (included by recover.c): a struct that changes
+ * module and in the tools (included by zone.c): a struct that changes
  * by one byte is a new format version, never an accident.
  */
 #ifndef _RAMTRAIL_FORMAT_ASSERTS_H

@@ -12,8 +12,9 @@
  *
  * and beside them record.c (record sources, the freeze), which calls
  * storage.c and dump.c only, and events.c (tracepoint probes) and dump.c
- * (trace-on-oops), which call none of them. All of them use the shared decoder (recover.c,
- * region.c) and the record path (ring.h, ring.c) below.
+ * (trace-on-oops), which call none of them. All of them use the shared decoder
+ * (region.c, zone.c, merge.c, clock.c, saved.c, chunk.c, ecc.c) and the
+ * record path (ring.h, ring.c) below.
  */
 #ifndef _RAMTRAIL_INTERNAL_H
 #define _RAMTRAIL_INTERNAL_H
@@ -27,7 +28,7 @@
 #include <linux/percpu.h>
 #include <linux/pstore.h>
 #include "ring.h"
-#include "recover.h"
+#include "chunk.h"
 #include "map.h"
 
 /*

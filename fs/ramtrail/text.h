@@ -13,7 +13,7 @@
 #ifndef _RAMTRAIL_TEXT_H
 #define _RAMTRAIL_TEXT_H
 
-#include "recover.h"
+#include "chunk.h"
 
 /* A line buffer this long holds any line, with names of up to 256 bytes. */
 #define RAMTRAIL_TEXT_LINE_MAX	1024

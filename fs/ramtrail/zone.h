@@ -63,7 +63,7 @@ struct ramtrail_record_head {
 struct ramtrail_record {
 	union {
 		struct ramtrail_record_head head;
-		struct {	/* the same, in the same order: recover.c checks */
+		struct {	/* the same, in the same order: zone.c checks */
 			u64 ts;
 			u64 pos;
 			u32 ip;

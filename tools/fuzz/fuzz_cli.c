@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "recover.h"
+#include "chunk.h"
 
 int ramtrail_main(int argc, char **argv);
 

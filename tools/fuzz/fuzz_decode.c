@@ -13,7 +13,7 @@
  * the entries.
  */
 #include <stdlib.h>
-#include "recover.h"
+#include "chunk.h"
 
 /*
  * A saved trace's chunks, read whole and part by part as pstore does: the

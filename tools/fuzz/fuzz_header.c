@@ -8,7 +8,7 @@
  * (make fuzz-long). The userspace build traps where the kernel would.
  */
 #include <stdlib.h>
-#include "recover.h"
+#include "chunk.h"
 
 /* Header page, module table, dmesg and saved areas: no zones needed. */
 #define IMAGE	(8 * RAMTRAIL_HEADER_SIZE)

@@ -2,7 +2,7 @@
 /*
  * A model of one CPU's zone and its writers (fs/ramtrail/ring.h, ring.c),
  * a freeze from another CPU (record.c: ramtrail_rings_seal) and the
- * reader's acceptance rule (recover.c; format.rst, "How a reader decides
+ * reader's acceptance rule (zone.c; format.rst, "How a reader decides
  * what is valid"), for SPIN. tools/model/run.sh checks it exhaustively.
  *
  * The zone has NB blocks of BW words: word 0 the header (one word here:
@@ -356,7 +356,7 @@ done:	skip
 }
 
 /*
- * The reader on the zone as the reset left it (recover.c): find the
+ * The reader on the zone as the reset left it (zone.c): find the
  * newest block, check every block of the window, accept records.
  */
 inline reader()

@@ -9,7 +9,7 @@
 #define _RAMTRAIL_TOOL_H
 
 #include <stdio.h>
-#include "recover.h"
+#include "chunk.h"
 #include "text.h"
 
 /* Exit codes (Documentation/ramtrail/ramtrail.1). */

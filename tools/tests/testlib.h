@@ -4,7 +4,7 @@
 #define _RAMTRAIL_TESTLIB_H
 
 #include "ring.h"
-#include "recover.h"
+#include "chunk.h"
 
 #define TEST_TEXT_BASE	0xffffffff80000000ULL
 
