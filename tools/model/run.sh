@@ -48,11 +48,15 @@ run() {
 }
 
 model=ring.pml
-# The design: nested writers 1 and 2 deep, zones of 2 and 3 blocks, with
-# and without a freeze from another CPU.
+# The design: nested writers 1, 2 and 3 deep, zones of 2 and 3 blocks,
+# with and without a freeze from another CPU. Three deep (the task, then
+# softirq, hardirq and NMI) with five writers: a block's 9 record words
+# overflow only when all five are two words long, so each run has at most
+# one block switch, with up to four writers in flight.
 run nb2-depth2 hold -DNB=2 -DDEPTH=2 -DRECS=6
 run nb3-depth2 hold -DNB=3 -DDEPTH=2 -DRECS=6
 run nb2-depth3 hold -DNB=2 -DDEPTH=3 -DRECS=6
+run nb2-depth4 hold -DNB=2 -DDEPTH=4 -DRECS=5
 run nb2-depth2-freeze hold -DNB=2 -DDEPTH=2 -DRECS=6 -DFREEZE
 run nb3-depth2-freeze hold -DNB=3 -DDEPTH=2 -DRECS=5 -DFREEZE
 # Each ordering point or check taken away: the checker finds a run that
