@@ -128,8 +128,8 @@ static notrace int ramtrail_dump_crash_cpu(struct ramtrail_context *cxt)
 {
 	u32 reason = READ_ONCE(cxt->hdr->freeze.reason);
 
-	if (atomic_read(&cxt->frozen) != 2 || (reason != RAMTRAIL_FREEZE_PANIC &&
-					       reason != RAMTRAIL_FREEZE_OOPS))
+	if (atomic_read(&cxt->freeze_state) != RAMTRAIL_FROZEN ||
+	    (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS))
 		return -1;
 	return READ_ONCE(cxt->hdr->freeze.cpu);
 }

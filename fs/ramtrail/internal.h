@@ -125,6 +125,17 @@ enum ramtrail_phase {
 	RAMTRAIL_PHASE_UNLOADING,	/* exit runs, or init failed: refused */
 };
 
+/*
+ * Where recording is, in @freeze_state: a freeze, the unload and a thaw
+ * move it with atomic_cmpxchg() (record.c).
+ */
+enum ramtrail_freeze_state {
+	RAMTRAIL_RECORDING,		/* the rings record, if enabled */
+	RAMTRAIL_FREEZING,		/* a freeze's section: record, seal */
+	RAMTRAIL_FROZEN,		/* frozen, or stopped for unload */
+	RAMTRAIL_THAWING,		/* a thaw's section: undo a user freeze */
+};
+
 struct ramtrail_pstore_walk;
 struct ramtrail_dump;
 
@@ -174,9 +185,11 @@ struct ramtrail_cursor {
  *   with READ_ONCE()).
  * - @formatted: set once by the format, read by the freeze on any CPU
  *   (READ_ONCE()).
- * - @frozen: the freeze's winner is the CPU whose atomic_cmpxchg() moves
- *   it from 0 to 1; it stores 2 once the freeze record and the state are
- *   written. Unload takes it from 0 to 2 the same way.
+ * - @freeze_state: the freeze's winner is the CPU whose atomic_cmpxchg()
+ *   moves it from RAMTRAIL_RECORDING to RAMTRAIL_FREEZING; it stores
+ *   RAMTRAIL_FROZEN once the freeze record and the state are written.
+ *   Unload takes it from RAMTRAIL_RECORDING to RAMTRAIL_FROZEN the same
+ *   way, a thaw from RAMTRAIL_FROZEN through RAMTRAIL_THAWING back.
  * - @events: BIT(enum ramtrail_event_id) of the events recorded; set
  *   before the probes are registered, read by them (READ_ONCE()).
  * - @phase, @enabled, @recording and the function filter, @events and
@@ -215,7 +228,7 @@ struct ramtrail_context {
 	/* Recording (record.c) */
 	struct ramtrail_ring __percpu *rings;
 	struct ramtrail_pair *pairs;
-	atomic_t frozen;
+	atomic_t freeze_state;	/* enum ramtrail_freeze_state */
 	enum ramtrail_phase phase;
 	bool enabled;
 	bool recording;

@@ -183,7 +183,8 @@ static int frozen_set(const char *val, const struct kernel_param *kp)
 static int frozen_get(char *buffer, const struct kernel_param *kp)
 {
 	return scnprintf(buffer, PAGE_SIZE, "%c\n",
-			 atomic_read(&ramtrail_cxt.frozen) ? 'Y' : 'N');
+			 atomic_read(&ramtrail_cxt.freeze_state) !=
+			 RAMTRAIL_RECORDING ? 'Y' : 'N');
 }
 
 static const struct kernel_param_ops frozen_ops = {

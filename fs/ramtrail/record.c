@@ -86,18 +86,11 @@ notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 }
 EXPORT_SYMBOL_GPL(ramtrail_record_event);
 
-/*
- * cxt->frozen: 0 recording, 1 a freeze writes its record and seals the
- * zones, 2 frozen (or stopped for unload), 3 a thaw is undoing a user
- * freeze.
- */
-#define RAMTRAIL_THAWING	3
-
 /* How long a freeze waits for another's section, or a thaw's, in all. */
 #define RAMTRAIL_FREEZE_WAIT_NS	(20 * NSEC_PER_MSEC)
 
 /*
- * Wait while cxt->frozen is @state, until RAMTRAIL_FREEZE_WAIT_NS after
+ * Wait while cxt->freeze_state is @state, until RAMTRAIL_FREEZE_WAIT_NS after
  * *@start (ktime_get_mono_fast_ns(), which NMI and panic may read; taken
  * at the first wait, 0 until then): the section's CPU may be this one,
  * interrupted. The udelay()s bound it too, should that clock stop; they
@@ -107,16 +100,17 @@ EXPORT_SYMBOL_GPL(ramtrail_record_event);
  * crashing CPU records nothing after its freeze.
  */
 static notrace void ramtrail_frozen_wait(struct ramtrail_context *cxt,
-					 int state, u64 *start)
+					 enum ramtrail_freeze_state state,
+					 u64 *start)
 {
 	int us;
 
-	if (atomic_read(&cxt->frozen) != state)
+	if (atomic_read(&cxt->freeze_state) != state)
 		return;
 	if (!*start)
 		*start = ktime_get_mono_fast_ns();
 	for (us = 0; us < 10 * RAMTRAIL_FREEZE_WAIT_NS / NSEC_PER_USEC &&
-	     atomic_read(&cxt->frozen) == state &&
+	     atomic_read(&cxt->freeze_state) == state &&
 	     ktime_get_mono_fast_ns() - *start < RAMTRAIL_FREEZE_WAIT_NS; us++)
 		udelay(1);
 }
@@ -163,8 +157,8 @@ static inline void ramtrail_test_stretch(void)
  * The freeze's section, if this caller wins it: the rings stop, the freeze
  * record and the state are written, the zones sealed and flushed. Not
  * preemptible: a crash on another CPU waits for it, bounded
- * (ramtrail_frozen_wait()). Return: the state the caller found, 0 if it
- * won.
+ * (ramtrail_frozen_wait()). Return: the state the caller found,
+ * RAMTRAIL_RECORDING if it won.
  */
 static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
 				       u32 reason)
@@ -172,13 +166,14 @@ static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
 	int old;
 
 	preempt_disable_notrace();
-	old = atomic_cmpxchg(&cxt->frozen, 0, 1);
-	if (!old) {
+	old = atomic_cmpxchg(&cxt->freeze_state, RAMTRAIL_RECORDING,
+			     RAMTRAIL_FREEZING);
+	if (old == RAMTRAIL_RECORDING) {
 		ramtrail_test_stretch();
 		ramtrail_rings_pause(cxt, true);
 		ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
 		ramtrail_rings_seal(cxt);	/* and flushes the zones */
-		atomic_set(&cxt->frozen, 2);
+		atomic_set(&cxt->freeze_state, RAMTRAIL_FROZEN);
 	}
 	preempt_enable_notrace();
 	return old;
@@ -204,8 +199,8 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 		ramtrail_frozen_wait(cxt, RAMTRAIL_THAWING, &start);
 		old = ramtrail_freeze_win(cxt, reason);
 	}
-	if (old == 1)
-		ramtrail_frozen_wait(cxt, 1, &start);
+	if (old == RAMTRAIL_FREEZING)
+		ramtrail_frozen_wait(cxt, RAMTRAIL_FREEZING, &start);
 }
 
 /**
@@ -486,7 +481,7 @@ int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what)
 	u32 reason;
 
 	/* Not live: parameters given at load, before the region is mapped. */
-	if (cxt->phase != RAMTRAIL_PHASE_LIVE || atomic_read(&cxt->frozen) != 2)
+	if (cxt->phase != RAMTRAIL_PHASE_LIVE || atomic_read(&cxt->freeze_state) != RAMTRAIL_FROZEN)
 		return 0;
 	reason = READ_ONCE(cxt->hdr->freeze.reason);
 	if (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS)
@@ -505,7 +500,7 @@ static void ramtrail_rings_apply(struct ramtrail_context *cxt, bool pause)
 	 * the freeze's stores to stopped come after ours, or we see it here.
 	 */
 	smp_mb();
-	if (atomic_read(&cxt->frozen))
+	if (atomic_read(&cxt->freeze_state) != RAMTRAIL_RECORDING)
 		ramtrail_rings_pause(cxt, true);
 }
 
@@ -541,7 +536,7 @@ int ramtrail_set_enabled(struct ramtrail_context *cxt, bool on)
  */
 void ramtrail_rings_enable(struct ramtrail_context *cxt)
 {
-	if (!atomic_read(&cxt->frozen))
+	if (atomic_read(&cxt->freeze_state) == RAMTRAIL_RECORDING)
 		ramtrail_rings_apply(cxt, !cxt->enabled);
 }
 
@@ -571,7 +566,8 @@ int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
 		return err;
 	/* Not preemptible, as the freeze's: a crash waits for it. */
 	preempt_disable_notrace();
-	if (atomic_cmpxchg(&cxt->frozen, 2, RAMTRAIL_THAWING) != 2) {
+	if (atomic_cmpxchg(&cxt->freeze_state, RAMTRAIL_FROZEN,
+			   RAMTRAIL_THAWING) != RAMTRAIL_FROZEN) {
 		preempt_enable_notrace();
 		return 0;	/* not frozen */
 	}
@@ -579,7 +575,7 @@ int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
 	/* A reset from here on finds a boot cut while recording. */
 	ramtrail_resume(cxt);
 	ramtrail_rings_unseal(cxt);
-	atomic_set(&cxt->frozen, 0);
+	atomic_set(&cxt->freeze_state, RAMTRAIL_RECORDING);
 	preempt_enable_notrace();
 	ramtrail_rings_enable(cxt);
 	return 0;
@@ -593,7 +589,8 @@ int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
  */
 void ramtrail_stop_for_unload(struct ramtrail_context *cxt)
 {
-	if (atomic_cmpxchg(&cxt->frozen, 0, 2))
+	if (atomic_cmpxchg(&cxt->freeze_state, RAMTRAIL_RECORDING,
+			   RAMTRAIL_FROZEN) != RAMTRAIL_RECORDING)
 		return;
 	ramtrail_rings_pause(cxt, true);
 	ramtrail_end(cxt, RAMTRAIL_FREEZE_NONE, RAMTRAIL_STATE_STOPPED);

@@ -602,7 +602,7 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 
 	seq_printf(m, "boot_id: %llu\n", h->boot_id);
 	seq_printf(m, "state: %s\n", ramtrail_state_name(READ_ONCE(h->state)));
-	seq_printf(m, "freeze_reason: %s\n", atomic_read(&cxt->frozen) == 2 ?
+	seq_printf(m, "freeze_reason: %s\n", atomic_read(&cxt->freeze_state) == RAMTRAIL_FROZEN ?
 		   ramtrail_reason_name(h->freeze.reason) : "none");
 	seq_printf(m, "recording: %d\n", cxt->recording);
 	seq_printf(m, "pstore: %s\n", cxt->pstore.buf ? "registered" : "taken");
