@@ -2,9 +2,10 @@
 /*
  * The kernel facilities ramtrail uses that differ between the builds:
  *
- *  - the shared sources (ring.c and the decoder, region.c to chunk.c) build in the module
- *    and in tools/; tools/lib/user-compat.h gives userspace the same names,
- *    and nothing may change behaviour between the two builds;
+ *  - the shared sources (ring.c and the decoder, region.c to chunk.c)
+ *    build in the module and in tools/, whose build forces its stand-ins
+ *    of the same names (tools/lib/user-compat.h) into every file; nothing
+ *    may change behaviour between the two builds;
  *  - the kernel versions the module builds for (6.1 to 6.12): every
  *    LINUX_VERSION_CODE test of the module is here.
  *
@@ -182,9 +183,8 @@ static inline void ramtrail_module_init_text(const struct module *mod,
 #define ramtrail_rb_unlock_commit(rb, ev)	ring_buffer_unlock_commit(rb, ev)
 #endif
 
-#else
-/* tools/lib/user-compat.h: the same names for userspace builds. */
-#include "user-compat.h"
+#elif !defined(_RAMTRAIL_USER_COMPAT_H)
+#error "a userspace build gives its stand-ins first (tools/Makefile: -include)"
 #endif /* __KERNEL__ */
 
 #endif /* _RAMTRAIL_COMPAT_H */

@@ -8,7 +8,6 @@
  * what its zones hold (make bench runs it on the guest's region). With
  * --decoder, only the decoder and the module's save of synthetic zones.
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>

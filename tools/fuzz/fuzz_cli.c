@@ -7,7 +7,6 @@
  * symbol binding, ftrace text, JSON and trace.dat writers) runs on input
  * nobody validated. Output goes to /dev/null.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>

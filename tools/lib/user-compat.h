@@ -76,7 +76,7 @@ static inline void local_inc(local_t *l)
 
 #ifdef RAMTRAIL_TEST_HOOKS
 /*
- * Test builds only (tools/tests/hooks.h): called after each successful
+ * Test builds only (tools/Makefile's HOOKS): called after each successful
  * local_cmpxchg(), which in the shared sources is a writer's reservation
  * of @old..@new in a ring.
  */

@@ -23,7 +23,6 @@
  * names at one address the first in kallsyms order wins (strong before
  * weak, fewer leading underscores, then file order).
  */
-#define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
 #include <ftw.h>

@@ -34,7 +34,6 @@
  * small zone). The writer must refuse what would overwrite the block of
  * the reservation still in flight, and count it.
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -189,7 +188,7 @@ static void test_reserved(struct ramtrail_ring *r, unsigned long pos,
 }
 
 /*
- * Called by local_cmpxchg() after each reservation (tools/tests/hooks.h):
+ * Called by local_cmpxchg() after each reservation (tools/Makefile's HOOKS):
  * the record's words end at @new; the writer at this depth read the clock
  * last just before its cmpxchg. A function and caller that take one word
  * (and a TSEXT if the writer needed one) are a FUNC_REF to the record the
