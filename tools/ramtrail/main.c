@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,17 +61,6 @@ struct rt_args {
 	bool offset_given;
 	bool sym_offset;
 };
-
-/** rt_err() - say what went wrong, prefixed with the command's name */
-void rt_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ramtrail: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
 
 static int rt_usage(const char *why, const char *what)
 {

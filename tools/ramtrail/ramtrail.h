@@ -148,7 +148,7 @@ struct rt_trace {
 	struct ramtrail_merge merge;
 };
 
-/* main.c: "ramtrail: " and the message, on standard error */
+/* err.c: "ramtrail: " and the message, on standard error */
 __printf(1, 2) void rt_err(const char *fmt, ...);
 
 /* image.c */
