@@ -310,6 +310,9 @@ class Campaign:
         good = [b for b in boots if not b["flake"]]
         self.stats["boots"] += len(boots)
         logs = " ".join(str(r.path) for r in runs)
+        # Every boot excused as a flake would leave nothing checked.
+        res.check(f"{t} a boot with ramtrail loaded, not excused as a flake",
+                  good, f"{len(boots)} boots, {len(flakes)} flakes; log {logs}")
         res.check(f"{t} run ends with a poweroff", last.rc == 0 and not last.killed
                   and not last.timed_out, f"{rg.brief(last)} log {logs}")
 

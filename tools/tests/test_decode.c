@@ -226,14 +226,22 @@ static void test_tail_of_a_garbage_zone_stays_bounded(void)
 	struct test_region *t = fresh(1, 1024);
 	struct ramtrail_tail w;
 	u64 *z = test_zone(t, 0);
-	u32 i;
+	u64 end = 1024 * 50;	/* the writer's block */
+	u32 i, n;
 
 	srand(7);
 	for (i = 0; i < 1024 * RAMTRAIL_BLOCK_WORDS; i++)
 		z[i] = (u64)rand() << 33 ^ rand();
-	tail(t, &w, 16, (u64)1024 * 50 << RAMTRAIL_BLOCK_SHIFT, ~0ULL);
+	n = tail(t, &w, 16, end << RAMTRAIL_BLOCK_SHIFT, ~0ULL);
+
 	CHECK(w.last - w.first + 1 < 64, "window of %llu blocks for 16 records",
 	      (unsigned long long)(w.last - w.first + 1));
+	/* Below as well: within the lap before the writer, at most 16 records. */
+	CHECK(w.first <= w.last && w.last <= end && w.first + 1024 > end &&
+	      n <= 16 && w.records == n,
+	      "window %llu..%llu before block %llu, %u records",
+	      (unsigned long long)w.first, (unsigned long long)w.last,
+	      (unsigned long long)end, n);
 	test_region_free(t);
 }
 
