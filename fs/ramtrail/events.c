@@ -274,6 +274,24 @@ static bool ramtrail_event_match(const char *glob,
 	return glob_match(sys, d->system) && glob_match(colon + 1, d->name);
 }
 
+/* One entry of events=: its events added to the mask at @arg. */
+static int ramtrail_events_glob(char *glob, void *arg)
+{
+	u32 *mask = arg, found = 0;
+	int i;
+
+	for (i = 0; i < RAMTRAIL_NR_PROBES; i++)
+		if (ramtrail_event_match(glob, &ramtrail_event_defs[i]))
+			found |= BIT(ramtrail_event_defs[i].id);
+	if (!found) {
+		pr_err("events: '%s' matches no event ramtrail records (sched:sched_switch, sched:sched_wakeup, sched:sched_waking, sched:sched_wakeup_new, irq:*, workqueue:*, timer:timer_expire_entry/exit, printk:console)\n",
+		       glob);
+		return -EINVAL;
+	}
+	*mask |= found;
+	return 0;
+}
+
 /**
  * ramtrail_events_parse() - the events a list of names and globs asks for
  * @list: comma-separated "system:name" or "name", globs allowed, as
@@ -284,33 +302,8 @@ static bool ramtrail_event_match(const char *glob,
  */
 int ramtrail_events_parse(const char *list, u32 *mask)
 {
-	char *copy, *p, *glob;
-	int i, err = 0;
-
 	*mask = 0;
-	if (!list || !*list)
-		return 0;
-	copy = kstrdup(list, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	for (p = copy; (glob = strsep(&p, ",")) && !err;) {
-		u32 found = 0;
-
-		glob = strim(glob);
-		if (!*glob)
-			continue;
-		for (i = 0; i < RAMTRAIL_NR_PROBES; i++)
-			if (ramtrail_event_match(glob, &ramtrail_event_defs[i]))
-				found |= BIT(ramtrail_event_defs[i].id);
-		if (!found) {
-			pr_err("events: '%s' matches no event ramtrail records (sched:sched_switch, sched:sched_wakeup, sched:sched_waking, sched:sched_wakeup_new, irq:*, workqueue:*, timer:timer_expire_entry/exit, printk:console)\n",
-			       glob);
-			err = -EINVAL;
-		}
-		*mask |= found;
-	}
-	kfree(copy);
-	return err;
+	return ramtrail_list_each(list, ramtrail_events_glob, mask);
 }
 
 struct ramtrail_tp_find {

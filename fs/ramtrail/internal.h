@@ -376,4 +376,31 @@ void ramtrail_list_saved(struct ramtrail_context *cxt);
 int ramtrail_pstore_init(struct ramtrail_context *cxt);
 void ramtrail_pstore_exit(struct ramtrail_context *cxt);
 
+/*
+ * The one reader of functions= and events=: call @fn on each entry of
+ * @list (comma-separated names or globs, as ftrace's set_ftrace_filter
+ * and set_event take them), trimmed, empty ones skipped, until @fn fails.
+ * An entry is @fn's to change. Return: @fn's error, -ENOMEM, or 0.
+ */
+static inline int ramtrail_list_each(const char *list,
+				     int (*fn)(char *glob, void *arg),
+				     void *arg)
+{
+	char *copy, *p, *glob;
+	int err = 0;
+
+	if (!list || !*list)
+		return 0;
+	copy = kstrdup(list, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy; !err && (glob = strsep(&p, ","));) {
+		glob = strim(glob);
+		if (*glob)
+			err = fn(glob, arg);
+	}
+	kfree(copy);
+	return err;
+}
+
 #endif /* _RAMTRAIL_INTERNAL_H */

@@ -342,6 +342,32 @@ void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt)
 	cxt->panic_hooked = false;
 }
 
+/* Where ramtrail_filter_set() is in its list. */
+struct ramtrail_filter_walk {
+	struct ftrace_ops *ops;
+	bool any;	/* an entry was seen */
+	bool all;	/* "*" was: the rest changes nothing */
+	bool reset;	/* the next glob replaces the filter */
+};
+
+/* One entry of functions=: added to the filter, or "*". */
+static int ramtrail_filter_glob(char *glob, void *arg)
+{
+	struct ramtrail_filter_walk *w = arg;
+	int err;
+
+	w->any = true;
+	if (!strcmp(glob, "*"))
+		w->all = true;
+	if (w->all)
+		return 0;
+	err = ftrace_set_filter(w->ops, glob, strlen(glob), w->reset);
+	w->reset = false;
+	if (err)
+		pr_err("functions: no traceable function matches '%s'\n", glob);
+	return err;
+}
+
 /*
  * Set @ops's filter to the globs of @list (comma-separated, as ftrace's
  * set_ftrace_filter takes them; "*" for every traceable function). Each
@@ -354,31 +380,11 @@ void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt)
 static int ramtrail_filter_set(struct ftrace_ops *ops, const char *list,
 			       bool *any)
 {
-	char *copy, *p, *glob;
-	bool all = false, reset = true;
-	int err = 0;
+	struct ramtrail_filter_walk w = { .ops = ops, .reset = true };
+	int err = ramtrail_list_each(list, ramtrail_filter_glob, &w);
 
-	*any = false;
-	if (!list || !*list)
-		return 0;
-	copy = kstrdup(list, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	for (p = copy; (glob = strsep(&p, ",")) && !err;) {
-		glob = strim(glob);
-		*any |= *glob;
-		if (!strcmp(glob, "*"))
-			all = true;
-		if (!*glob || all)
-			continue;
-		err = ftrace_set_filter(ops, glob, strlen(glob), reset);
-		reset = false;
-		if (err)
-			pr_err("functions: no traceable function matches '%s'\n",
-			       glob);
-	}
-	kfree(copy);
-	if (!err && all)	/* an empty filter: every traceable function */
+	*any = w.any;
+	if (!err && w.all)	/* an empty filter: every traceable function */
 		err = ftrace_set_filter(ops, NULL, 0, 1);
 	return err;
 }
