@@ -2,7 +2,7 @@
 /*
  * The kernel facilities ramtrail uses that differ between the builds:
  *
- *  - the shared sources (ring.c and the decoder, region.c to chunk.c)
+ *  - the shared sources (ring.c and the decoder, region.c to chunk_read.c)
  *    build in the module and in tools/, whose build forces its stand-ins
  *    of the same names (tools/lib/user-compat.h) into every file; nothing
  *    may change behaviour between the two builds;

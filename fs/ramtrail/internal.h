@@ -13,7 +13,7 @@
  * and beside them record.c (record sources, the freeze), which calls
  * storage.c and dump.c only, and events.c (tracepoint probes) and dump.c
  * (trace-on-oops), which call none of them. All of them use the shared decoder
- * (region.c, zone.c, merge.c, clock.c, saved.c, chunk.c, ecc.c) and the
+ * (region.c, zone.c, merge.c, clock.c, saved.c, chunk_*.c, ecc.c) and the
  * record path (ring.h, ring.c) below.
  */
 #ifndef _RAMTRAIL_INTERNAL_H

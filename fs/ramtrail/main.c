@@ -15,7 +15,7 @@
  *
  * with record.c beside them, calling storage.c and dump.c only, and
  * events.c and dump.c, calling none of them; all of them
- * using the shared decoder (region.c to chunk.c) and the record path
+ * using the shared decoder (region.c to chunk_read.c) and the record path
  * (ring.h, ring.c). internal.h describes the one state object.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
