@@ -17,8 +17,8 @@ KFENCE and UBSAN bounds; "kcsan" has KCSAN), then on each:
     (harness.PRELUDE's finish). Each report fails the run, unless it is
     one of KNOWN: a report of the kernel's own code that ramtrail does
     not cause, named with the reason, and printed every time it is seen;
-    a log whose first crash is QEMU TCG's stale int3
-    (ramtrail_guest.stale_int3) is checked up to that crash.
+    in a boot whose first crash is QEMU TCG's stale int3
+    (ramtrail_guest.stale_int3), what follows that crash in that boot.
 
 usage: check_debug.py [--flavours debug,kcsan] [--smp 2,4]
                       [--only SCENARIOS] [--stress-cycles N]
@@ -86,17 +86,17 @@ def reports(text):
 
 
 def scan(res, flavour, logs):
-    """One check per log: no report but the KNOWN ones and, when the log's
-    first crash is QEMU's stale int3 (ramtrail_guest.stale_int3), what
-    that crash printed and caused."""
+    """One check per log: no report but the KNOWN ones and, in each boot
+    whose first crash is QEMU's stale int3 (ramtrail_guest.stale_int3),
+    what that crash printed and caused until the boot's end."""
     for log in logs:
         text = log.read_text(errors="replace")
         found = reports(text)
-        stale = rg.stale_int3(text)
-        crash_line = text.count("\n", 0, rg.first_crash(text)) if stale else len(text)
+        spans = rg.stale_int3_spans(text)
+        excused = [(a, b, w, [k for k, _, _, n in found if a <= n < b]) for a, b, w in spans]
         bad, known = [], []
         for kind, first, after, line in found:
-            if line >= crash_line:
+            if any(a <= line < b for a, b, _ in spans):
                 continue
             why = next((w for k, p, w in KNOWN if k == kind and
                         re.search(p, first + "\n" + after)), None)
@@ -104,12 +104,12 @@ def scan(res, flavour, logs):
         for kind, first, why, _ in known:
             print(f"     note: {log.name}: {kind} report of the kernel's own code, "
                   f"not ramtrail's: {first} ({why})", flush=True)
-        if stale:
-            kinds = sorted({k for k, _, _, line in found if line >= crash_line})
-            print(f"     note: {log.name}: its first crash is QEMU TCG's: a trap on an "
-                  f"int3 ftrace had already patched away, in {stale}; the reports it "
-                  f"caused ({', '.join(kinds)}) are the emulator's, not ramtrail's",
-                  flush=True)
+        for a, _, where, kinds in excused:
+            print(f"     note: {log.name}: line {a + 1}: a boot's first crash is QEMU "
+                  f"TCG's: a trap on an int3 ftrace had already patched away, in "
+                  f"{where}; what it caused to the end of that boot "
+                  f"({', '.join(sorted(set(kinds))) or 'no report'}) is the emulator's, "
+                  "not ramtrail's", flush=True)
         res.check(f"[6.12-{flavour}] {log.name}: no checker report",
                   not bad, [f"{k}: {f}{' (ramtrail in its trace)' if r else ''}"
                             for k, f, _, r in bad][:6])

@@ -463,6 +463,28 @@ def stale_int3(log):
     return m[1] if m and m[2] != "cc" else None
 
 
+def stale_int3_loaded(log):
+    """The function of the first QEMU stale int3 (stale_int3) that ended
+    a boot with ramtrail loaded, None if none did. A boot that died this
+    way before ramtrail was loaded is env_crash's: the run rebooted and
+    went on."""
+    return next((w for b in split_boots(log) if not env_crash(b)
+                 for w in [stale_int3(b)] if w), None)
+
+
+def stale_int3_spans(log):
+    """[(from, to, function)]: the line numbers, in @log, of each boot's
+    stale int3 and what followed it in that boot."""
+    starts = [m.start() for m in BOOT.finditer(log)] or [0]
+    spans = []
+    for s, e in zip(starts, starts[1:] + [len(log)]):
+        where = stale_int3(log[s:e])
+        if where:
+            crash = s + first_crash(log[s:e])
+            spans.append((log.count("\n", 0, crash), log.count("\n", 0, e), where))
+    return spans
+
+
 def boots(r):
     """Boots of a run, not counting those that crashed before ramtrail."""
     crashed = env_crashes(r)

@@ -115,6 +115,17 @@ def main():
     failed, out = scan(START + KASAN + NESTED)
     res.check("check-debug: a report before the stale int3 still fails",
               failed == 1 and "KASAN" in out, out)
+    boot = "[    0.000000] Linux version 6.12.95\n"
+    failed, out = scan(boot + START + NESTED + boot + START + RT + KASAN)
+    res.check("check-debug: a stale int3 excuses its own boot, not the next one",
+              failed == 1 and "KASAN" in out and "line 6:" in out, out)
+    pre = START + oops("Oops: int3: 0000 [#1] PREEMPT SMP NOPTI", "e8")
+    two = boot + pre + boot + START + RT + lines(
+        "Oops: int3: 0000 [#1] PREEMPT SMP NOPTI", "RIP: 0010:vfs_read+0x0/0x2a0", code("0f"))
+    res.check("stale_int3_loaded: not a boot's before ramtrail loaded, the one after",
+              rg.stale_int3_loaded(two) == "vfs_read+0x0/0x2a0" and
+              rg.stale_int3_loaded(boot + pre + boot + START + RT) is None,
+              rg.stale_int3_loaded(two))
     failed, out = scan(START + RT + GPF + lines("kernel BUG at mm/slub.c:435!"))
     res.check("check-debug: a BUG after another crash fails", failed == 1, out)
     return 1 if res.summary() else 0

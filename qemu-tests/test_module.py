@@ -2114,15 +2114,16 @@ def scenario_churn(k, ko, smp, res):
     cycles = 3 if k.slowdown == 1 else 1
     g = churn_guest(k, ko, smp, CHURN_RAMTRAIL, cycles)
     r = g.run(timeout=360)
-    where = rg.stale_int3(r.log)
+    where = rg.stale_int3_loaded(r.log)
     if where:
-        # QEMU's (rg.stale_int3): kept for check-debug's scan, then boot again.
+        # QEMU's (rg.stale_int3), ramtrail loaded: kept for check-debug's
+        # scan, then boot again.
         kept = h.BUILD / f"{g.name}-stale-int3.log"
         kept.write_text(r.log)
         print(f"     note: {t} QEMU TCG trapped on an int3 ftrace had already "
               f"patched away, in {where} (log {kept.name}): one more boot", flush=True)
         r = churn_guest(k, ko, smp, CHURN_RAMTRAIL, cycles).run(timeout=360)
-        again = rg.stale_int3(r.log)
+        again = rg.stale_int3_loaded(r.log)
         if again:
             res.skip(f"{t} QEMU TCG's stale int3 in two boots ({where}, {again})")
             return
