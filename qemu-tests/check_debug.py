@@ -93,10 +93,12 @@ def scan(res, flavour, logs):
         text = log.read_text(errors="replace")
         found = reports(text)
         spans = rg.stale_int3_spans(text)
-        excused = [(a, b, w, [k for k, _, _, n in found if a <= n < b]) for a, b, w in spans]
+        excused = [[] for _ in spans]  # the kinds each span holds
         bad, known = [], []
         for kind, first, after, line in found:
-            if any(a <= line < b for a, b, _ in spans):
+            span = next((i for i, (a, b, _) in enumerate(spans) if a <= line < b), None)
+            if span is not None:
+                excused[span].append(kind)
                 continue
             why = next((w for k, p, w in KNOWN if k == kind and
                         re.search(p, first + "\n" + after)), None)
@@ -104,7 +106,7 @@ def scan(res, flavour, logs):
         for kind, first, why, _ in known:
             print(f"     note: {log.name}: {kind} report of the kernel's own code, "
                   f"not ramtrail's: {first} ({why})", flush=True)
-        for a, _, where, kinds in excused:
+        for (a, _, where), kinds in zip(spans, excused):
             print(f"     note: {log.name}: line {a + 1}: a boot's first crash is QEMU "
                   f"TCG's: a trap on an int3 ftrace had already patched away, in "
                   f"{where}; what it caused to the end of that boot "
