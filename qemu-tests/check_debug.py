@@ -21,7 +21,7 @@ KFENCE and UBSAN bounds; "kcsan" has KCSAN), then on each:
     (ramtrail_guest.stale_int3), what follows that crash in that boot.
 
 usage: check_debug.py [--flavours debug,kcsan] [--smp 2,4]
-                      [--only SCENARIOS] [--stress-cycles N]
+                      [--only SCENARIOS|none] [--stress-cycles N]
 """
 import argparse
 import re
@@ -145,8 +145,10 @@ def main():
             continue
         for old in h.BUILD.glob(f"{kver}-*.log"):
             old.unlink()
-        runs = [[str(HERE / "test_module.py"), "--kver", kver, "--smp", a.smp,
-                 "--only", a.only]]
+        runs = []
+        if a.only != "none":
+            runs.append([str(HERE / "test_module.py"), "--kver", kver,
+                         "--smp", a.smp, "--only", a.only])
         if a.stress_cycles:
             runs.append([str(HERE / "stress.py"), "--kver", kver, "--smp", "2",
                          "--cycles", str(a.stress_cycles)])
