@@ -116,12 +116,8 @@ ramtrail_merge_step(struct ramtrail_merge *m)
 
 	if (unlikely(!c))
 		return ramtrail_merge_first(m);
-	/* The top's next decoded record, while no other zone's is older. */
-	if (likely(c->next_batch < c->nr_batch)) {
-		ramtrail_batch_pop(c);
-		return ramtrail_merge_settle(m, true);
-	}
-	return ramtrail_merge_settle(m, ramtrail_zone_refill(c));
+	/* The top's next record, while no other zone's is older. */
+	return ramtrail_merge_settle(m, ramtrail_zone_next(c));
 }
 
 #endif /* _RAMTRAIL_MERGE_H */

@@ -37,24 +37,6 @@
 /* Block numbers stay far below this: a position is a 64-bit byte count. */
 #define RT_MAX_BLOCK_NR		(1ULL << (64 - RAMTRAIL_BLOCK_SHIFT))
 
-/* struct ramtrail_record's fields are those of its @head, at its start. */
-#define RAMTRAIL_SAME_OFFSET(a, b)					\
-	_Static_assert(offsetof(struct ramtrail_record, a) ==		\
-		       offsetof(struct ramtrail_record, b),		\
-		       "a field of struct ramtrail_record out of its head")
-RAMTRAIL_SAME_OFFSET(ts, head.ts);
-RAMTRAIL_SAME_OFFSET(pos, head.pos);
-RAMTRAIL_SAME_OFFSET(ip, head.ip);
-RAMTRAIL_SAME_OFFSET(parent, head.parent);
-RAMTRAIL_SAME_OFFSET(type, head.type);
-RAMTRAIL_SAME_OFFSET(ctx, head.ctx);
-RAMTRAIL_SAME_OFFSET(len, head.len);
-RAMTRAIL_SAME_OFFSET(flags, head.flags);
-RAMTRAIL_SAME_OFFSET(id, head.id);
-RAMTRAIL_SAME_OFFSET(task_known, head.task_known);
-_Static_assert(offsetof(struct ramtrail_record, cpu) ==
-	       sizeof(struct ramtrail_record_head), "the head comes first");
-
 /**
  * ramtrail_zone_stats_sum() - add up what decoding each zone found
  * @sum: set to the sums of the counters (newest_block: the largest)
@@ -688,96 +670,16 @@ static __always_inline int ramtrail_ref_resolve(const struct ramtrail_ref_blocks
 	       p >> RAMTRAIL_REF_CHECK_SHIFT;
 }
 
-/*
- * The common case of ramtrail_zone_next(), a run of function records at
- * the cursor, decoded in one tight loop into @c->batch: the same checks as
- * the general path, the same records. The run ends at the first word the
- * general path must see (another kind, a stale or torn word, a reference
- * to nothing), after RAMTRAIL_BATCH records, or before the record that
- * ends the zone (@c->end_pos, @c->end_ts). Return: the records decoded.
+/**
+ * ramtrail_zone_next() - decode the next valid record of a zone
+ * @c: cursor from ramtrail_zone_open()
+ *
+ * Records come in zone order, which is time order: @c->rec.ts never
+ * decreases. Dropped words and records are counted in @c->stats.
+ *
+ * Return: true with the record in @c->rec, false at the end of the zone.
  */
-static u32 ramtrail_zone_batch(struct ramtrail_zone_cursor *c)
-{
-	struct ramtrail_ref_blocks r;
-	const u64 *b = c->block;
-	u64 ts = c->ts, pos = c->g << RAMTRAIL_BLOCK_SHIFT;
-	u64 cur = (u64)c->lap << RAMTRAIL_LAP_SHIFT;
-	struct ramtrail_record_head *e = c->batch;
-	u32 word = c->word, stop = c->end_word, n = 0;
-	bool task_known = c->task_known;
-
-	/* A block's first records are the header: the general path's. */
-	if (!c->in_block || !c->have_base || word < RAMTRAIL_BLOCK_WORDS_HDR)
-		return 0;
-	ramtrail_ref_blocks(c, &r);
-	/* The record at or past @c->end_pos ends the zone: the general path's. */
-	if (c->end_pos <= pos)
-		stop = 0;
-	else if (c->end_pos - pos < (u64)stop * 8)
-		stop = DIV_ROUND_UP(c->end_pos - pos, 8);
-	while (n < RAMTRAIL_BATCH && word < stop) {
-		u64 w = ramtrail_load(b + word), cont;
-		unsigned int low = w & (RAMTRAIL_PARENT_BITS | RAMTRAIL_CTX_MASK);
-		unsigned int kind, ctx = RAMTRAIL_W_CTX(low), words = 1;
-		u32 ip = ramtrail_payload(w), parent = 0;
-
-		/* Type and lap at once: a word of another lap matches none. */
-		if (low == (RAMTRAIL_W_FUNC_REF | cur)) {
-			if (ramtrail_ref_resolve(&r, word, w, &ip, &parent) <= 0)
-				break;
-			kind = RAMTRAIL_W_FUNC_PARENT;
-			ctx = RAMTRAIL_REF_CTX(ramtrail_payload(w));
-		} else if ((low & RAMTRAIL_PARENT_BITS) == r.head[0]) {
-			if (word + 1 >= stop)
-				break;
-			cont = ramtrail_load(b + word + 1);
-			if ((u32)cont != ramtrail_cont_of(w))
-				break;
-			parent = ramtrail_payload(cont);
-			kind = RAMTRAIL_W_FUNC_PARENT;
-			words = 2;
-		} else if ((low & RAMTRAIL_PARENT_BITS) == (RAMTRAIL_W_FUNC | cur)) {
-			kind = RAMTRAIL_W_FUNC;
-		} else {
-			break;
-		}
-		/* The writer keeps records within 2^26 of the base. */
-		ts += (ramtrail_tsbits(w) - ts) & RAMTRAIL_TS_MASK;
-		/* @len, @flags and @id stay 0 from ramtrail_cursor_reset(). */
-		e[n].ts = ts;
-		e[n].pos = pos + word * 8;
-		e[n].ip = ip;
-		e[n].parent = parent;
-		e[n].type = kind;
-		e[n].ctx = ctx;
-		e[n].task_known = task_known;
-		word += words;
-		n++;
-	}
-	/* Time never goes back in a zone: the record newer than @c->end_ts ends it. */
-	if (n && e[n - 1].ts > c->end_ts) {
-		while (n && e[n - 1].ts > c->end_ts)
-			n--;
-		word = (e[n].pos - pos) / 8;
-		ts = n ? e[n - 1].ts : c->ts;
-	}
-	if (!n)
-		return 0;
-	/* Counted as decoded: every record of a batch is returned. */
-	c->stats.records += n;
-	if (!task_known)
-		c->stats.no_task += n;
-	c->stats.lost_words += c->stale;
-	c->stale = 0;
-	c->ts = ts;
-	c->word = word;
-	c->nr_batch = n;
-	c->next_batch = 0;
-	return n;
-}
-
-/* ramtrail_zone_next() past its fast path. */
-static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
+bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 {
 	for (;;) {
 		const u64 *b;
@@ -877,30 +779,6 @@ static noinline bool ramtrail_zone_next_slow(struct ramtrail_zone_cursor *c)
 		}
 		c->word += n;
 	}
-}
-
-/* ramtrail_zone_next() once its batch is returned: the next, or the rest. */
-noinline bool ramtrail_zone_refill(struct ramtrail_zone_cursor *c)
-{
-	if (ramtrail_zone_batch(c)) {
-		ramtrail_batch_pop(c);
-		return true;
-	}
-	return ramtrail_zone_next_slow(c);
-}
-
-/**
- * ramtrail_zone_next() - decode the next valid record of a zone
- * @c: cursor from ramtrail_zone_open()
- *
- * Records come in zone order, which is time order: @c->rec.ts never
- * decreases. Dropped words and records are counted in @c->stats.
- *
- * Return: true with the record in @c->rec, false at the end of the zone.
- */
-bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
-{
-	return ramtrail_zone_step(c);
 }
 
 /**

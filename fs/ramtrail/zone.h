@@ -11,37 +11,7 @@
 #include "region.h"
 
 /**
- * struct ramtrail_record_head - the fields of a function record, at the
- *	start of struct ramtrail_record (@head there): a zone cursor decodes
- *	a run of function records ahead into these, and returns each with
- *	one copy
- * @ts: see struct ramtrail_record, as every field
- * @pos: zone position
- * @ip: function
- * @parent: caller
- * @type: kind
- * @ctx: context
- * @len: 0 (an event's)
- * @flags: 0 (an event's)
- * @id: 0 (an event's)
- * @task_known: the task is known
- */
-struct ramtrail_record_head {
-	u64 ts;
-	u64 pos;
-	u32 ip;
-	u32 parent;
-	u8 type;
-	u8 ctx;
-	u8 len;
-	u8 flags;
-	u16 id;
-	bool task_known;
-};
-
-/**
  * struct ramtrail_record - one decoded trace record
- * @head: the fields below up to @task_known, as one
  * @ts: counter value, extended to 64 bits; non-decreasing within a zone
  * @pos: zone position of the record's head word
  * @ip: function offset from the text base (function records)
@@ -61,21 +31,16 @@ struct ramtrail_record_head {
  * @data: event payload, zero padded to whole words
  */
 struct ramtrail_record {
-	union {
-		struct ramtrail_record_head head;
-		struct {	/* the same, in the same order: zone.c checks */
-			u64 ts;
-			u64 pos;
-			u32 ip;
-			u32 parent;
-			u8 type;
-			u8 ctx;
-			u8 len;
-			u8 flags;
-			u16 id;
-			bool task_known;
-		};
-	};
+	u64 ts;
+	u64 pos;
+	u32 ip;
+	u32 parent;
+	u8 type;
+	u8 ctx;
+	u8 len;
+	u8 flags;
+	u16 id;
+	bool task_known;
 	u32 cpu;
 	u32 task_gen;
 	struct ramtrail_ev_task task;
@@ -117,9 +82,6 @@ struct ramtrail_zone_stats {
 	u64 newest_block;
 };
 
-/* Records a zone cursor decodes at once, in a run of function records. */
-#define RAMTRAIL_BATCH		64
-
 /**
  * struct ramtrail_zone_cursor - position of a zone decode
  * @zone: first word of the zone
@@ -150,10 +112,6 @@ struct ramtrail_zone_stats {
  * @end_ts: the zone ends before the first record newer than this
  * @stats: counters
  * @rec: the record returned by the last ramtrail_zone_next()
- * @nr_batch: records in @batch
- * @next_batch: the next of them to return; the words up to @word are
- *	decoded, and @ts is the newest record's, when it is below @nr_batch
- * @batch: function records decoded, not returned yet
  */
 struct ramtrail_zone_cursor {
 	const u64 *zone;
@@ -182,9 +140,6 @@ struct ramtrail_zone_cursor {
 	u64 end_ts;
 	struct ramtrail_zone_stats stats;
 	struct ramtrail_record rec;
-	u32 nr_batch;
-	u32 next_batch;
-	struct ramtrail_record_head batch[RAMTRAIL_BATCH];
 };
 
 /**
@@ -228,24 +183,5 @@ void ramtrail_tail_open(const struct ramtrail_tail *t,
 			struct ramtrail_zone_cursor *c, bool whole);
 void ramtrail_zone_stats_sum(struct ramtrail_zone_stats *sum,
 			     const struct ramtrail_zone_cursor *cur, u32 n);
-
-bool ramtrail_zone_refill(struct ramtrail_zone_cursor *c);
-
-/* The next record of @c->batch, into @c->rec. */
-static __always_inline void ramtrail_batch_pop(struct ramtrail_zone_cursor *c)
-{
-	/* @c->rec.cpu is the cursor's since it was opened. */
-	c->rec.head = c->batch[c->next_batch++];
-}
-
-/* ramtrail_zone_next(), inline where the merge calls it. */
-static __always_inline bool ramtrail_zone_step(struct ramtrail_zone_cursor *c)
-{
-	if (likely(c->next_batch < c->nr_batch)) {
-		ramtrail_batch_pop(c);
-		return true;
-	}
-	return ramtrail_zone_refill(c);
-}
 
 #endif /* _RAMTRAIL_ZONE_H */
