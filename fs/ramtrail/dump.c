@@ -51,9 +51,6 @@ struct ramtrail_dump {
 	char line[RAMTRAIL_TEXT_LINE_MAX];
 };
 
-/* For the sysrq handler, which gets no argument: set while registered. */
-static struct ramtrail_context *ramtrail_sysrq_cxt;
-
 /*
  * "%ps" of this boot's @addr, but where no symbol names it the address
  * hashed, as "%p" prints it: a dump goes to the log.
@@ -232,7 +229,7 @@ static notrace void ramtrail_dump_request(struct ramtrail_context *cxt)
 
 static notrace void ramtrail_sysrq_dump(RAMTRAIL_SYSRQ_KEY_T key)
 {
-	struct ramtrail_context *cxt = READ_ONCE(ramtrail_sysrq_cxt);
+	struct ramtrail_context *cxt = ramtrail_cxt_published();
 
 	if (cxt)
 		ramtrail_dump_request(cxt);
@@ -291,6 +288,7 @@ static void ramtrail_dump_free(struct ramtrail_dump *d)
  * ramtrail_dump_init() - the buffers of the dumps, and sysrq-y
  * @cxt: the context, formatted
  *
+ * sysrq-y dumps once the context is published (ramtrail_freeze_hooks_init()).
  * A sysrq key that another driver took leaves debugfs "dump" (added by
  * ramtrail_dump_debugfs()) as the way to ask.
  *
@@ -306,7 +304,6 @@ int ramtrail_dump_init(struct ramtrail_context *cxt)
 		ramtrail_dump_exit(cxt);
 		return -ENOMEM;
 	}
-	WRITE_ONCE(ramtrail_sysrq_cxt, cxt);
 	cxt->sysrq = !register_sysrq_key(RAMTRAIL_DUMP_KEY, &ramtrail_sysrq_op);
 	if (!cxt->sysrq)
 		pr_info("sysrq-%c is taken: write to debugfs ramtrail/dump to dump\n",
@@ -326,14 +323,14 @@ void ramtrail_dump_debugfs(struct ramtrail_context *cxt)
 
 /**
  * ramtrail_dump_exit() - undo ramtrail_dump_init()
- * @cxt: the context; the oops and panic notifiers are gone
+ * @cxt: the context, withdrawn (ramtrail_freeze_hooks_exit()): the oops
+ *	and panic notifiers are gone, sysrq-y finds no context
  */
 void ramtrail_dump_exit(struct ramtrail_context *cxt)
 {
 	if (cxt->sysrq)	/* waits for a handler that runs */
 		unregister_sysrq_key(RAMTRAIL_DUMP_KEY, &ramtrail_sysrq_op);
 	cxt->sysrq = false;
-	WRITE_ONCE(ramtrail_sysrq_cxt, NULL);
 	ramtrail_dump_free(cxt->dump_crash);
 	ramtrail_dump_free(cxt->dump_request);
 	cxt->dump_crash = NULL;

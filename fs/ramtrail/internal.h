@@ -339,6 +339,22 @@ struct ramtrail_dmesg_header *ramtrail_dmesg(struct ramtrail_context *cxt,
 					     u32 slot);
 
 /* record.c */
+
+/*
+ * The context, published by ramtrail_freeze_hooks_init() once it is whole
+ * and withdrawn first by ramtrail_freeze_hooks_exit(): for the entry
+ * points that get no argument, the exported calls (their callers hold a
+ * reference on this module) and sysrq-y (its unregistration waits for it).
+ */
+extern struct ramtrail_context *ramtrail_published;
+
+/* The published context, or NULL. */
+static __always_inline struct ramtrail_context *ramtrail_cxt_published(void)
+{
+	/* Pairs with the release that published it: the context is whole. */
+	return smp_load_acquire(&ramtrail_published);
+}
+
 int ramtrail_record_start(struct ramtrail_context *cxt);
 void ramtrail_record_stop(struct ramtrail_context *cxt);
 int ramtrail_freeze_hooks_init(struct ramtrail_context *cxt);

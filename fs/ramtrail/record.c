@@ -27,11 +27,7 @@
 #include <linux/ramtrail.h>
 #include "internal.h"
 
-/*
- * The context while recording is live, for the exported entry points:
- * their callers hold a reference on this module, so it outlives them.
- */
-static struct ramtrail_context *ramtrail_live;
+struct ramtrail_context *ramtrail_published;
 
 static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 				      struct ftrace_ops *op,
@@ -70,7 +66,7 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
  */
 notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 {
-	struct ramtrail_context *cxt = READ_ONCE(ramtrail_live);
+	struct ramtrail_context *cxt = ramtrail_cxt_published();
 	u32 cont[RAMTRAIL_MAX_CONT];
 	bool ok = false;
 
@@ -218,7 +214,7 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
  */
 notrace void ramtrail_freeze(u32 reason)
 {
-	struct ramtrail_context *cxt = READ_ONCE(ramtrail_live);
+	struct ramtrail_context *cxt = ramtrail_cxt_published();
 
 	if (cxt)
 		ramtrail_freeze_cxt(cxt, reason);
@@ -318,8 +314,8 @@ int ramtrail_freeze_hooks_init(struct ramtrail_context *cxt)
 		return err;
 	}
 	atomic_notifier_chain_register(&panic_notifier_list, &cxt->panic_nb);
-	/* The context is complete before the exported calls may see it. */
-	smp_store_release(&ramtrail_live, cxt);
+	/* The context is whole before the entry points may see it. */
+	smp_store_release(&ramtrail_published, cxt);
 	return 0;
 }
 
@@ -329,7 +325,7 @@ int ramtrail_freeze_hooks_init(struct ramtrail_context *cxt)
  */
 void ramtrail_freeze_hooks_exit(struct ramtrail_context *cxt)
 {
-	WRITE_ONCE(ramtrail_live, NULL);
+	WRITE_ONCE(ramtrail_published, NULL);
 	atomic_notifier_chain_unregister(&panic_notifier_list, &cxt->panic_nb);
 	unregister_die_notifier(&cxt->die_nb);
 	if (cxt->oops_hooked)
