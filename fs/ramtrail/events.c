@@ -20,6 +20,7 @@
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 #include "internal.h"
+#include "text.h"
 
 /* Record @len bytes of @data as event @id on this CPU. */
 static notrace void ramtrail_ev(struct ramtrail_context *cxt, u16 id,
@@ -222,43 +223,52 @@ static notrace void ramtrail_console(void *data, const char *text, size_t len)
 }
 
 /**
- * struct ramtrail_event_def - a kernel event ramtrail records
- * @system: its ftrace system ("sched")
- * @name: its tracepoint and ftrace event name ("sched_switch")
+ * struct ramtrail_probe_def - a probe of ramtrail's
  * @probe: the probe; its arguments are the tracepoint's TP_PROTO
- * @id: enum ramtrail_event_id; -1 for the always-on task_rename probe
+ * @id: the kernel event it records, enum ramtrail_event_id, whose system
+ *	and name ramtrail_event_desc() gives; -1 for the always-on probe of
+ *	task_rename, which keeps the task events right
  */
-struct ramtrail_event_def {
-	const char *system;
-	const char *name;
+struct ramtrail_probe_def {
 	void *probe;
 	int id;
 };
 
-static const struct ramtrail_event_def ramtrail_event_defs[RAMTRAIL_NR_PROBES] = {
-	{ "sched", "sched_switch", ramtrail_sched_switch, RAMTRAIL_EV_SCHED_SWITCH },
-	{ "task", "task_rename", ramtrail_task_rename, -1 },
-	{ "sched", "sched_wakeup", ramtrail_sched_wakeup, RAMTRAIL_EV_SCHED_WAKEUP },
-	{ "sched", "sched_waking", ramtrail_sched_waking, RAMTRAIL_EV_SCHED_WAKING },
-	{ "sched", "sched_wakeup_new", ramtrail_sched_wakeup_new, RAMTRAIL_EV_SCHED_WAKEUP_NEW },
-	{ "irq", "irq_handler_entry", ramtrail_irq_entry, RAMTRAIL_EV_IRQ_ENTRY },
-	{ "irq", "irq_handler_exit", ramtrail_irq_exit, RAMTRAIL_EV_IRQ_EXIT },
-	{ "irq", "softirq_entry", ramtrail_softirq_entry, RAMTRAIL_EV_SOFTIRQ_ENTRY },
-	{ "irq", "softirq_exit", ramtrail_softirq_exit, RAMTRAIL_EV_SOFTIRQ_EXIT },
-	{ "irq", "softirq_raise", ramtrail_softirq_raise, RAMTRAIL_EV_SOFTIRQ_RAISE },
-	{ "workqueue", "workqueue_execute_start", ramtrail_work_start, RAMTRAIL_EV_WORK_START },
-	{ "workqueue", "workqueue_execute_end", ramtrail_work_end, RAMTRAIL_EV_WORK_END },
-	{ "timer", "timer_expire_entry", ramtrail_timer_entry, RAMTRAIL_EV_TIMER_ENTRY },
-	{ "timer", "timer_expire_exit", ramtrail_timer_exit, RAMTRAIL_EV_TIMER_EXIT },
-	{ "printk", "console", ramtrail_console, RAMTRAIL_EV_PRINTK },
+static const struct ramtrail_probe_def ramtrail_probe_defs[RAMTRAIL_NR_PROBES] = {
+	{ ramtrail_sched_switch,	RAMTRAIL_EV_SCHED_SWITCH },
+	{ ramtrail_task_rename,		-1 },
+	{ ramtrail_sched_wakeup,	RAMTRAIL_EV_SCHED_WAKEUP },
+	{ ramtrail_sched_waking,	RAMTRAIL_EV_SCHED_WAKING },
+	{ ramtrail_sched_wakeup_new,	RAMTRAIL_EV_SCHED_WAKEUP_NEW },
+	{ ramtrail_irq_entry,		RAMTRAIL_EV_IRQ_ENTRY },
+	{ ramtrail_irq_exit,		RAMTRAIL_EV_IRQ_EXIT },
+	{ ramtrail_softirq_entry,	RAMTRAIL_EV_SOFTIRQ_ENTRY },
+	{ ramtrail_softirq_exit,	RAMTRAIL_EV_SOFTIRQ_EXIT },
+	{ ramtrail_softirq_raise,	RAMTRAIL_EV_SOFTIRQ_RAISE },
+	{ ramtrail_work_start,		RAMTRAIL_EV_WORK_START },
+	{ ramtrail_work_end,		RAMTRAIL_EV_WORK_END },
+	{ ramtrail_timer_entry,		RAMTRAIL_EV_TIMER_ENTRY },
+	{ ramtrail_timer_exit,		RAMTRAIL_EV_TIMER_EXIT },
+	{ ramtrail_console,		RAMTRAIL_EV_PRINTK },
 };
+
+/* The tracepoint of probe @d, as ftrace names it: system, name. */
+static const char *ramtrail_probe_system(const struct ramtrail_probe_def *d)
+{
+	return d->id < 0 ? "task" : ramtrail_event_desc(d->id)->system;
+}
+
+static const char *ramtrail_probe_name(const struct ramtrail_probe_def *d)
+{
+	return d->id < 0 ? "task_rename" : ramtrail_event_desc(d->id)->name;
+}
 
 /* The first two probes run whatever events= says. */
 #define RAMTRAIL_ALWAYS_PROBES	2
 
 /* Does "system:name", "name" or a glob of either name event @d? */
 static bool ramtrail_event_match(const char *glob,
-				 const struct ramtrail_event_def *d)
+				 const struct ramtrail_probe_def *d)
 {
 	const char *colon = strchr(glob, ':');
 	char sys[32];
@@ -266,12 +276,13 @@ static bool ramtrail_event_match(const char *glob,
 	if (d->id < 0)
 		return false;
 	if (!colon)
-		return glob_match(glob, d->name);
+		return glob_match(glob, ramtrail_probe_name(d));
 	if (colon - glob >= sizeof(sys))
 		return false;
 	memcpy(sys, glob, colon - glob);
 	sys[colon - glob] = 0;
-	return glob_match(sys, d->system) && glob_match(colon + 1, d->name);
+	return glob_match(sys, ramtrail_probe_system(d)) &&
+	       glob_match(colon + 1, ramtrail_probe_name(d));
 }
 
 /* One entry of events=: its events added to the mask at @arg. */
@@ -281,8 +292,8 @@ static int ramtrail_events_glob(char *glob, void *arg)
 	int i;
 
 	for (i = 0; i < RAMTRAIL_NR_PROBES; i++)
-		if (ramtrail_event_match(glob, &ramtrail_event_defs[i]))
-			found |= BIT(ramtrail_event_defs[i].id);
+		if (ramtrail_event_match(glob, &ramtrail_probe_defs[i]))
+			found |= BIT(ramtrail_probe_defs[i].id);
 	if (!found) {
 		pr_err("events: '%s' matches no event ramtrail records (sched:sched_switch, sched:sched_wakeup, sched:sched_waking, sched:sched_wakeup_new, irq:*, workqueue:*, timer:timer_expire_entry/exit, printk:console)\n",
 		       glob);
@@ -319,11 +330,11 @@ static void ramtrail_tp_find(struct tracepoint *tp, void *priv)
 		f->tp = tp;
 }
 
-/* Register probe @i of ramtrail_event_defs[] unless it is. */
+/* Register probe @i of ramtrail_probe_defs[] unless it is. */
 static int ramtrail_probe_register(struct ramtrail_context *cxt, int i)
 {
-	const struct ramtrail_event_def *d = &ramtrail_event_defs[i];
-	struct ramtrail_tp_find f = { .name = d->name };
+	const struct ramtrail_probe_def *d = &ramtrail_probe_defs[i];
+	struct ramtrail_tp_find f = { .name = ramtrail_probe_name(d) };
 	int err;
 
 	if (cxt->tp[i])
@@ -331,7 +342,7 @@ static int ramtrail_probe_register(struct ramtrail_context *cxt, int i)
 	for_each_kernel_tracepoint(ramtrail_tp_find, &f);
 	if (!f.tp) {
 		pr_err("events: this kernel has no tracepoint %s:%s\n",
-		       d->system, d->name);
+		       ramtrail_probe_system(d), f.name);
 		return -ENOENT;
 	}
 	err = tracepoint_probe_register(f.tp, d->probe, cxt);
@@ -347,10 +358,10 @@ static bool ramtrail_probes_drop(struct ramtrail_context *cxt, u32 keep)
 	int i;
 
 	for (i = RAMTRAIL_ALWAYS_PROBES; i < RAMTRAIL_NR_PROBES; i++) {
-		if (!cxt->tp[i] || keep & BIT(ramtrail_event_defs[i].id))
+		if (!cxt->tp[i] || keep & BIT(ramtrail_probe_defs[i].id))
 			continue;
 		tracepoint_probe_unregister(cxt->tp[i],
-					    ramtrail_event_defs[i].probe, cxt);
+					    ramtrail_probe_defs[i].probe, cxt);
 		cxt->tp[i] = NULL;
 		any = true;
 	}
@@ -376,7 +387,7 @@ int ramtrail_events_set(struct ramtrail_context *cxt, u32 mask)
 	int i, err = 0;
 
 	for (i = RAMTRAIL_ALWAYS_PROBES; i < RAMTRAIL_NR_PROBES && !err; i++)
-		if (mask & BIT(ramtrail_event_defs[i].id))
+		if (mask & BIT(ramtrail_probe_defs[i].id))
 			err = ramtrail_probe_register(cxt, i);
 	if (err)
 		mask = old;
@@ -421,7 +432,7 @@ void ramtrail_events_stop(struct ramtrail_context *cxt)
 		if (!cxt->tp[i])
 			continue;
 		tracepoint_probe_unregister(cxt->tp[i],
-					    ramtrail_event_defs[i].probe, cxt);
+					    ramtrail_probe_defs[i].probe, cxt);
 		cxt->tp[i] = NULL;
 		any = true;
 	}

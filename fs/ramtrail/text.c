@@ -176,53 +176,6 @@ const char *ramtrail_text_comm(const struct ramtrail_text *tx,
 	return comm && comm[0] ? comm : "<...>";
 }
 
-/* Name and least payload bytes of the events with a kernel format. */
-static const struct {
-	const char *name;
-	u8 min_len;
-} ramtrail_events[RAMTRAIL_EV_NR] = {
-	[RAMTRAIL_EV_PRINTK]		= { "console", 0 },
-	[RAMTRAIL_EV_SCHED_SWITCH]	= { "sched_switch",
-					    sizeof(struct ramtrail_ev_switch) },
-	[RAMTRAIL_EV_SCHED_WAKEUP]	= { "sched_wakeup",
-					    sizeof(struct ramtrail_ev_wakeup) },
-	[RAMTRAIL_EV_SCHED_WAKING]	= { "sched_waking",
-					    sizeof(struct ramtrail_ev_wakeup) },
-	[RAMTRAIL_EV_SCHED_WAKEUP_NEW]	= { "sched_wakeup_new",
-					    sizeof(struct ramtrail_ev_wakeup) },
-	[RAMTRAIL_EV_IRQ_ENTRY]		= { "irq_handler_entry", 4 },
-	[RAMTRAIL_EV_IRQ_EXIT]		= { "irq_handler_exit", 8 },
-	[RAMTRAIL_EV_SOFTIRQ_ENTRY]	= { "softirq_entry", 4 },
-	[RAMTRAIL_EV_SOFTIRQ_EXIT]	= { "softirq_exit", 4 },
-	[RAMTRAIL_EV_SOFTIRQ_RAISE]	= { "softirq_raise", 4 },
-	[RAMTRAIL_EV_WORK_START]	= { "workqueue_execute_start",
-					    offsetof(struct ramtrail_ev_work,
-						     function) + 4 },
-	[RAMTRAIL_EV_WORK_END]		= { "workqueue_execute_end",
-					    offsetof(struct ramtrail_ev_work,
-						     function) + 4 },
-	[RAMTRAIL_EV_TIMER_ENTRY]	= { "timer_expire_entry",
-					    offsetof(struct ramtrail_ev_timer,
-						     function) + 4 },
-	[RAMTRAIL_EV_TIMER_EXIT]	= { "timer_expire_exit", 8 },
-};
-
-/**
- * ramtrail_text_event_name() - the kernel event a record stands for
- * @r: a record
- *
- * Return: the event's name ("sched_switch"), or NULL for a function
- * record, an event of ramtrail_record_event() callers, or one whose
- * payload is too short for its format (printed as "ramtrail_event").
- */
-const char *ramtrail_text_event_name(const struct ramtrail_record *r)
-{
-	if (r->type != RAMTRAIL_W_EVENT || r->id >= RAMTRAIL_EV_NR ||
-	    !ramtrail_events[r->id].name || r->len < ramtrail_events[r->id].min_len)
-		return NULL;
-	return ramtrail_events[r->id].name;
-}
-
 /* __trace_sched_switch_state(): bits 0..7 of the state, 8: preempted. */
 static void ramtrail_put_state(struct ramtrail_line *l, u32 state)
 {
@@ -244,87 +197,319 @@ static const char *const ramtrail_softirq_names[] = {
 	"SCHED", "HRTIMER", "RCU",
 };
 
-/* Text of a kernel event's TP_printk(), @r checked by _event_name(). */
-static void ramtrail_put_event(struct ramtrail_line *l,
+/*
+ * A record's payload as the structs it holds: the record's data is only
+ * 4-byte aligned, and zero padded past its length.
+ */
+union ramtrail_payload {
+	u32 u[4];
+	struct ramtrail_ev_switch sw;
+	struct ramtrail_ev_wakeup wake;
+	struct ramtrail_ev_work work;
+	struct ramtrail_ev_timer timer;
+};
+
+static union ramtrail_payload ramtrail_payload_of(const struct ramtrail_record *r)
+{
+	union ramtrail_payload p;
+
+	memcpy(&p, r->data, sizeof(p));
+	return p;
+}
+
+/* The events' TP_printk()s, for records ramtrail_event_desc() accepts. */
+static void ramtrail_text_console(struct ramtrail_line *l,
+				  const struct ramtrail_record *r,
+				  const struct ramtrail_text *tx)
+{
+	size_t n = strnlen((const char *)r->data, r->len);
+
+	if (n && r->data[n - 1] == '\n')
+		n--;
+	ramtrail_put(l, "%.*s", (int)n, (const char *)r->data);
+}
+
+static void ramtrail_text_switch(struct ramtrail_line *l,
+				 const struct ramtrail_record *r,
+				 const struct ramtrail_text *tx)
+{
+	union ramtrail_payload p = ramtrail_payload_of(r);
+
+	ramtrail_put(l, "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=",
+		     ramtrail_text_comm(tx, r, p.sw.prev_pid),
+		     (int)p.sw.prev_pid, (int)p.sw.prev_prio);
+	ramtrail_put_state(l, p.sw.prev_state);
+	ramtrail_put(l, " ==> next_comm=%s next_pid=%d next_prio=%d",
+		     ramtrail_text_comm(tx, r, p.sw.next_pid),
+		     (int)p.sw.next_pid, (int)p.sw.next_prio);
+}
+
+static void ramtrail_text_wakeup(struct ramtrail_line *l,
+				 const struct ramtrail_record *r,
+				 const struct ramtrail_text *tx)
+{
+	union ramtrail_payload p = ramtrail_payload_of(r);
+
+	ramtrail_put(l, "comm=%s pid=%d prio=%d target_cpu=%03d",
+		     ramtrail_text_comm(tx, r, p.wake.pid), (int)p.wake.pid,
+		     (int)p.wake.prio, (int)p.wake.target_cpu);
+}
+
+static void ramtrail_text_irq_entry(struct ramtrail_line *l,
+				    const struct ramtrail_record *r,
+				    const struct ramtrail_text *tx)
+{
+	size_t n = strnlen((const char *)r->data + 4, r->len - 4);
+
+	ramtrail_put(l, "irq=%d name=%.*s", (int)ramtrail_payload_of(r).u[0],
+		     (int)n, (const char *)r->data + 4);
+}
+
+static void ramtrail_text_irq_exit(struct ramtrail_line *l,
+				   const struct ramtrail_record *r,
+				   const struct ramtrail_text *tx)
+{
+	union ramtrail_payload p = ramtrail_payload_of(r);
+
+	ramtrail_put(l, "irq=%d ret=%s", (int)p.u[0],
+		     p.u[1] ? "handled" : "unhandled");
+}
+
+static void ramtrail_text_softirq(struct ramtrail_line *l,
+				  const struct ramtrail_record *r,
+				  const struct ramtrail_text *tx)
+{
+	u32 vec = ramtrail_payload_of(r).u[0];
+
+	if (vec < ARRAY_SIZE(ramtrail_softirq_names))
+		ramtrail_put(l, "vec=%u [action=%s]", vec,
+			     ramtrail_softirq_names[vec]);
+	else	/* __print_symbolic() of an unknown value */
+		ramtrail_put(l, "vec=%u [action=0x%x]", vec, vec);
+}
+
+static void ramtrail_text_work(struct ramtrail_line *l,
 			       const struct ramtrail_record *r,
 			       const struct ramtrail_text *tx)
 {
-	/* The payload as the structs it holds (data is only 4-byte aligned). */
-	union {
-		u32 u[4];
-		struct ramtrail_ev_switch sw;
-		struct ramtrail_ev_wakeup wake;
-		struct ramtrail_ev_work work;
-		struct ramtrail_ev_timer timer;
-	} p;
-	size_t n;
+	union ramtrail_payload p = ramtrail_payload_of(r);
 
-	memcpy(&p, r->data, sizeof(p));	/* data is zero padded */
-	switch (r->id) {
-	case RAMTRAIL_EV_PRINTK:
-		n = strnlen((const char *)r->data, r->len);
-		if (n && r->data[n - 1] == '\n')
-			n--;
-		ramtrail_put(l, "%.*s", (int)n, (const char *)r->data);
-		break;
-	case RAMTRAIL_EV_SCHED_SWITCH:
-		ramtrail_put(l, "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=",
-			     ramtrail_text_comm(tx, r, p.sw.prev_pid),
-			     (int)p.sw.prev_pid, (int)p.sw.prev_prio);
-		ramtrail_put_state(l, p.sw.prev_state);
-		ramtrail_put(l, " ==> next_comm=%s next_pid=%d next_prio=%d",
-			     ramtrail_text_comm(tx, r, p.sw.next_pid),
-			     (int)p.sw.next_pid, (int)p.sw.next_prio);
-		break;
-	case RAMTRAIL_EV_SCHED_WAKEUP:
-	case RAMTRAIL_EV_SCHED_WAKING:
-	case RAMTRAIL_EV_SCHED_WAKEUP_NEW:
-		ramtrail_put(l, "comm=%s pid=%d prio=%d target_cpu=%03d",
-			     ramtrail_text_comm(tx, r, p.wake.pid),
-			     (int)p.wake.pid, (int)p.wake.prio,
-			     (int)p.wake.target_cpu);
-		break;
-	case RAMTRAIL_EV_IRQ_ENTRY:
-		n = strnlen((const char *)r->data + 4, r->len - 4);
-		ramtrail_put(l, "irq=%d name=%.*s", (int)p.u[0], (int)n,
-			     (const char *)r->data + 4);
-		break;
-	case RAMTRAIL_EV_IRQ_EXIT:
-		ramtrail_put(l, "irq=%d ret=%s", (int)p.u[0],
-			     p.u[1] ? "handled" : "unhandled");
-		break;
-	case RAMTRAIL_EV_SOFTIRQ_ENTRY:
-	case RAMTRAIL_EV_SOFTIRQ_EXIT:
-	case RAMTRAIL_EV_SOFTIRQ_RAISE:
-		if (p.u[0] < ARRAY_SIZE(ramtrail_softirq_names))
-			ramtrail_put(l, "vec=%u [action=%s]", p.u[0],
-				     ramtrail_softirq_names[p.u[0]]);
-		else	/* __print_symbolic() of an unknown value */
-			ramtrail_put(l, "vec=%u [action=0x%x]", p.u[0], p.u[0]);
-		break;
-	case RAMTRAIL_EV_WORK_START:
-	case RAMTRAIL_EV_WORK_END:
-		ramtrail_put(l, "work struct ");
-		ramtrail_put_ptr(l, p.work.work);
-		ramtrail_put(l, ": function ");
-		ramtrail_put_name(l, tx, p.work.function, r->ts,
-				  RAMTRAIL_TEXT_ARG);
-		break;
-	case RAMTRAIL_EV_TIMER_ENTRY:
-		ramtrail_put(l, "timer=");
-		ramtrail_put_ptr(l, p.timer.timer);
-		ramtrail_put(l, " function=");
-		ramtrail_put_name(l, tx, p.timer.function, r->ts,
-				  RAMTRAIL_TEXT_ARG);
-		ramtrail_put(l, " now=%llu baseclk=%llu",
-			     (unsigned long long)p.timer.now,
-			     (unsigned long long)p.timer.baseclk);
-		break;
-	case RAMTRAIL_EV_TIMER_EXIT:
-		ramtrail_put(l, "timer=");
-		ramtrail_put_ptr(l, p.timer.timer);
-		break;
-	}
+	ramtrail_put(l, "work struct ");
+	ramtrail_put_ptr(l, p.work.work);
+	ramtrail_put(l, ": function ");
+	ramtrail_put_name(l, tx, p.work.function, r->ts, RAMTRAIL_TEXT_ARG);
+}
+
+static void ramtrail_text_timer_entry(struct ramtrail_line *l,
+				      const struct ramtrail_record *r,
+				      const struct ramtrail_text *tx)
+{
+	union ramtrail_payload p = ramtrail_payload_of(r);
+
+	ramtrail_put(l, "timer=");
+	ramtrail_put_ptr(l, p.timer.timer);
+	ramtrail_put(l, " function=");
+	ramtrail_put_name(l, tx, p.timer.function, r->ts, RAMTRAIL_TEXT_ARG);
+	ramtrail_put(l, " now=%llu baseclk=%llu",
+		     (unsigned long long)p.timer.now,
+		     (unsigned long long)p.timer.baseclk);
+}
+
+static void ramtrail_text_timer_exit(struct ramtrail_line *l,
+				     const struct ramtrail_record *r,
+				     const struct ramtrail_text *tx)
+{
+	ramtrail_put(l, "timer=");
+	ramtrail_put_ptr(l, ramtrail_payload_of(r).timer.timer);
+}
+
+#ifdef __KERNEL__
+/* The module writes no trace.dat: it keeps no format files. */
+#define RT_FORMAT(print, fields)	{ }
+#else
+#define RT_FORMAT(print, fields)	{ print, fields }
+
+/* A field of a format file: declaration, offset, size, signed; its source. */
+#define RT_F(decl, off, size, sign, kind, src) \
+	{ decl, off, size, sign, RAMTRAIL_FIELD_##kind, src }
+
+static const struct ramtrail_event_field ramtrail_console_fields[] = {
+	RT_F("__data_loc char[] msg",		8, 4, 0, LINE, 0),
+	{ }
+};
+
+static const struct ramtrail_event_field ramtrail_switch_fields[] = {
+	RT_F("char prev_comm[16]",		8, 16, 0, COMM, 0),
+	RT_F("pid_t prev_pid",			24, 4, 1, U32, 0),
+	RT_F("int prev_prio",			28, 4, 1, U32, 4),
+	RT_F("long prev_state",			32, 8, 1, U32, 8),
+	RT_F("char next_comm[16]",		40, 16, 0, COMM, 12),
+	RT_F("pid_t next_pid",			56, 4, 1, U32, 12),
+	RT_F("int next_prio",			60, 4, 1, U32, 16),
+	{ }
+};
+
+static const struct ramtrail_event_field ramtrail_wakeup_fields[] = {
+	RT_F("char comm[16]",			8, 16, 0, COMM, 0),
+	RT_F("pid_t pid",			24, 4, 1, U32, 0),
+	RT_F("int prio",			28, 4, 1, U32, 4),
+	RT_F("int target_cpu",			32, 4, 1, U32, 8),
+	{ }
+};
+
+static const struct ramtrail_event_field ramtrail_irq_entry_fields[] = {
+	RT_F("int irq",				8, 4, 1, U32, 0),
+	RT_F("__data_loc char[] name",		12, 4, 0, STR, 4),
+	{ }
+};
+
+static const struct ramtrail_event_field ramtrail_irq_exit_fields[] = {
+	RT_F("int irq",				8, 4, 1, U32, 0),
+	RT_F("int ret",				12, 4, 1, U32, 4),
+	{ }
+};
+
+static const struct ramtrail_event_field ramtrail_softirq_fields[] = {
+	RT_F("unsigned int vec",		8, 4, 0, U32, 0),
+	{ }
+};
+
+static const struct ramtrail_event_field ramtrail_work_fields[] = {
+	RT_F("void * work",			8, 8, 0, RAW, 0),
+	RT_F("void * function",			16, 8, 0, FUNC, 8),
+	{ }
+};
+
+static const struct ramtrail_event_field ramtrail_timer_entry_fields[] = {
+	RT_F("void * timer",			8, 8, 0, RAW, 0),
+	RT_F("unsigned long now",		16, 8, 0, RAW, 8),
+	RT_F("void * function",			24, 8, 0, FUNC, 24),
+	RT_F("unsigned long baseclk",		32, 8, 0, RAW, 16),
+	{ }
+};
+
+static const struct ramtrail_event_field ramtrail_timer_exit_fields[] = {
+	RT_F("void * timer",			8, 8, 0, RAW, 0),
+	{ }
+};
+#endif
+
+#define RT_CONSOLE_PRINT	"\"%s\", __get_str(msg)"
+#define RT_SWITCH_PRINT							\
+	"\"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> "	\
+	"next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm, "	\
+	"REC->prev_pid, REC->prev_prio, (REC->prev_state & 0xff) ? "	\
+	"__print_flags(REC->prev_state & 0xff, \"|\", { 0x01, \"S\" }, "	\
+	"{ 0x02, \"D\" }, { 0x04, \"T\" }, { 0x08, \"t\" }, "		\
+	"{ 0x10, \"X\" }, { 0x20, \"Z\" }, { 0x40, \"P\" }, "		\
+	"{ 0x80, \"I\" }) : \"R\", REC->prev_state & 0x100 ? \"+\" : "	\
+	"\"\", REC->next_comm, REC->next_pid, REC->next_prio"
+#define RT_WAKEUP_PRINT							\
+	"\"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, "	\
+	"REC->pid, REC->prio, REC->target_cpu"
+#define RT_IRQ_ENTRY_PRINT	"\"irq=%d name=%s\", REC->irq, __get_str(name)"
+#define RT_IRQ_EXIT_PRINT						\
+	"\"irq=%d ret=%s\", REC->irq, REC->ret ? \"handled\" : \"unhandled\""
+#define RT_SOFTIRQ_PRINT						\
+	"\"vec=%u [action=%s]\", REC->vec, __print_symbolic(REC->vec, "	\
+	"{ 0, \"HI\" }, { 1, \"TIMER\" }, { 2, \"NET_TX\" }, "		\
+	"{ 3, \"NET_RX\" }, { 4, \"BLOCK\" }, { 5, \"IRQ_POLL\" }, "	\
+	"{ 6, \"TASKLET\" }, { 7, \"SCHED\" }, { 8, \"HRTIMER\" }, "	\
+	"{ 9, \"RCU\" })"
+#define RT_WORK_PRINT \
+	"\"work struct %p: function %ps\", REC->work, REC->function"
+#define RT_TIMER_ENTRY_PRINT						\
+	"\"timer=%p function=%ps now=%lu baseclk=%lu\", REC->timer, "	\
+	"REC->function, REC->now, REC->baseclk"
+#define RT_TIMER_EXIT_PRINT	"\"timer=%p\", REC->timer"
+
+/*
+ * The kernel events ramtrail records, by enum ramtrail_event_id: the one
+ * table of them. The probes (events.c) attach by its names, the text
+ * comes from its formatters, and the exporter (tools/ramtrail/tracedat.c)
+ * writes each event's format file and fills its payload from its fields,
+ * as the kernel's format files in tracefs describe them on x86-64
+ * (TP_STRUCT__entry of include/trace/events/sched.h, irq.h, workqueue.h,
+ * timer.h, printk.h). A new event: its id and payload in the uapi, its
+ * entry here, its probe in events.c.
+ */
+static const struct ramtrail_event_desc ramtrail_event_descs[RAMTRAIL_EV_NR] = {
+	[RAMTRAIL_EV_PRINTK] = { "printk", "console", 0, 12,
+		ramtrail_text_console,
+		RT_FORMAT(RT_CONSOLE_PRINT, ramtrail_console_fields) },
+	[RAMTRAIL_EV_SCHED_SWITCH] = { "sched", "sched_switch",
+		sizeof(struct ramtrail_ev_switch), 64, ramtrail_text_switch,
+		RT_FORMAT(RT_SWITCH_PRINT, ramtrail_switch_fields) },
+	[RAMTRAIL_EV_SCHED_WAKEUP] = { "sched", "sched_wakeup",
+		sizeof(struct ramtrail_ev_wakeup), 36, ramtrail_text_wakeup,
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields) },
+	[RAMTRAIL_EV_SCHED_WAKING] = { "sched", "sched_waking",
+		sizeof(struct ramtrail_ev_wakeup), 36, ramtrail_text_wakeup,
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields) },
+	[RAMTRAIL_EV_SCHED_WAKEUP_NEW] = { "sched", "sched_wakeup_new",
+		sizeof(struct ramtrail_ev_wakeup), 36, ramtrail_text_wakeup,
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields) },
+	[RAMTRAIL_EV_IRQ_ENTRY] = { "irq", "irq_handler_entry", 4, 16,
+		ramtrail_text_irq_entry,
+		RT_FORMAT(RT_IRQ_ENTRY_PRINT, ramtrail_irq_entry_fields) },
+	[RAMTRAIL_EV_IRQ_EXIT] = { "irq", "irq_handler_exit", 8, 16,
+		ramtrail_text_irq_exit,
+		RT_FORMAT(RT_IRQ_EXIT_PRINT, ramtrail_irq_exit_fields) },
+	[RAMTRAIL_EV_SOFTIRQ_ENTRY] = { "irq", "softirq_entry", 4, 12,
+		ramtrail_text_softirq,
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields) },
+	[RAMTRAIL_EV_SOFTIRQ_EXIT] = { "irq", "softirq_exit", 4, 12,
+		ramtrail_text_softirq,
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields) },
+	[RAMTRAIL_EV_SOFTIRQ_RAISE] = { "irq", "softirq_raise", 4, 12,
+		ramtrail_text_softirq,
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields) },
+	[RAMTRAIL_EV_WORK_START] = { "workqueue", "workqueue_execute_start",
+		offsetof(struct ramtrail_ev_work, function) + 4, 24,
+		ramtrail_text_work,
+		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields) },
+	[RAMTRAIL_EV_WORK_END] = { "workqueue", "workqueue_execute_end",
+		offsetof(struct ramtrail_ev_work, function) + 4, 24,
+		ramtrail_text_work,
+		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields) },
+	[RAMTRAIL_EV_TIMER_ENTRY] = { "timer", "timer_expire_entry",
+		offsetof(struct ramtrail_ev_timer, function) + 4, 40,
+		ramtrail_text_timer_entry,
+		RT_FORMAT(RT_TIMER_ENTRY_PRINT, ramtrail_timer_entry_fields) },
+	[RAMTRAIL_EV_TIMER_EXIT] = { "timer", "timer_expire_exit", 8, 16,
+		ramtrail_text_timer_exit,
+		RT_FORMAT(RT_TIMER_EXIT_PRINT, ramtrail_timer_exit_fields) },
+};
+
+/**
+ * ramtrail_event_desc() - the kernel event an id stands for
+ * @id: enum ramtrail_event_id
+ *
+ * Return: its entry of the table, or NULL if no kernel event has @id.
+ */
+const struct ramtrail_event_desc *ramtrail_event_desc(u32 id)
+{
+	if (id >= RAMTRAIL_EV_NR || !ramtrail_event_descs[id].name)
+		return NULL;
+	return &ramtrail_event_descs[id];
+}
+
+/**
+ * ramtrail_text_event_name() - the kernel event a record stands for
+ * @r: a record
+ *
+ * Return: the event's name ("sched_switch"), or NULL for a function
+ * record, an event of ramtrail_record_event() callers, or one whose
+ * payload is too short for its format (printed as "ramtrail_event").
+ */
+const char *ramtrail_text_event_name(const struct ramtrail_record *r)
+{
+	const struct ramtrail_event_desc *d;
+
+	if (r->type != RAMTRAIL_W_EVENT)
+		return NULL;
+	d = ramtrail_event_desc(r->id);
+	return d && r->len >= d->min_len ? d->name : NULL;
 }
 
 /**
@@ -393,7 +578,7 @@ size_t ramtrail_text_event(char *buf, size_t len,
 		}
 	} else if (name) {
 		ramtrail_put(&l, "%s: ", name);
-		ramtrail_put_event(&l, r, tx);
+		ramtrail_event_descs[r->id].text(&l, r, tx);
 	} else {
 		ramtrail_put(&l, "ramtrail_event: id=%u len=%u data=", r->id,
 			     r->len);

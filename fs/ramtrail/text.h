@@ -66,6 +66,65 @@ struct ramtrail_text {
 	void *arg;
 };
 
+/* How the exporter fills a field of a kernel event's payload. */
+enum ramtrail_field_kind {
+	RAMTRAIL_FIELD_U32,	/* the u32 at @src, in @size bytes */
+	RAMTRAIL_FIELD_RAW,	/* the @size bytes at @src */
+	RAMTRAIL_FIELD_COMM,	/* the command name of the pid at @src */
+	RAMTRAIL_FIELD_FUNC,	/* the address of the text offset at @src */
+	RAMTRAIL_FIELD_STR,	/* __data_loc: the string from @src on */
+	RAMTRAIL_FIELD_LINE,	/* the same, a final newline dropped */
+};
+
+/**
+ * struct ramtrail_event_field - a field of a kernel event, as its format
+ *	file in tracefs gives it, and where its value is in the payload
+ * @decl: its declaration ("pid_t prev_pid")
+ * @offset: its offset in the kernel's event
+ * @size: its size there
+ * @sign: it is signed
+ * @kind: enum ramtrail_field_kind
+ * @src: offset of its value in the record's payload
+ */
+struct ramtrail_event_field {
+	const char *decl;
+	u8 offset;
+	u8 size;
+	u8 sign;
+	u8 kind;
+	u8 src;
+};
+
+struct ramtrail_line;
+
+/**
+ * struct ramtrail_event_desc - a kernel event ramtrail records
+ * @system: its ftrace system ("sched")
+ * @name: its tracepoint and event name ("sched_switch")
+ * @min_len: the least payload of a record that stands for it
+ * @size: the size of its kernel event without the string a
+ *	RAMTRAIL_FIELD_STR or _LINE field puts after it
+ * @text: writes the text of its TP_printk()
+ * @format: its format file in tracefs, for the exporter (the module
+ *	keeps none)
+ * @format.print: the "print fmt" line
+ * @format.fields: the fields after the common ones, ended by one without
+ *	@decl
+ */
+struct ramtrail_event_desc {
+	const char *system;
+	const char *name;
+	u8 min_len;
+	u8 size;
+	void (*text)(struct ramtrail_line *l, const struct ramtrail_record *r,
+		     const struct ramtrail_text *tx);
+	struct {
+		const char *print;
+		const struct ramtrail_event_field *fields;
+	} format;
+};
+
+const struct ramtrail_event_desc *ramtrail_event_desc(u32 id);
 void ramtrail_comms_init(struct ramtrail_comms *c, struct ramtrail_comm *slot,
 			 u32 nr);
 void ramtrail_comms_add(struct ramtrail_comms *c,

@@ -76,142 +76,6 @@ static const char *const rt_event_format[] = {
 	"__print_hex(__get_dynamic_array(data), REC->len)\n",
 };
 
-#define RT_FIELD(decl, off, size, sign) \
-	"\tfield:" decl ";\toffset:" #off ";\tsize:" #size ";\tsigned:" #sign ";\n"
-
-/* The print fmt lines, in pieces that fit lines of C; NULL ends them. */
-static const char *const rt_console_print[] = {
-	"\"%s\", __get_str(msg)", NULL
-};
-
-static const char *const rt_switch_print[] = {
-	"\"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> ",
-	"next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm, ",
-	"REC->prev_pid, REC->prev_prio, (REC->prev_state & 0xff) ? ",
-	"__print_flags(REC->prev_state & 0xff, \"|\", { 0x01, \"S\" }, ",
-	"{ 0x02, \"D\" }, { 0x04, \"T\" }, { 0x08, \"t\" }, { 0x10, \"X\" }, ",
-	"{ 0x20, \"Z\" }, { 0x40, \"P\" }, { 0x80, \"I\" }) : \"R\", ",
-	"REC->prev_state & 0x100 ? \"+\" : \"\", REC->next_comm, ",
-	"REC->next_pid, REC->next_prio", NULL
-};
-
-static const char *const rt_wakeup_print[] = {
-	"\"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, ",
-	"REC->pid, REC->prio, REC->target_cpu", NULL
-};
-
-static const char *const rt_irq_entry_print[] = {
-	"\"irq=%d name=%s\", REC->irq, __get_str(name)", NULL
-};
-
-static const char *const rt_irq_exit_print[] = {
-	"\"irq=%d ret=%s\", REC->irq, ",
-	"REC->ret ? \"handled\" : \"unhandled\"", NULL
-};
-
-static const char *const rt_softirq_print[] = {
-	"\"vec=%u [action=%s]\", REC->vec, __print_symbolic(REC->vec, ",
-	"{ 0, \"HI\" }, { 1, \"TIMER\" }, { 2, \"NET_TX\" }, ",
-	"{ 3, \"NET_RX\" }, { 4, \"BLOCK\" }, { 5, \"IRQ_POLL\" }, ",
-	"{ 6, \"TASKLET\" }, { 7, \"SCHED\" }, { 8, \"HRTIMER\" }, ",
-	"{ 9, \"RCU\" })", NULL
-};
-
-static const char *const rt_work_print[] = {
-	"\"work struct %p: function %ps\", REC->work, REC->function", NULL
-};
-
-static const char *const rt_timer_entry_print[] = {
-	"\"timer=%p function=%ps now=%lu baseclk=%lu\", REC->timer, ",
-	"REC->function, REC->now, REC->baseclk", NULL
-};
-
-static const char *const rt_timer_exit_print[] = {
-	"\"timer=%p\", REC->timer", NULL
-};
-
-/* The fields after the common ones, as the kernel's format files say. */
-static const char rt_switch_fields[] =
-	RT_FIELD("char prev_comm[16]", 8, 16, 0)
-	RT_FIELD("pid_t prev_pid", 24, 4, 1)
-	RT_FIELD("int prev_prio", 28, 4, 1)
-	RT_FIELD("long prev_state", 32, 8, 1)
-	RT_FIELD("char next_comm[16]", 40, 16, 0)
-	RT_FIELD("pid_t next_pid", 56, 4, 1)
-	RT_FIELD("int next_prio", 60, 4, 1);
-
-static const char rt_wakeup_fields[] =
-	RT_FIELD("char comm[16]", 8, 16, 0)
-	RT_FIELD("pid_t pid", 24, 4, 1)
-	RT_FIELD("int prio", 28, 4, 1)
-	RT_FIELD("int target_cpu", 32, 4, 1);
-
-static const char rt_irq_entry_fields[] =
-	RT_FIELD("int irq", 8, 4, 1)
-	RT_FIELD("__data_loc char[] name", 12, 4, 0);
-
-static const char rt_irq_exit_fields[] =
-	RT_FIELD("int irq", 8, 4, 1)
-	RT_FIELD("int ret", 12, 4, 1);
-
-static const char rt_work_fields[] =
-	RT_FIELD("void * work", 8, 8, 0)
-	RT_FIELD("void * function", 16, 8, 0);
-
-static const char rt_timer_entry_fields[] =
-	RT_FIELD("void * timer", 8, 8, 0)
-	RT_FIELD("unsigned long now", 16, 8, 0)
-	RT_FIELD("void * function", 24, 8, 0)
-	RT_FIELD("unsigned long baseclk", 32, 8, 0);
-
-static const char rt_softirq_fields[] = RT_FIELD("unsigned int vec", 8, 4, 0);
-static const char rt_timer_exit_fields[] = RT_FIELD("void * timer", 8, 8, 0);
-static const char rt_console_fields[] =
-	RT_FIELD("__data_loc char[] msg", 8, 4, 0);
-
-/*
- * The kernel's events, as their format files in tracefs describe them on
- * x86-64 (TP_STRUCT__entry of include/trace/events/sched.h, irq.h,
- * workqueue.h, timer.h, printk.h). rt_kernel_payload() fills the fields
- * at these offsets. Empty entries: ids with no kernel event.
- */
-static const struct {
-	const char *system;
-	const char *name;
-	const char *fields;
-	const char *const *print;
-} rt_kernel_formats[RAMTRAIL_EV_NR] = {
-	[RAMTRAIL_EV_PRINTK] = { "printk", "console", rt_console_fields,
-				 rt_console_print },
-	[RAMTRAIL_EV_SCHED_SWITCH] = { "sched", "sched_switch",
-				       rt_switch_fields, rt_switch_print },
-	[RAMTRAIL_EV_SCHED_WAKEUP] = { "sched", "sched_wakeup",
-				       rt_wakeup_fields, rt_wakeup_print },
-	[RAMTRAIL_EV_SCHED_WAKING] = { "sched", "sched_waking",
-				       rt_wakeup_fields, rt_wakeup_print },
-	[RAMTRAIL_EV_SCHED_WAKEUP_NEW] = { "sched", "sched_wakeup_new",
-					   rt_wakeup_fields, rt_wakeup_print },
-	[RAMTRAIL_EV_IRQ_ENTRY] = { "irq", "irq_handler_entry",
-				    rt_irq_entry_fields, rt_irq_entry_print },
-	[RAMTRAIL_EV_IRQ_EXIT] = { "irq", "irq_handler_exit",
-				   rt_irq_exit_fields, rt_irq_exit_print },
-	[RAMTRAIL_EV_SOFTIRQ_ENTRY] = { "irq", "softirq_entry",
-					rt_softirq_fields, rt_softirq_print },
-	[RAMTRAIL_EV_SOFTIRQ_EXIT] = { "irq", "softirq_exit",
-				       rt_softirq_fields, rt_softirq_print },
-	[RAMTRAIL_EV_SOFTIRQ_RAISE] = { "irq", "softirq_raise",
-					rt_softirq_fields, rt_softirq_print },
-	[RAMTRAIL_EV_WORK_START] = { "workqueue", "workqueue_execute_start",
-				     rt_work_fields, rt_work_print },
-	[RAMTRAIL_EV_WORK_END] = { "workqueue", "workqueue_execute_end",
-				   rt_work_fields, rt_work_print },
-	[RAMTRAIL_EV_TIMER_ENTRY] = { "timer", "timer_expire_entry",
-				      rt_timer_entry_fields,
-				      rt_timer_entry_print },
-	[RAMTRAIL_EV_TIMER_EXIT] = { "timer", "timer_expire_exit",
-				     rt_timer_exit_fields, rt_timer_exit_print },
-};
-
 /* The ring-buffer pages of one CPU, filled as the kernel would. */
 struct rt_cpu_pages {
 	u8 *buf;
@@ -347,63 +211,47 @@ static u32 rt_put_string(u8 *e, u32 loc, u32 off, const u8 *s, u32 len)
 	return off + len + 1;
 }
 
-/* A kernel event in its format of rt_kernel_formats; returns its length. */
+/* A kernel event, its fields filled as ramtrail_event_desc() says; returns its length. */
 static u32 rt_kernel_payload(const struct rt_text *x,
 			     const struct ramtrail_record *z, u8 *e)
 {
-	const struct ramtrail_text *tx = &x->tx;
-	u64 text_base = x->t->text_base;
-	u32 v[8], n;
+	const struct ramtrail_event_desc *d = ramtrail_event_desc(z->id);
+	const struct ramtrail_event_field *f;
+	u32 len = d->size, v, n;
 
-	memcpy(v, z->data, sizeof(v));	/* data is zero padded */
 	rt_common(e, RT_KERNEL_ID + z->id, z);
-	switch (z->id) {
-	case RAMTRAIL_EV_PRINTK:
-		n = strnlen((const char *)z->data, z->len);
-		if (n && z->data[n - 1] == '\n')	/* as the event drops it */
-			n--;
-		return rt_put_string(e, 8, 12, z->data, n);
-	case RAMTRAIL_EV_SCHED_SWITCH:
-		rt_put_comm(e + 8, ramtrail_text_comm(tx, z, v[0]));
-		rt_put32(e + 24, v[0]);			/* prev_pid */
-		rt_put32(e + 28, v[1]);			/* prev_prio */
-		rt_put64(e + 32, v[2]);			/* prev_state */
-		rt_put_comm(e + 40, ramtrail_text_comm(tx, z, v[3]));
-		rt_put32(e + 56, v[3]);			/* next_pid */
-		rt_put32(e + 60, v[4]);			/* next_prio */
-		return 64;
-	case RAMTRAIL_EV_SCHED_WAKEUP:
-	case RAMTRAIL_EV_SCHED_WAKING:
-	case RAMTRAIL_EV_SCHED_WAKEUP_NEW:
-		rt_put_comm(e + 8, ramtrail_text_comm(tx, z, v[0]));
-		rt_put32(e + 24, v[0]);
-		rt_put32(e + 28, v[1]);
-		rt_put32(e + 32, v[2]);
-		return 36;
-	case RAMTRAIL_EV_IRQ_ENTRY:
-		rt_put32(e + 8, v[0]);
-		return rt_put_string(e, 12, 16, z->data + 4, z->len - 4);
-	case RAMTRAIL_EV_IRQ_EXIT:
-		rt_put32(e + 8, v[0]);
-		rt_put32(e + 12, v[1]);
-		return 16;
-	case RAMTRAIL_EV_WORK_START:
-	case RAMTRAIL_EV_WORK_END:
-		memcpy(e + 8, v, 8);			/* work */
-		rt_put64(e + 16, text_base + v[2]);	/* function */
-		return 24;
-	case RAMTRAIL_EV_TIMER_ENTRY:
-		memcpy(e + 8, v, 8);			/* timer */
-		memcpy(e + 16, v + 2, 8);		/* now */
-		rt_put64(e + 24, text_base + v[6]);	/* function */
-		memcpy(e + 32, v + 4, 8);		/* baseclk */
-		return 40;
-	case RAMTRAIL_EV_TIMER_EXIT:
-		memcpy(e + 8, v, 8);
-		return 16;
+	for (f = d->format.fields; f->decl; f++) {
+		memcpy(&v, z->data + f->src, 4);	/* data is zero padded */
+		switch (f->kind) {
+		case RAMTRAIL_FIELD_U32:
+			if (f->size == 8)
+				rt_put64(e + f->offset, v);
+			else
+				rt_put32(e + f->offset, v);
+			break;
+		case RAMTRAIL_FIELD_RAW:
+			memcpy(e + f->offset, z->data + f->src, f->size);
+			break;
+		case RAMTRAIL_FIELD_COMM:
+			rt_put_comm(e + f->offset,
+				    ramtrail_text_comm(&x->tx, z, v));
+			break;
+		case RAMTRAIL_FIELD_FUNC:
+			rt_put64(e + f->offset, x->t->text_base + v);
+			break;
+		case RAMTRAIL_FIELD_STR:
+		case RAMTRAIL_FIELD_LINE:
+			n = strnlen((const char *)z->data + f->src,
+				    z->len - f->src);
+			/* as the console event drops it */
+			if (f->kind == RAMTRAIL_FIELD_LINE && n &&
+			    z->data[f->src + n - 1] == '\n')
+				n--;
+			len = rt_put_string(e, f->offset, len, z->data + f->src, n);
+			break;
+		}
 	}
-	rt_put32(e + 8, v[0]);	/* softirq_*: vec */
-	return 12;
+	return len;
 }
 
 /* A record as the payload of its event; returns its length. */
@@ -449,22 +297,31 @@ static void rt_put_blob(FILE *f, const char *s, u64 len, int size_bytes)
 /* One event format file: name, ID, common and own fields, print fmt. */
 static void rt_put_kernel_format(FILE *f, u32 id)
 {
-	const char *const *piece;
+	const struct ramtrail_event_desc *d = ramtrail_event_desc(id);
+	const struct ramtrail_event_field *field;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
 
 	if (!m)
 		return;
-	fprintf(m, "name: %s\nID: %u\nformat:\n%s%s\nprint fmt: ",
-		rt_kernel_formats[id].name, RT_KERNEL_ID + id, RT_COMMON_FIELDS,
-		rt_kernel_formats[id].fields);
-	for (piece = rt_kernel_formats[id].print; *piece; piece++)
-		fputs(*piece, m);
-	fputc('\n', m);
+	fprintf(m, "name: %s\nID: %u\nformat:\n%s", d->name, RT_KERNEL_ID + id,
+		RT_COMMON_FIELDS);
+	for (field = d->format.fields; field->decl; field++)
+		fprintf(m, "\tfield:%s;\toffset:%u;\tsize:%u;\tsigned:%u;\n",
+			field->decl, field->offset, field->size, field->sign);
+	fprintf(m, "\nprint fmt: %s\n", d->format.print);
 	if (fclose(m) == 0)
 		rt_put_blob(f, text, len, 8);
 	free(text);
+}
+
+/* The system of kernel event @id, NULL if no kernel event has @id. */
+static const char *rt_system(u32 id)
+{
+	const struct ramtrail_event_desc *d = ramtrail_event_desc(id);
+
+	return d ? d->system : NULL;
 }
 
 /* The event systems: ramtrail's own, then the kernel's, each once. */
@@ -475,12 +332,12 @@ static void rt_put_systems(FILE *f)
 	u8 b[4], b8[8];
 
 	for (i = 0; i < RAMTRAIL_EV_NR; i++) {
-		if (!rt_kernel_formats[i].system)
+		if (!rt_system(i))
 			continue;
-		for (k = 0; k < nr_sys && strcmp(sys[k], rt_kernel_formats[i].system); k++)
+		for (k = 0; k < nr_sys && strcmp(sys[k], rt_system(i)); k++)
 			;
 		if (k == nr_sys)
-			sys[nr_sys++] = rt_kernel_formats[i].system;
+			sys[nr_sys++] = rt_system(i);
 	}
 	rt_put32(b, 1 + nr_sys);
 	fwrite(b, 4, 1, f);
@@ -496,13 +353,11 @@ static void rt_put_systems(FILE *f)
 	for (k = 0; k < nr_sys; k++) {
 		fwrite(sys[k], strlen(sys[k]) + 1, 1, f);
 		for (i = 0, n = 0; i < RAMTRAIL_EV_NR; i++)
-			n += rt_kernel_formats[i].system &&
-			     !strcmp(rt_kernel_formats[i].system, sys[k]);
+			n += rt_system(i) && !strcmp(rt_system(i), sys[k]);
 		rt_put32(b, n);
 		fwrite(b, 4, 1, f);
 		for (i = 0; i < RAMTRAIL_EV_NR; i++)
-			if (rt_kernel_formats[i].system &&
-			    !strcmp(rt_kernel_formats[i].system, sys[k]))
+			if (rt_system(i) && !strcmp(rt_system(i), sys[k]))
 				rt_put_kernel_format(f, i);
 	}
 }
