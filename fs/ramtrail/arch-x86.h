@@ -13,7 +13,11 @@
 #include <uapi/linux/ramtrail.h>
 
 #define RAMTRAIL_ARCH_TEXT_BASE	__START_KERNEL_map
+/* The module area, taken to the top of the address space. */
 #define RAMTRAIL_ARCH_MODULES_START	MODULES_VADDR
+#define RAMTRAIL_ARCH_MODULES_SIZE	(-(u64)MODULES_VADDR)
+/* The kernel is placed at multiples of CONFIG_PHYSICAL_ALIGN (2 MiB). */
+#define RAMTRAIL_ARCH_KASLR_ALIGN	CONFIG_PHYSICAL_ALIGN
 
 static __always_inline u64 ramtrail_arch_clock(void)
 {
@@ -40,7 +44,7 @@ static inline void ramtrail_arch_flush_cached(void *p, size_t len)
 
 static inline bool ramtrail_arch_is_module(unsigned long addr)
 {
-	return addr >= RAMTRAIL_ARCH_MODULES_START;
+	return addr - RAMTRAIL_ARCH_MODULES_START < RAMTRAIL_ARCH_MODULES_SIZE;
 }
 
 /*

@@ -12,11 +12,12 @@
  *                                to memory
  *   RAMTRAIL_ARCH_TEXT_BASE      lowest kernel text and module address:
  *                                ips are stored as 32-bit offsets from it
- *   RAMTRAIL_ARCH_MODULES_START  start of the module area, which runs to
- *                                the top of the address space
+ *   RAMTRAIL_ARCH_MODULES_START  start of the module area
+ *   RAMTRAIL_ARCH_MODULES_SIZE   its size
  *   ramtrail_arch_is_module()    an address is in the module area
  *   ramtrail_arch_text_anchor()  an address of kernel text that moves with
  *                                KASLR: two boots' difference is the delta
+ *   RAMTRAIL_ARCH_KASLR_ALIGN    KASLR moves kernel text by multiples of it
  */
 #ifndef _RAMTRAIL_ARCH_H
 #define _RAMTRAIL_ARCH_H

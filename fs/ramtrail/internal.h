@@ -265,7 +265,8 @@ struct ramtrail_context {
 /**
  * struct ramtrail_reloc - how a saved trace's offsets map to this boot
  * @t: the saved trace
- * @same_build: the recording kernel is this build, at a 2 MiB KASLR delta
+ * @same_build: the recording kernel is this build, at a KASLR delta of whole
+ *	RAMTRAIL_ARCH_KASLR_ALIGN units
  * @delta: KASLR delta of kernel text
  * @now: this boot's module table
  * @nr_now: complete entries in @now

@@ -164,7 +164,7 @@ static void ramtrail_describe_full(struct ramtrail_module_entry *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->base = RAMTRAIL_ARCH_MODULES_START;
-	e->size = -(u64)RAMTRAIL_ARCH_MODULES_START;
+	e->size = RAMTRAIL_ARCH_MODULES_SIZE;
 	e->core_size = (ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1;
 	e->flags = RAMTRAIL_MOD_FULL;
 }
@@ -411,7 +411,8 @@ static bool ramtrail_kernel_same(struct ramtrail_context *cxt,
  *
  * Kernel text is relocated only when the recording kernel is this very
  * build (release and version string, and its functions where this one's
- * are) and the KASLR delta is whole 2 MiB units: after a kernel update
+ * are) and the KASLR delta is whole units of the architecture's
+ * (RAMTRAIL_ARCH_KASLR_ALIGN, 2 MiB on x86-64): after a kernel update
  * the same offset is another function, and a wrong name is worse than
  * none.
  */
@@ -425,7 +426,8 @@ void ramtrail_reloc_init(struct ramtrail_context *cxt,
 				  sizeof(t->release)) &&
 			 !strncmp(t->build, init_utsname()->version,
 				  sizeof(t->build)) &&
-			 t->anchor_addr && !(rl->delta % SZ_2M) &&
+			 t->anchor_addr &&
+			 !(rl->delta % RAMTRAIL_ARCH_KASLR_ALIGN) &&
 			 ramtrail_kernel_same(cxt, t);
 	/* Pairs with smp_store_release() in ramtrail_add_module(). */
 	rl->nr_now = smp_load_acquire(&cxt->nr_modules);

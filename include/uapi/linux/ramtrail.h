@@ -473,8 +473,8 @@ struct ramtrail_region_header {
 #define RAMTRAIL_MOD_INIT		(1U << 1)
 /*
  * The table's last entry once a module found no room in it: it covers
- * the whole module area (@base its start, @size up to the top of the
- * address space), has no name, and its @core_size is
+ * the whole module area (@base its start, @size its size; on x86-64 up
+ * to the top of the address space), has no name, and its @core_size is
  * the counter value (masked) when that module came (nanoseconds in a
  * saved trace's copy). From then on a module may lie where no entry
  * says: a record of that time or later is named only by an entry of a
