@@ -83,7 +83,7 @@ def stats_as_text(j):
     """The text stats, rebuilt from the JSON object: same facts, same keys."""
     span = lambda o: f"records {o['records']} first_ns {o['first_ns']} last_ns {o['last_ns']}"
     if j["source"] == "pstore":
-        return "".join(f"{x}\n" for x in [f"source pstore", f"nr_cpus {j['nr_cpus']}",
+        return "".join(f"{x}\n" for x in ["source pstore", f"nr_cpus {j['nr_cpus']}",
                                            span(j)] +
                        [f"cpu{c['cpu']} {span(c)}" for c in j["cpus"]])
     off = j["region_offset"]
@@ -443,14 +443,52 @@ def bit_errors(work):
           (p.returncode, p.stderr))
 
 
-def main():
-    work = Path(tempfile.mkdtemp(prefix="ramtrail-tool-"))
-    subprocess.run([str(BIN / "mkimage"), str(work)], check=True)
-    region, ram, smap = work / "region.img", work / "ram.img", work / "System.map-test"
-    expect = (work / "expect.txt").read_text().splitlines()
-    names = {line.split()[2] for line in smap.read_text().splitlines()}
+class Image:
+    """The images mkimage wrote and what the tests take from them."""
 
-    # Decoding and symbols
+    def __init__(self, work):
+        self.work = work
+        self.region = work / "region.img"
+        self.ram = work / "ram.img"
+        self.smap = work / "System.map-test"
+        self.expect = (work / "expect.txt").read_text().splitlines()
+        self.names = {line.split()[2] for line in self.smap.read_text().splitlines()}
+        self.blob = self.region.read_bytes()
+
+
+def ftrace_lines(img):
+    """decode's lines of the region, each matched by LINE."""
+    p = run("decode", img.region, "--system-map", img.smap, "--sym-offset")
+    return p, lines_of(p.stdout)
+
+
+def pstore_lines(expect):
+    """The function records of @expect as pstore's ftrace file prints them."""
+    lines = []
+    for e in expect:
+        cpu, ts, text = e.split(None, 2)
+        m = re.match(r"f(\d+)\+0x0/0x40 <-f(\d+)\+0x(\w+)/0x40$", text)
+        if m:
+            ns = int(ts.replace(".", "")) * 1000
+            ip = 0xffffffff81000000 + 0x40 * int(m[1])
+            parent = 0xffffffff81000000 + 0x40 * int(m[2]) + int(m[3], 16)
+            lines.append(f"CPU:{cpu} ts:{ns} {ip:x}  {parent:x}  "
+                         f"f{m[1]} <- f{m[2]}+0x{m[3]}/0x40")
+    return lines
+
+
+def torn_image(img):
+    """The region with its boot header torn by a reset (the nonce, at 128,
+    is per boot)."""
+    torn = img.work / "torn.img"
+    torn.write_bytes(img.blob[:128] + bytes([img.blob[128] ^ 1]) + img.blob[129:])
+    return torn
+
+
+def test_decode(img):
+    """Decoding and symbols: every record, named across KASLR; kallsyms."""
+    work, region, ram, smap = img.work, img.region, img.ram, img.smap
+    expect, names = img.expect, img.names
     p = run("decode", region, "--system-map", smap, "--sym-offset")
     got = records(p.stdout)
     check("decode: every record, in order, named across KASLR, events with data",
@@ -516,7 +554,11 @@ def main():
           f"rc={p.returncode} {p.stderr} {len(got)}/{len(many)} "
           f"{next(((a, b) for a, b in zip(got + [''], many + ['']) if a != b), None)}")
 
-    # Tasks, contexts and the kernel's events, as ftrace prints them
+
+def test_text_and_symbols(img):
+    """Tasks, contexts and the kernel's events as ftrace prints them; which
+    symbol files name a trace."""
+    work, region, smap, expect = img.work, img.region, img.smap, img.expect
     ftrace = (work / "expect-ftrace.txt").read_text().splitlines()
     p = run("decode", region, "--system-map", smap, "--sym-offset")
     got = lines_of(p.stdout)
@@ -568,7 +610,11 @@ def main():
     check("symbols: /proc/kallsyms form accepted, its module lines ignored",
           p.returncode == 0 and records(p.stdout) == expect, p.stderr)
 
-    # Exports
+
+def test_export(img):
+    """Exports: trace.dat as trace-cmd reports it, and Chrome JSON."""
+    work, region, smap, expect = img.work, img.region, img.smap, img.expect
+    parsed = [LINE.match(x) for x in ftrace_lines(img)[1]]
     dat = work / "trace.dat"
     p = run("export", region, "--system-map", smap, "-o", dat)
     rep = report(dat)
@@ -643,7 +689,10 @@ def main():
           all(e["tid"] == int(m[2]) and threads.get((e["pid"], e["tid"])) == m[1].strip()
               for e, m in zip(inst, parsed)), sorted(threads.items())[:8])
 
-    # Statistics
+
+def test_stats(img):
+    """Statistics: per-CPU records, header facts, module table, time span."""
+    ram, expect = img.ram, img.expect
     p = run("stats", ram)
     kv = dict(line.split(None, 1) for line in p.stdout.splitlines() if " " in line)
     per_cpu = [int(kv.get(f"cpu{c}", "records 0").split()[1]) for c in range(3)]
@@ -668,18 +717,13 @@ def main():
           len(span) == 5 and f"{int(span[2]) / 1e9:.6f}" == first and
           f"{int(span[4]) / 1e9:.6f}" == last, span)
 
-    # pstore's form of a saved trace
+
+def test_pstore_saved_trace(img):
+    """pstore's form of a saved trace: decoded and exported with its names."""
+    work, region, expect = img.work, img.region, img.expect
     pst = work / "ftrace-ramtrail-0"
-    lines = []
-    for e in expect:
-        cpu, ts, text = e.split(None, 2)
-        m = re.match(r"f(\d+)\+0x0/0x40 <-f(\d+)\+0x(\w+)/0x40$", text)
-        if m:
-            ns = int(ts.replace(".", "")) * 1000
-            ip = 0xffffffff81000000 + 0x40 * int(m[1])
-            parent = 0xffffffff81000000 + 0x40 * int(m[2]) + int(m[3], 16)
-            lines.append(f"CPU:{cpu} ts:{ns} {ip:x}  {parent:x}  "
-                         f"f{m[1]} <- f{m[2]}+0x{m[3]}/0x40")
+    dat = work / "trace.dat"
+    lines = pstore_lines(expect)
     pst.write_text("\n".join(lines) + "\n")
     p = run("decode", pst, "--sym-offset")
     want = [f"{x.split()[0].split(':')[1]} " for x in lines]
@@ -716,7 +760,13 @@ def main():
           p.returncode == 0 and names_seen == [x.split("  ")[-1].split(" <- ")[0]
                                                for x in lines], names_seen[:3])
 
-    # ramtrail's pstore files: offsets in the ftrace file, names in the
+
+def test_pstore_files(img):
+    """ramtrail's pstore files: offsets in the ftrace file, names in the
+    text files of its part beside it."""
+    work = img.work
+    dat = work / "trace.dat"
+    lines = pstore_lines(img.expect)
     # text files of its part beside it (console-ramtrail-(N * 100) and up).
     ofs = work / "pstore-offsets"
     ofs.mkdir(exist_ok=True)
@@ -782,7 +832,11 @@ def main():
           rc == 0 and got == want[:1] + offsets[1:half], got[:3])
 
     # Broken inputs: a clean error or a partial result with counts
-    blob = region.read_bytes()
+
+
+def test_broken_inputs(img):
+    """Broken inputs: a clean error or a partial result with counts."""
+    work, blob = img.work, img.blob
     cases = {
         "missing file": (work / "nope", 2, "No such file"),
         "empty file": (b"", 3, "no ramtrail region"),
@@ -806,8 +860,7 @@ def main():
 
     # A boot header torn by a reset (nonce, offset 128, is per boot): the
     # zones are not read, what outlives the boot is still listed.
-    torn = work / "torn.img"
-    torn.write_bytes(blob[:128] + bytes([blob[128] ^ 1]) + blob[129:])
+    torn = torn_image(img)
     p, s = run("decode", torn), run("stats", torn)
     check("torn boot header: zones refused with the reason, region still listed",
           p.returncode == 3 and "boot header: region header checksum mismatch" in p.stderr
@@ -831,7 +884,11 @@ def main():
           f"header_error {why}" in s.stdout and "geometry" not in p.stderr + s.stdout,
           (p.returncode, p.stderr, s.stdout[:300]))
 
-    # The same facts as one JSON object
+
+def test_stats_json(img):
+    """The same facts as one JSON object."""
+    region, ram, expect = img.region, img.ram, img.expect
+    per_cpu = [sum(1 for e in expect if e.startswith(f"{c} ")) for c in range(3)]
     for name, path in (("RAM image", ram), ("bare region", region)):
         p = run("stats", path)
         rc, j, err = stats_json(path)
@@ -846,11 +903,17 @@ def main():
           j["modules"][0]["kernel"] is True and j["modules"][1]["kernel"] is False and
           [c["records"] for c in j["zones"]["cpus"]] == per_cpu and
           j["zones"]["records"] == len(expect), j)
+
+
+def test_saved_traces(img):
+    """Saved traces of earlier boots, as the module leaves them."""
+    work, region, blob = img.work, img.region, img.blob
+    torn = torn_image(img)
     # Saved traces of earlier boots, as the module leaves them: boot 5's
     # erased, boot 7's shown (its pstore file is ftrace-ramtrail-6144: a
     # boot's files are numbered from (boot - 1) * 1024).
     saved = bytearray(blob)
-    area = j["saved_offset"]
+    area = stats_json(region)[1]["saved_offset"]
     first, second = saved_entry(5, 3, erased=1, state=4, reason=0), \
         saved_entry(7, 20, release='6.12 "q"\\', skipped=9)
     saved[area:area + len(first)] = first
@@ -917,6 +980,11 @@ def main():
     check("stats --format: text or json only (exit 1)", p.returncode == 1,
           (p.returncode, p.stderr))
 
+
+def test_damaged_zone_and_usage(img):
+    """A damaged zone: a partial result; command lines refused with exit 1."""
+    work, region, ram, smap = img.work, img.region, img.ram, img.smap
+    expect, blob = img.expect, img.blob
     damaged = bytearray(blob)
     zone = int(re.search(r"^zone_offset (\d+)", run("stats", region).stdout, re.M)[1])
     rnd = random.Random(2)
@@ -956,7 +1024,11 @@ def main():
     p = run("export", region, "-o", work / "no" / "such" / "dir")
     check("unwritable output: exit 2", p.returncode == 2, p.stderr)
 
-    # Command lines that must be refused before anything is read or written.
+
+def test_refused_before_io(img):
+    """Command lines that must be refused before anything is read or written."""
+    work, region, ram, smap = img.work, img.region, img.ram, img.smap
+    expect, blob = img.expect, img.blob
     victim = work / "victim.img"
     victim.write_bytes(blob)
     for cmd in (("decode",), ("export",), ("stats",)):
@@ -1014,7 +1086,9 @@ def main():
     check("a /proc/kallsyms read without root: exit 4, says to read it as root",
           p.returncode == 4 and "as root" in p.stderr, p.stderr)
 
-    # --help and the manual agree
+
+def test_help_and_man(img):
+    """--help and the manual agree."""
     p = run("--help")
     man = (TOP / "Documentation" / "ramtrail" / "ramtrail.1").read_text()
     opts = set(re.findall(r"(--[a-z-]+)", p.stdout))
@@ -1028,6 +1102,16 @@ def main():
     check("man page: documents the exit codes the tool uses",
           all(f".B {n}" in man for n in range(5)), "exit codes 0..4")
 
+
+def main():
+    work = Path(tempfile.mkdtemp(prefix="ramtrail-tool-"))
+    subprocess.run([str(BIN / "mkimage"), str(work)], check=True)
+    img = Image(work)
+    for test in (test_decode, test_text_and_symbols, test_export, test_stats,
+                 test_pstore_saved_trace, test_pstore_files, test_broken_inputs,
+                 test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
+                 test_refused_before_io, test_help_and_man):
+        test(img)
     shutil.rmtree(work, ignore_errors=True)
     return 1 if RESULTS.summary() else 0
 
