@@ -28,6 +28,7 @@ typedef int64_t s64;
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
 #define noinline	__attribute__((__noinline__))
+#define __weak		__attribute__((__weak__))
 #define __aligned(n)	__attribute__((__aligned__(n)))
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define likely(x)	__builtin_expect(!!(x), 1)

@@ -14,8 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int check_passed, check_failed, check_test_failed;
-static FILE *check_notes;	/* the running test's failed CHECK()s */
+/* Weak: one of each, however many files of a test command include this. */
+__weak int check_passed, check_failed, check_test_failed;
+__weak FILE *check_notes;	/* the running test's failed CHECK()s */
 
 #define CHECK(cond, ...) do {						\
 	if (!(cond)) {							\

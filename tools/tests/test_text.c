@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of fs/ramtrail/text.c and the module table (region.c): a record as
+ * ftrace's text, and the names the module table gives.
+ */
+#include "test_decode.h"
+
+/* The name of the function at @off, as a tx->name callback writes it. */
+static size_t test_name(void *arg, char *buf, size_t len, u32 off, u64 ts,
+			enum ramtrail_text_func which)
+{
+	int n = snprintf(buf, len, "%s_%x", which == RAMTRAIL_TEXT_IP ?
+			 "func" : "caller", off);
+
+	return n < (int)len ? (size_t)n : len - 1;
+}
+
+/*
+ * ftrace's line of a function record, "%16.*s-%-7d [%03u] %s %5llu.%06u: ",
+ * the time rounded to the microsecond, then "func <-caller\n", cut at @len.
+ */
+static void test_line(char *buf, size_t len, const struct ramtrail_record *r,
+		      u64 ns)
+{
+	char task[64], flags[RAMTRAIL_TEXT_FLAGS_LEN];
+	u64 us = (ns + 500) / 1000;
+
+	if (!r->task_known)
+		snprintf(task, sizeof(task), "%16s-%-7s", "<unknown>", "?");
+	else if (!r->task.pid)
+		snprintf(task, sizeof(task), "%16s-%-7d", "<idle>", 0);
+	else
+		snprintf(task, sizeof(task), "%16.*s-%-7d", RAMTRAIL_COMM_LEN - 1,
+			 r->task.comm, (int)r->task.pid);
+	ramtrail_text_flags(flags, r);
+	snprintf(buf, len, "%s [%03u] %s %5llu.%06u: func_%x <-caller_%x\n",
+		 task, r->cpu, flags, (unsigned long long)(us / 1000000),
+		 (unsigned int)(us % 1000000), r->ip, r->parent);
+}
+
+/*
+ * A line's columns are ftrace's whatever their values: every width of
+ * comm, pids and CPUs up to and past their columns, the idle and unknown
+ * tasks, times near a rounding and near 2^64; and any room, cut as
+ * snprintf() cuts.
+ */
+static void test_text_line_is_ftrace_format(void)
+{
+	static const u32 pids[] = { 1, 9, 10, 4242, 9999999, 10000000,
+				    0x7fffffff, 0x80000000, 0xffffffff };
+	static const u32 cpus[] = { 0, 7, 99, 191, 999, 1000, 123456 };
+	static const u64 times[] = { 0, 499, 500, 999999499, 999999500,
+				     12345678901ULL, 1234567890123ULL,
+				     99999999999499ULL, 123456789012345678ULL,
+				     10000000000000000000ULL, ~0ULL - 600,
+				     ~0ULL - 100 };
+	static const size_t rooms[] = { 1, 2, 17, 40, 66, 67, 70, 80, 512 };
+	static struct ramtrail_comm slots[16];
+	struct ramtrail_text tx = { .name = test_name };
+	struct ramtrail_record r = { .type = RAMTRAIL_W_FUNC_PARENT };
+	char got[512], want[512];
+	u32 i, k, bad = 0, lines = 0;
+	size_t n;
+
+	ramtrail_comms_init(&tx.comms, slots, 16);
+	for (i = 0; i < 17 * 9 * 7 * ARRAY_SIZE(times); i++) {
+		u32 c = i % 17, p = i / 17 % 9;
+
+		/* comm of c bytes; 16 has no NUL in its 16 */
+		memset(r.task.comm, 0, sizeof(r.task.comm));
+		memset(r.task.comm, 'a' + c % 26, c);
+		r.task_known = c != 3;
+		r.task.pid = c == 5 ? 0 : pids[p];
+		r.cpu = cpus[i / (17 * 9) % 7];
+		r.ctx = i % 4;
+		r.ip = 0x100 + i;
+		r.parent = 0x9000 + i;
+		for (k = 0; k < ARRAY_SIZE(rooms); k++) {
+			u64 ns = times[i / (17 * 9 * 7)];
+
+			test_line(want, rooms[k], &r, ns);
+			n = ramtrail_text_record(got, rooms[k], &r, ns, &tx);
+			lines++;
+			if (strcmp(got, want) || n != strlen(want)) {
+				if (bad++ < 3)
+					printf("     room %zu: got \"%s\" (%zu) want \"%s\"\n",
+					       rooms[k], got, n, want);
+			}
+		}
+	}
+	CHECK(!bad && lines == 17 * 9 * 7 * ARRAY_SIZE(times) * ARRAY_SIZE(rooms),
+	      "%u of %u lines differ",
+	      bad, lines);
+}
+
+static void test_module_table_never_guesses(void)
+{
+	struct ramtrail_module_entry tab[3] = {
+		{ .base = 0xffffffffc0000000ULL, .size = 0x1000, .name = "a" },
+		{ .base = 0xffffffffc0002000ULL, .size = 0x1000, .name = "b" },
+		/* loaded where a was, after a was unloaded */
+		{ .base = 0xffffffffc0000000ULL, .size = 0x800, .name = "c" },
+	};
+	bool timed;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL, 5, &timed) ==
+	      1 && !timed, "b");
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000010ULL, 5, &timed) ==
+	      -1 && timed, "an address a and c both covered got a name");
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000010ULL, ~0ULL, NULL) ==
+	      -1, "an unload's time guessed");
+	CHECK(ramtrail_module_find(tab, 2, 0xffffffffc0000010ULL, 5, NULL) == 0,
+	      "a");
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0000900ULL, 5, NULL) == 0,
+	      "a past c's end");
+	tab[1].flags = RAMTRAIL_MOD_GONE;	/* written later: not covered */
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL, 5, NULL) == 1,
+	      "flags broke the entry");
+	tab[1].size++;
+	CHECK(ramtrail_module_find(tab, 3, 0xffffffffc0002010ULL, 5, NULL) == -1,
+	      "damaged entry used");
+}
+
+/*
+ * The kernel frees a module's init text when its init ends, and the next
+ * module loaded often takes that very place (measured under QEMU: the next
+ * one's text began at the address of the last one's init). A record of the
+ * init must not get the next module's name, nor the reverse.
+ */
+static void test_module_init_text_named_by_time(void)
+{
+	enum { A, A_INIT, B, B_INIT, C, C_INIT, N };
+	const u64 base = 0xffffffffc0000000ULL, a_end = 1000, b_end = 2000;
+	struct ramtrail_module_entry tab[N] = {
+		[A] = { .base = base, .size = 0x2000, .core_size = 0x3000,
+			.name = "a" },
+		[A_INIT] = { .base = base + 0x2000, .size = 0x1000,
+			     .core_size = a_end, .flags = RAMTRAIL_MOD_INIT,
+			     .name = "a" },
+		/* loaded once a's init was freed: its text where that was */
+		[B] = { .base = base + 0x2000, .size = 0x1000,
+			.core_size = 0x2000, .name = "b" },
+		[B_INIT] = { .base = base + 0x3000, .size = 0x1000,
+			     .core_size = b_end, .flags = RAMTRAIL_MOD_INIT,
+			     .name = "b" },
+		/* c's init still ran at the end: no end time */
+		[C] = { .base = base + 0x3000, .size = 0x1000,
+			.core_size = 0x1000, .name = "c" },
+		[C_INIT] = { .base = base + 0x4000, .size = 0x1000,
+			     .flags = RAMTRAIL_MOD_INIT, .name = "c" },
+	};
+	const u64 in_a_init = base + 0x2010, in_b_init = base + 0x3010;
+	bool timed = false;
+	u32 i;
+
+	for (i = 0; i < N; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end - 1, &timed) ==
+	      A_INIT && timed, "a's init, before it ended");
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == B,
+	      "b, once a's init ended");
+	CHECK(ramtrail_module_find(tab, N, in_b_init, a_end - 1, NULL) ==
+	      B_INIT, "b's init, before it ended");
+	CHECK(ramtrail_module_find(tab, N, in_b_init, b_end + 1, NULL) == C,
+	      "c, once b's init ended");
+	CHECK(ramtrail_module_find(tab, N, base + 0x4010, 5, &timed) ==
+	      C_INIT && !timed, "c's init, running at the end");
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, 5, &timed) == A &&
+	      !timed, "a's text");
+	/* Alone, init text that ended names nothing after its end. */
+	CHECK(ramtrail_module_find(tab, B, in_a_init, a_end + 1, &timed) ==
+	      -1 && timed, "freed init text named");
+	/* The flag is covered: neither side can take the other's place. */
+	tab[A_INIT].flags = 0;
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end - 1, NULL) == -1,
+	      "init text whose flag was cleared used");
+	tab[A_INIT].flags = RAMTRAIL_MOD_INIT;
+	tab[B].flags = RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_GONE;
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == -1,
+	      "text whose init flag was set used");
+	tab[B].flags = RAMTRAIL_MOD_GONE;	/* written later: not covered */
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == B,
+	      "gone broke the entry");
+	/* Damaged, b is nothing sure, but began after a's init ended. */
+	tab[B].core_size++;
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end, NULL) == -1,
+	      "damaged entry used");
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end - 1, NULL) ==
+	      A_INIT, "a damaged later entry hid a's init");
+	tab[B].core_size--;
+	/* An unloaded module's text keeps no time: a later one makes it -1. */
+	tab[C].base = base + 0x2000;
+	tab[C].checksum = ramtrail_module_checksum(&tab[C]);
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end + 5, NULL) == -1,
+	      "b unloaded, c there: a name guessed");
+	CHECK(ramtrail_module_find(tab, N, in_a_init, a_end - 1, NULL) ==
+	      A_INIT, "a's init, before b and c");
+}
+
+/*
+ * An unloaded module's entry keeps when: it names the records before
+ * then, and nothing after, whatever came to its place with no entry (a
+ * BPF program, a kprobe's page); a module loaded there later is named
+ * alone. The time is covered by the checksum and converted to
+ * nanoseconds in a saved trace's copy.
+ */
+static void test_unloaded_module_names_nothing_after_its_unload(void)
+{
+	enum { A, B, N };
+	const u64 base = 0xffffffffc0000000ULL, gone = 500;
+	struct ramtrail_module_entry tab[N] = {
+		[A] = { .base = base, .size = 0x2000, .core_size = 0x3000,
+			.flags = RAMTRAIL_MOD_GONE, .name = "a", .gone = gone },
+		/* loaded after a's unload, where a was */
+		[B] = { .base = base, .size = 0x1000, .core_size = 0x1000,
+			.name = "b" },
+	};
+	struct ramtrail_region_header h = {
+		.clock_hz = 1000000000ULL, .clock_ref_ns = 7,
+	};
+	struct ramtrail_saved_trace *t =
+		calloc(1, RAMTRAIL_SAVED_HEAD_SLOT + sizeof(tab));
+	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
+	bool timed = false;
+	u32 i;
+
+	for (i = 0; i < N; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	CHECK(ramtrail_module_find(tab, 1, base + 0x10, gone - 1, NULL) == A,
+	      "a, before its unload");
+	CHECK(ramtrail_module_find(tab, 1, base + 0x10, gone, NULL) == -1 &&
+	      ramtrail_module_find(tab, 1, base + 0x1010, ~0ULL, NULL) == -1,
+	      "a named after its unload, where no entry tells what came");
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, gone - 1, &timed) ==
+	      A && timed, "a, before b came there");
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, gone + 1, NULL) == B,
+	      "b, once a was unloaded");
+	CHECK(ramtrail_module_find(tab, N, base + 0x1010, gone + 1, NULL) ==
+	      -1, "a's text past b's end named after a's unload");
+	tab[A].gone++;	/* covered: the entry is damaged */
+	CHECK(ramtrail_module_find(tab, 1, base + 0x10, 1, NULL) == -1,
+	      "an entry whose unload time changed used");
+	tab[A].gone--;
+	ramtrail_saved_modules_copy(t, tab, N, &h);
+	CHECK(e[A].gone == ramtrail_ts_to_ns(&h, gone) &&
+	      e[A].checksum == ramtrail_module_checksum(&e[A]) &&
+	      ramtrail_module_find(e, N, base + 0x10, e[A].gone - 1, NULL) ==
+	      A && ramtrail_module_find(e, N, base + 0x10, e[A].gone, NULL) ==
+	      B, "saved copy: the unload time not in ns");
+	free(t);
+}
+
+/*
+ * A module that finds the table full gets no entry, and may lie where an
+ * unloaded module was, alone in the table there: from the time the table
+ * filled (its last entry), that entry names nothing. Modules still loaded
+ * and init text before its end keep their names; an address no entry
+ * covers is unknown then (timed: the dump must not take the kernel's
+ * name of now). The entry of a full table is covered by its checksum,
+ * and converted to nanoseconds in a saved trace's copy.
+ */
+static void test_module_table_full(void)
+{
+	enum { A, A_INIT, B, FULL, N };
+	const u64 base = 0xffffffffc0000000ULL, a_end = 1000, full = 5000;
+	struct ramtrail_module_entry tab[N] = {
+		[A] = { .base = base, .size = 0x1000, .core_size = 0x2000,
+			.flags = RAMTRAIL_MOD_GONE, .name = "a" },
+		[A_INIT] = { .base = base + 0x1000, .size = 0x1000,
+			     .core_size = a_end, .flags = RAMTRAIL_MOD_INIT,
+			     .name = "a" },
+		[B] = { .base = base + 0x4000, .size = 0x1000,
+			.core_size = 0x1000, .name = "b" },	/* stayed */
+		[FULL] = { .base = base, .size = -base, .core_size = full,
+			   .flags = RAMTRAIL_MOD_FULL },
+	};
+	struct ramtrail_region_header h = {
+		.clock_hz = 1000000000ULL, .clock_ref_ns = 7,
+	};
+	struct ramtrail_saved_trace *t = calloc(1, RAMTRAIL_SAVED_HEAD_SLOT + sizeof(tab));
+	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
+	bool timed = false;
+	u32 i;
+
+	for (i = 0; i < N; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, full - 1, &timed) ==
+	      A && timed, "a, unloaded, before the table filled");
+	CHECK(ramtrail_module_find(tab, N, base + 0x10, full, &timed) == -1 &&
+	      timed, "a gone: named after the table filled");
+	CHECK(ramtrail_module_find(tab, N, base + 0x4010, ~0ULL, &timed) ==
+	      B && timed, "b, loaded all along, lost its name");
+	CHECK(ramtrail_module_find(tab, N, base + 0x1010, a_end - 1, NULL) ==
+	      A_INIT, "a's init before its end");
+	CHECK(ramtrail_module_find(tab, N, base + 0x8000, 1, &timed) == -1 &&
+	      timed, "no entry, after: not timed");
+	CHECK(ramtrail_module_find(tab, FULL, base + 0x8000, 1, &timed) ==
+	      -1 && !timed, "no entry in a table not full: timed");
+	CHECK(ramtrail_module_find(tab, N, 0xffffffff81000000ULL, full,
+				   &timed) == -1 && !timed,
+	      "kernel text, below the module area: timed");
+	/* The flag is covered: cleared, the entry is damaged, covering all. */
+	tab[FULL].flags = 0;
+	CHECK(ramtrail_module_find(tab, N, base + 0x4010, 1, NULL) == -1,
+	      "an entry of a full table that lost its flag used");
+	tab[FULL].flags = RAMTRAIL_MOD_FULL;
+	tab[B].flags = RAMTRAIL_MOD_FULL;
+	CHECK(ramtrail_module_find(tab, N, base + 0x4010, 1, NULL) == -1,
+	      "a module entry given the flag used");
+	tab[B].flags = 0;
+	ramtrail_saved_modules_copy(t, tab, N, &h);
+	CHECK(e[FULL].core_size == ramtrail_ts_to_ns(&h, full) &&
+	      e[FULL].checksum == ramtrail_module_checksum(&e[FULL]),
+	      "the time the table filled not in ns");
+	CHECK(ramtrail_module_find(e, N, base + 0x10, e[FULL].core_size - 1,
+				   NULL) == A &&
+	      ramtrail_module_find(e, N, base + 0x10, e[FULL].core_size,
+				   NULL) == -1, "saved copy: wrong time");
+	free(t);
+}
+
+/*
+ * The hash that tells the traced build of a module from another: the same
+ * functions at the same offsets give it in any order (the kernel's symbol
+ * table and the .ko's differ in order); a function moved or renamed, one
+ * more or one less, change it.
+ */
+static void test_module_syms_hash(void)
+{
+	static const struct { const char *name; u64 off; } f[] = {
+		{ "a_init", 0 }, { "a_poke", 0x40 }, { "a_exit", 0x90 },
+	};
+	u64 fwd = 0, rev = 0, moved = 0, renamed = 0, fewer = 0;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(f); i++) {
+		const u32 j = ARRAY_SIZE(f) - 1 - i;
+
+		fwd = ramtrail_module_sym_add(fwd, f[i].name, strlen(f[i].name),
+					      f[i].off);
+		rev = ramtrail_module_sym_add(rev, f[j].name, strlen(f[j].name),
+					      f[j].off);
+		moved = ramtrail_module_sym_add(moved, f[i].name,
+						strlen(f[i].name),
+						f[i].off + (i == 1) * 8);
+		renamed = ramtrail_module_sym_add(renamed, i == 2 ? "a_exiT" :
+						  f[i].name, strlen(f[i].name),
+						  f[i].off);
+		if (i)
+			fewer = ramtrail_module_sym_add(fewer, f[i].name,
+							strlen(f[i].name),
+							f[i].off);
+	}
+	CHECK(fwd && fwd == rev, "order changed the hash");
+	CHECK(moved != fwd && renamed != fwd && fewer != fwd,
+	      "a moved, renamed or missing function kept the hash");
+}
+
+/*
+ * The kernel's entry (RAMTRAIL_MOD_KERNEL): its hash changes when one of
+ * its functions moves or two swap places, not with KASLR; the entry names
+ * no address, not even its own, keeps its hash in a saved trace's copy,
+ * and a flag cleared fails its checksum.
+ */
+static void test_module_table_kernel(void)
+{
+	const u64 anchor = 0xffffffff81234560ULL, mod = 0xffffffffc0000000ULL;
+	u64 off[RAMTRAIL_KERNEL_NR_FUNCS], h, moved, swapped, k;
+	struct ramtrail_module_entry tab[2] = {
+		{ .base = anchor, .flags = RAMTRAIL_MOD_KERNEL,
+		  .name = "vmlinux" },
+		{ .base = mod, .size = 0x1000, .core_size = 0x2000,
+		  .name = "a" },
+	};
+	struct ramtrail_region_header hdr = { .clock_hz = 1000000000ULL };
+	struct ramtrail_saved_trace *t = calloc(1, RAMTRAIL_SAVED_HEAD_SLOT + sizeof(tab));
+	struct ramtrail_module_entry e;
+	u32 i;
+
+	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++)
+		off[i] = 0x1000 + i * 0x3a0;
+	h = ramtrail_kernel_hash(off);
+	off[RAMTRAIL_KERNEL_NR_FUNCS - 1] += 0x10;
+	moved = ramtrail_kernel_hash(off);
+	off[RAMTRAIL_KERNEL_NR_FUNCS - 1] -= 0x10;
+	k = off[0];
+	off[0] = off[1];
+	off[1] = k;
+	swapped = ramtrail_kernel_hash(off);
+	CHECK(RAMTRAIL_KERNEL_NR_FUNCS > 16 && h && moved != h &&
+	      swapped != h, "a function moved or two swapped kept the hash");
+	tab[0].core_size = h;
+	for (i = 0; i < 2; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	for (i = 0; i < 2; i++)
+		CHECK(ramtrail_module_find(tab, 2, anchor + i, 1, NULL) == -1,
+		      "the kernel entry named %#llx",
+		      (unsigned long long)anchor + i);
+	CHECK(ramtrail_module_find(tab, 2, mod + 8, 1, NULL) == 1,
+	      "the module after the kernel entry not found");
+	ramtrail_saved_modules_copy(t, tab, 2, &hdr);
+	CHECK(!memcmp(ramtrail_saved_modules(t), tab, sizeof(tab)),
+	      "the saved copy changed the kernel entry");
+	moved = 0;
+	CHECK(ramtrail_module_kernel(tab, 2, &moved) == 1 && moved == h &&
+	      ramtrail_module_kernel(tab + 1, 1, &moved) == 0,
+	      "the kernel entry's hash not found, or found where none is");
+	tab[0].core_size ^= 1;
+	CHECK(ramtrail_module_kernel(tab, 2, &moved) == -1,
+	      "a damaged kernel entry taken as whole");
+	tab[0].core_size ^= 1;
+	e = tab[0];
+	e.flags = 0;
+	CHECK(e.checksum != ramtrail_module_checksum(&e),
+	      "the kernel flag is not covered by the checksum");
+	free(t);
+}
+
+/* A module named by the table alone: no byte of a forged name gets out. */
+static void test_module_name_from_the_table(void)
+{
+	struct ramtrail_module_entry m = {
+		.base = 0xffffffffc0001000ULL, .size = 0x1000,
+		.name = "ok_mod-1\n\x1b[2J",
+	};
+	char buf[64], small[8];
+
+	ramtrail_text_module(buf, sizeof(buf), &m, m.base + 0x2a);
+	CHECK(!strcmp(buf, "[ok_mod-1???2J]+0x2a"), "%s", buf);
+	m.flags = RAMTRAIL_MOD_INIT;
+	CHECK(ramtrail_text_module(buf, sizeof(buf), &m, m.base) ==
+	      strlen(buf) && !strcmp(buf, "[ok_mod-1???2J].init+0x0"), "%s",
+	      buf);
+	CHECK(ramtrail_text_module(small, sizeof(small), &m, m.base) == 7 &&
+	      !strcmp(small, "[ok_mod"), "%s", small);
+}
+
+/*
+ * A saved trace's records carry nanoseconds: its copy of the module table
+ * must say when init text ended in nanoseconds too, or a record just
+ * before the end would take the next module's name (and one after it the
+ * init's). A damaged entry stays damaged.
+ */
+static void test_saved_module_table_in_nanoseconds(void)
+{
+	const u64 base = 0xffffffffc0000000ULL;
+	struct ramtrail_module_entry tab[3] = {
+		{ .base = base, .size = 0x1000, .flags = RAMTRAIL_MOD_INIT,
+		  .core_size = 3000000, .name = "a" },	/* 1 ms at 3 GHz */
+		{ .base = base, .size = 0x1000, .core_size = 0x2000,
+		  .name = "b" },
+		{ .base = base + 0x1000, .size = 0x1000,
+		  .flags = RAMTRAIL_MOD_INIT, .core_size = 6000000,
+		  .name = "c" },
+	};
+	struct ramtrail_region_header h = {
+		.clock_hz = 3000000000ULL, .clock_ref_cycles = 0,
+		.clock_ref_ns = 5000000000ULL,
+	};
+	struct ramtrail_saved_trace *t =
+		calloc(1, RAMTRAIL_SAVED_HEAD_SLOT + sizeof(tab));
+	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
+	const u64 end_ns = ramtrail_ts_to_ns(&h, 3000000);
+	u32 i;
+
+	for (i = 0; i < 3; i++)
+		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
+	tab[2].checksum ^= 1;			/* damaged */
+	ramtrail_saved_modules_copy(t, tab, 3, &h);
+	CHECK(t->modtab_count == 3 && end_ns == 5001000000ULL,
+	      "count %u end %llu", t->modtab_count,
+	      (unsigned long long)end_ns);
+	CHECK(e[0].core_size == end_ns &&
+	      e[0].checksum == ramtrail_module_checksum(&e[0]),
+	      "init end not in ns, or its checksum not set again");
+	CHECK(!memcmp(&e[1], &tab[1], sizeof(tab[1])), "text entry changed");
+	CHECK(!memcmp(&e[2], &tab[2], sizeof(tab[2])),
+	      "damaged entry made whole");
+	CHECK(ramtrail_module_find(e, 3, base + 0x10, end_ns - 1, NULL) == 0 &&
+	      ramtrail_module_find(e, 3, base + 0x10, end_ns, NULL) == 1,
+	      "records in ns named by the wrong entry");
+	free(t);
+}
+
+void test_text_all(void)
+{
+	RUN(test_text_line_is_ftrace_format);
+	RUN(test_module_table_never_guesses);
+	RUN(test_module_init_text_named_by_time);
+	RUN(test_unloaded_module_names_nothing_after_its_unload);
+	RUN(test_module_table_full);
+	RUN(test_module_syms_hash);
+	RUN(test_module_table_kernel);
+	RUN(test_saved_module_table_in_nanoseconds);
+	RUN(test_module_name_from_the_table);
+}
