@@ -298,7 +298,7 @@ struct ramtrail_ev_timer {
 	__u32 function;
 };
 
-/* Geometry of version 1. The header records it; readers check it. */
+/* Block geometry. The header records it; readers check it. */
 #define RAMTRAIL_BLOCK_SHIFT		12
 #define RAMTRAIL_BLOCK_SIZE		(1U << RAMTRAIL_BLOCK_SHIFT)
 #define RAMTRAIL_MIN_BLOCKS		2
@@ -337,8 +337,7 @@ enum ramtrail_freeze_reason {
  * @freeze_pos: writer position of the zone when recording froze or stopped
  * @dropped: records the zone's writer lost while recording: refused when
  *	full (stop_when_full), by a nested writer that found no room, or by
- *	recursion; not those refused while paused (frozen, enabled=0),
- *	which writers before ramtrail 0.12 counted too
+ *	recursion; not those refused while paused (frozen, enabled=0)
  */
 struct ramtrail_zone_info {
 	__u64 freeze_pos;
@@ -484,19 +483,20 @@ struct ramtrail_region_header {
 #define RAMTRAIL_MOD_FULL		(1U << 2)
 /*
  * @core_size is not the core's size but the hash of the module's named
- * functions, each by its name and offset in the text
- * (ramtrail_module_sym_add(), in any order): equal only when a build
- * names every address of the text as the traced one did. Set with the
- * entry, not covered by its checksum (unset, the hash matches no size).
+ * functions, each by its name and offset in the text: the 64-bit sum, in
+ * any order, of splitmix64's finaliser of (CRC32 of the name) << 32 ^
+ * the offset. Equal only when a build names every address of the text
+ * as the traced one did. Set with the entry, not covered by its checksum
+ * (unset, the hash matches no size).
  */
 #define RAMTRAIL_MOD_SYMS		(1U << 3)
 /*
  * Not a module: the kernel's build, the table's first entry (none when
  * the writer could not tell its kernel's functions apart). @base is
- * the anchor (panic()'s address), @size 0 (it covers no address, so
- * ramtrail_module_find() never returns it), @name "vmlinux", and
- * @core_size the hash of RAMTRAIL_KERNEL_FUNCS, each by its name and its
- * address minus the anchor (ramtrail_kernel_hash()). A kernel rebuilt
+ * the anchor (panic()'s address), @size 0 (it covers no address: it names
+ * nothing), @name "vmlinux", and @core_size the hash of
+ * RAMTRAIL_KERNEL_FUNCS as RAMTRAIL_MOD_SYMS's, each by its name and its
+ * address minus the anchor. A kernel rebuilt
  * with the same release and version strings moves some of these: its
  * names are not the traced kernel's. Set with the entry and covered by
  * its checksum.
