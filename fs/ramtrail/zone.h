@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One zone's decode: a cursor that returns the records its writers
- * completed, in zone (time) order, and the tail of a zone (its newest
- * records) found without reading the rest. Shared by the module and
- * tools/; plain C, no allocation: the caller gives the cursor.
+ * One zone's decode (zone.c): a cursor that returns the records its
+ * writers completed, in zone (time) order; and the tail of a zone, its
+ * newest records found without reading the rest (tail.c). Shared by the
+ * module and tools/; plain C, no allocation: the caller gives the cursor.
  */
 #ifndef _RAMTRAIL_ZONE_H
 #define _RAMTRAIL_ZONE_H
