@@ -330,7 +330,6 @@ void ramtrail_set_state(struct ramtrail_context *cxt, u32 state);
 void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state);
 void ramtrail_resume(struct ramtrail_context *cxt);
 void ramtrail_rings_init(struct ramtrail_context *cxt);
-void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause);
 void ramtrail_rings_seal(struct ramtrail_context *cxt);
 void ramtrail_rings_unseal(struct ramtrail_context *cxt);
 void ramtrail_debugfs_init(struct ramtrail_context *cxt);

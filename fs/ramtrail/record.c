@@ -86,6 +86,19 @@ EXPORT_SYMBOL_GPL(ramtrail_record_event);
 #define RAMTRAIL_FREEZE_WAIT_NS	(20 * NSEC_PER_MSEC)
 
 /*
+ * Pause every CPU's ring that has a zone: records refused, uncounted
+ * (RAMTRAIL_RING_PAUSED); or resume them. Callable in any context.
+ */
+static notrace void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < cxt->hdr->nr_cpus && cpu < nr_cpu_ids; cpu++)
+		WRITE_ONCE(per_cpu_ptr(cxt->rings, cpu)->stopped,
+			   pause ? RAMTRAIL_RING_PAUSED : 0);
+}
+
+/*
  * Wait while cxt->freeze_state is @state, until RAMTRAIL_FREEZE_WAIT_NS after
  * *@start (ktime_get_mono_fast_ns(), which NMI and panic may read; taken
  * at the first wait, 0 until then): the section's CPU may be this one,

@@ -470,22 +470,6 @@ void ramtrail_rings_init(struct ramtrail_context *cxt)
 	}
 }
 
-/**
- * ramtrail_rings_pause() - pause or resume every CPU's ring that has a zone
- * @cxt: the context
- * @pause: refuse records, uncounted (RAMTRAIL_RING_PAUSED), or take them
- *
- * Callable in any context.
- */
-notrace void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause)
-{
-	u32 cpu;
-
-	for (cpu = 0; cpu < cxt->hdr->nr_cpus && cpu < nr_cpu_ids; cpu++)
-		WRITE_ONCE(per_cpu_ptr(cxt->rings, cpu)->stopped,
-			   pause ? RAMTRAIL_RING_PAUSED : 0);
-}
-
 /* Bound of ramtrail_rings_seal()'s wait for writers in flight, in us. */
 #define RAMTRAIL_SEAL_WAIT_US	1000
 
