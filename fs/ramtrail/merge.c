@@ -14,9 +14,9 @@ ramtrail_sift_down(struct ramtrail_merge *m, u32 i, struct ramtrail_merge_slot x
 	u32 c;
 
 	while ((c = 2 * i + 1) < m->nr) {
-		if (c + 1 < m->nr && ramtrail_before(m, &h[c + 1], &h[c]))
+		if (c + 1 < m->nr && ramtrail_before(&h[c + 1], &h[c]))
 			c++;
-		if (!ramtrail_before(m, &h[c], &x))
+		if (!ramtrail_before(&h[c], &x))
 			break;
 		ramtrail_slot_set(&h[i], &h[c]);
 		i = c;

@@ -55,8 +55,7 @@ const struct ramtrail_record *ramtrail_merge_first(struct ramtrail_merge *m);
  * Merge order: (ts, cpu, pos). The heap keeps each cursor's ts beside it,
  * so only a tie reads the records.
  */
-static inline bool ramtrail_before(const struct ramtrail_merge *m,
-				   const struct ramtrail_merge_slot *a,
+static inline bool ramtrail_before(const struct ramtrail_merge_slot *a,
 				   const struct ramtrail_merge_slot *b)
 {
 	const struct ramtrail_record *x, *y;
@@ -100,7 +99,7 @@ ramtrail_merge_settle(struct ramtrail_merge *m, bool more)
 	/* Two zones, as on many machines: the top stays, or the two swap. */
 	top.ts = c->rec.ts;
 	top.cursor = c;
-	if (!ramtrail_before(m, o, &top))
+	if (!ramtrail_before(o, &top))
 		return &c->rec;
 	m->top = o->cursor;
 	m->limit = top.ts;
