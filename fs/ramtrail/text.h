@@ -102,8 +102,6 @@ struct ramtrail_line;
  * @system: its ftrace system ("sched")
  * @name: its tracepoint and event name ("sched_switch")
  * @min_len: the least payload of a record that stands for it
- * @size: the size of its kernel event without the string a
- *	RAMTRAIL_FIELD_STR or _LINE field puts after it
  * @text: writes the text of its TP_printk()
  * @format: its format file in tracefs, for the exporter (the module
  *	keeps none)
@@ -115,7 +113,6 @@ struct ramtrail_event_desc {
 	const char *system;
 	const char *name;
 	u8 min_len;
-	u8 size;
 	void (*text)(struct ramtrail_line *l, const struct ramtrail_record *r,
 		     const struct ramtrail_text *tx);
 	struct {

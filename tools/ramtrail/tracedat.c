@@ -217,8 +217,11 @@ static u32 rt_kernel_payload(const struct rt_text *x,
 {
 	const struct ramtrail_event_desc *d = ramtrail_event_desc(z->id);
 	const struct ramtrail_event_field *f;
-	u32 len = d->size, v, n;
+	u32 len = 0, v, n;
 
+	/* A string goes after the fields: the event's fixed part. */
+	for (f = d->format.fields; f->decl; f++)
+		len = max_t(u32, len, f->offset + f->size);
 	rt_common(e, RT_KERNEL_ID + z->id, z);
 	for (f = d->format.fields; f->decl; f++) {
 		memcpy(&v, z->data + f->src, 4);	/* data is zero padded */
