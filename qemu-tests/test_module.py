@@ -1046,11 +1046,12 @@ def forge_kernel_build(ram):
     changed and its checksum made again: as if another build of the same
     release and version string had recorded. Returns the boot's number."""
     modtab, = struct.unpack("<Q", ram.read(RESV + 32, 8))
-    e = bytearray(ram.read(RESV + modtab, 96))    # struct ramtrail_module_entry
+    # struct ramtrail_module_entry: flags at 24, name at 32, funcs_hash at 112
+    e = bytearray(ram.read(RESV + modtab, 120))
     if e[32:40] != b"vmlinux\0":
         return None
     flags, = struct.unpack_from("<I", e, 24)
-    struct.pack_into("<Q", e, 16, struct.unpack_from("<Q", e, 16)[0] ^ 0x1000)
+    struct.pack_into("<Q", e, 112, struct.unpack_from("<Q", e, 112)[0] ^ 0x1000)
     struct.pack_into("<II", e, 24, 0, 0)
     crc = zlib.crc32(struct.pack("<I", flags & 0x16), zlib.crc32(bytes(e)))
     struct.pack_into("<II", e, 24, flags, crc)

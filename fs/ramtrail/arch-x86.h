@@ -12,6 +12,7 @@
 #include <asm/tsc.h>
 #include <uapi/linux/ramtrail.h>
 
+#define RAMTRAIL_ARCH_MACHINE		RAMTRAIL_MACHINE_X86_64
 #define RAMTRAIL_ARCH_TEXT_BASE	__START_KERNEL_map
 /* The module area, taken to the top of the address space. */
 #define RAMTRAIL_ARCH_MODULES_START	MODULES_VADDR

@@ -10,6 +10,7 @@
  *                                is synchronised across CPUs
  *   ramtrail_arch_flush_cached() write a range of a cached mapping back
  *                                to memory
+ *   RAMTRAIL_ARCH_MACHINE        RAMTRAIL_MACHINE_* of the region header
  *   RAMTRAIL_ARCH_TEXT_BASE      lowest kernel text and module address:
  *                                ips are stored as 32-bit offsets from it
  *   RAMTRAIL_ARCH_MODULES_START  start of the module area

@@ -34,7 +34,7 @@ ramtrail_saved_chunk_at(const struct ramtrail_saved_trace *t, u64 i, u64 *n,
 
 	*n = t->nr_chunks - t->nr_slots + i;
 	off = *n % t->nr_slots * t->chunk_size;
-	*room = min_t(u64, t->size - ramtrail_saved_fixed(t->modtab_count) - off,
+	*room = min_t(u64, t->size - ramtrail_saved_head_size(t) - off,
 		      t->chunk_size);
 	return (const void *)(ramtrail_saved_slots(t) + off);
 }

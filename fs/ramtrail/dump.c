@@ -93,7 +93,7 @@ static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
 		return timed ? scnprintf(buf, len, "%p", (void *)addr) :
 			       ramtrail_dump_sym(buf, len, addr);
 	m = &tab[i];
-	if ((m->flags & RAMTRAIL_MOD_INIT) ? m->core_size :
+	if ((m->flags & RAMTRAIL_MOD_INIT) ? m->init_end :
 	    READ_ONCE(m->flags) & RAMTRAIL_MOD_GONE)
 		return ramtrail_text_module(buf, len, m, addr);
 	return ramtrail_dump_sym(buf, len, addr);

@@ -35,10 +35,10 @@
 
 /*
  * The hash of @mod's named functions in its text, @size bytes at @base
- * (RAMTRAIL_MOD_SYMS); 0 if it has none. While the module comes, its
+ * (an entry's @funcs_hash); 0 if it has none. While the module comes, its
  * symbol table is the .ko's whole; once its init has run, the kernel keeps
  * those of its core: the same functions in the text. Without kallsyms,
- * none: the entry keeps the core's size.
+ * none.
  */
 #ifdef CONFIG_KALLSYMS
 static u64 ramtrail_module_syms(struct module *mod, unsigned long base,
@@ -131,7 +131,7 @@ static void ramtrail_describe_kernel(struct ramtrail_context *cxt,
 	if (!cxt->kernel_build)
 		return;
 	e->base = ramtrail_arch_text_anchor();
-	e->core_size = cxt->kernel_build;
+	e->funcs_hash = cxt->kernel_build;
 	e->flags = RAMTRAIL_MOD_KERNEL;
 	strscpy(e->name, "vmlinux", sizeof(e->name));
 }
@@ -141,17 +141,12 @@ static void ramtrail_module_describe(struct ramtrail_module_entry *e,
 				     struct module *mod)
 {
 	unsigned long base;
-	u64 syms;
 
 	memset(e, 0, sizeof(*e));
 	ramtrail_module_sizes(mod, &base, &e->size, &e->core_size);
 	e->base = base;
 	strscpy(e->name, mod->name, sizeof(e->name));
-	syms = ramtrail_module_syms(mod, base, e->size);
-	if (syms) {
-		e->core_size = syms;
-		e->flags = RAMTRAIL_MOD_SYMS;
-	}
+	e->funcs_hash = ramtrail_module_syms(mod, base, e->size);
 }
 
 /*
@@ -165,7 +160,7 @@ static void ramtrail_describe_full(struct ramtrail_module_entry *e)
 	memset(e, 0, sizeof(*e));
 	e->base = RAMTRAIL_ARCH_MODULES_START;
 	e->size = RAMTRAIL_ARCH_MODULES_SIZE;
-	e->core_size = (ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1;
+	e->full_since = (ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1;
 	e->flags = RAMTRAIL_MOD_FULL;
 }
 
@@ -192,6 +187,7 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 	for (i = 0; i < n; i++)
 		if (e[i].base == d->base && e[i].size == d->size &&
 		    e[i].core_size == d->core_size &&
+		    e[i].funcs_hash == d->funcs_hash &&
 		    (e[i].flags & RAMTRAIL_MOD_INIT) ==
 		    (d->flags & RAMTRAIL_MOD_INIT) &&
 		    !(e[i].flags & RAMTRAIL_MOD_GONE) &&
@@ -297,10 +293,10 @@ static void ramtrail_module_init_ended(struct ramtrail_context *cxt,
 
 	mutex_lock(&cxt->modules_lock);
 	for (i = 0; i < cxt->nr_modules; i++) {
-		if (!(e[i].flags & RAMTRAIL_MOD_INIT) || e[i].core_size ||
+		if (!(e[i].flags & RAMTRAIL_MOD_INIT) || e[i].init_end ||
 		    strncmp(e[i].name, mod->name, sizeof(e[i].name)))
 			continue;
-		WRITE_ONCE(e[i].core_size, now ?: 1);
+		WRITE_ONCE(e[i].init_end, now ?: 1);
 		WRITE_ONCE(e[i].checksum, ramtrail_module_checksum(&e[i]));
 		ramtrail_flush(cxt, &e[i], sizeof(e[i]));
 	}
@@ -384,8 +380,8 @@ void ramtrail_modules_exit(struct ramtrail_context *cxt)
 /*
  * Whether the kernel that recorded @t is this build by the places of its
  * functions (RAMTRAIL_MOD_KERNEL). A damaged entry says no, and so does
- * any when this kernel's is unknown. A trace of a module before 0.15 has
- * none: its release and version say alone.
+ * any when this kernel's is unknown. A trace whose writer could not tell
+ * its kernel's build has none: its release and version say alone.
  */
 static bool ramtrail_kernel_same(struct ramtrail_context *cxt,
 				 const struct ramtrail_saved_trace *t)
@@ -445,8 +441,8 @@ static int ramtrail_module_now(const struct ramtrail_reloc *rl,
 
 		if (strncmp(e->name, was->name, sizeof(e->name)) ||
 		    e->size != was->size || e->core_size != was->core_size ||
-		    ((e->flags ^ was->flags) &
-		     (RAMTRAIL_MOD_SYMS | RAMTRAIL_MOD_INIT)) ||
+		    e->funcs_hash != was->funcs_hash ||
+		    ((e->flags ^ was->flags) & RAMTRAIL_MOD_INIT) ||
 		    (READ_ONCE(e->flags) & RAMTRAIL_MOD_GONE))
 			continue;
 		if (found >= 0)

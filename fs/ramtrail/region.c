@@ -130,7 +130,7 @@ _Static_assert(sizeof((const char *[])RAMTRAIL_KERNEL_FUNCS) ==
  * place: the KASLR offset cancels out, a build that moved one of them
  * does not.
  *
- * Return: the hash, the kernel entry's @core_size.
+ * Return: the hash, the kernel entry's @funcs_hash.
  */
 u64 ramtrail_kernel_hash(const u64 *off)
 {
@@ -302,7 +302,7 @@ static const char *ramtrail_areas_bad(const struct ramtrail_region_header *h,
 		return "region_size";
 	if (h->modtab_count > RAMTRAIL_MAX_MODULES ||
 	    !ramtrail_area_ok(h->modtab_offset, (u64)h->modtab_count *
-			      sizeof(struct ramtrail_module_entry),
+			      ramtrail_module_entry_size(h->version),
 			      RAMTRAIL_HEADER_SIZE, end))
 		return "modtab";
 	if (h->dmesg_count > RAMTRAIL_MAX_DMESG ||
@@ -332,7 +332,7 @@ static const char *ramtrail_zones_bad(const struct ramtrail_region_header *h)
 	    !ramtrail_area_ok(h->zone_offset, ramtrail_zones_size(h),
 			      RAMTRAIL_HEADER_SIZE, h->region_size) ||
 	    h->modtab_offset + (u64)h->modtab_count *
-	    sizeof(struct ramtrail_module_entry) > h->zone_offset ||
+	    ramtrail_module_entry_size(h->version) > h->zone_offset ||
 	    h->dmesg_offset + h->dmesg_count * h->dmesg_size > h->zone_offset ||
 	    h->saved_offset + h->saved_size > h->zone_offset)
 		return "zone_offset";
@@ -351,30 +351,27 @@ static const char *ramtrail_boot_bad(const struct ramtrail_region_header *h)
 		return "boot_id";
 	if (h->clock_ref_cycles > RAMTRAIL_CLOCK_MASK)
 		return "clock_ref_cycles";
+	if (h->machine != RAMTRAIL_MACHINE_X86_64 &&
+	    h->machine != RAMTRAIL_MACHINE_AARCH64)
+		return "machine";
 	return NULL;
 }
 
-/**
- * ramtrail_region_open() - validate a region header
- * @reg: filled on success, and with the layout alone on some errors
- * @buf: the region's bytes
- * @len: bytes readable at @buf
- *
- * Checks magic, version, the layout checksum and that every area that
- * outlives a boot lies inside @len; then the header checksum, the zone
- * geometry, the per-boot fields and the state. For a geometry or a field
- * out of bounds, @reg->bad names the first that is. A header whose layout holds
- * but whose rest does not (a reset while it was rewritten, or while the
- * zones were being formatted) still gives @reg->base, so that saved traces
- * and dmesg records are found: only the zones are unusable.
- *
- * Return: RAMTRAIL_OK (zones usable, if the state says they hold a trace)
- * or an enum ramtrail_error.
+/*
+ * Checks magic, version (@oldest to RAMTRAIL_VERSION), the layout checksum
+ * and that every area that outlives a boot lies inside @len; then the
+ * header checksum, the zone geometry, the per-boot fields and the state.
+ * For a geometry or a field out of bounds, @reg->bad names the first that
+ * is. A header whose layout holds but whose rest does not (a reset while
+ * it was rewritten, or while the zones were being formatted) still gives
+ * @reg->base, so that saved traces and dmesg records are found: only the
+ * zones are unusable.
  */
-int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
-			 u64 len)
+static int ramtrail_region_check(struct ramtrail_region *reg, const void *buf,
+				 u64 len, u32 oldest)
 {
 	struct ramtrail_region_header *h = &reg->hdr;
+	bool whole;
 
 	memset(reg, 0, sizeof(*reg));
 	if (len < RAMTRAIL_HEADER_SIZE)
@@ -384,7 +381,7 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 	h->build[sizeof(h->build) - 1] = 0;
 	if (h->magic != RAMTRAIL_MAGIC)
 		return RAMTRAIL_E_MAGIC;
-	if (h->version != RAMTRAIL_VERSION)
+	if (h->version < oldest || h->version > RAMTRAIL_VERSION)
 		return RAMTRAIL_E_VERSION;
 	if (h->layout_checksum != ramtrail_layout_checksum(h))
 		return RAMTRAIL_E_CHECKSUM;
@@ -394,8 +391,12 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 	reg->base = buf;
 	reg->len = len;
 	ramtrail_saved_scan(reg);
-	if (h->header_size != offsetof(struct ramtrail_region_header, freeze) ||
-	    h->checksum != ramtrail_header_checksum(h))
+	whole = h->header_size == offsetof(struct ramtrail_region_header,
+					   freeze) &&
+		h->checksum == ramtrail_header_checksum(h);
+	if (h->version == RAMTRAIL_PREV_VERSION)
+		h->machine = RAMTRAIL_MACHINE_X86_64;	/* its only one */
+	if (!whole)
 		return RAMTRAIL_E_CHECKSUM;
 	reg->bad = ramtrail_zones_bad(h);
 	if (reg->bad)
@@ -407,6 +408,43 @@ int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 	    h->state >= RAMTRAIL_STATE_NR)
 		return RAMTRAIL_E_STATE;
 	return RAMTRAIL_OK;
+}
+
+/**
+ * ramtrail_region_open() - validate a region header of this format
+ * @reg: filled on success, and with the layout alone on some errors
+ * @buf: the region's bytes
+ * @len: bytes readable at @buf
+ *
+ * The writer's check: a region of another format version is
+ * RAMTRAIL_E_VERSION. See ramtrail_region_check() for the rest.
+ *
+ * Return: RAMTRAIL_OK (zones usable, if the state says they hold a trace)
+ * or an enum ramtrail_error.
+ */
+int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
+			 u64 len)
+{
+	return ramtrail_region_check(reg, buf, len, RAMTRAIL_VERSION);
+}
+
+/**
+ * ramtrail_region_read() - validate a region header of this format or
+ *	the one before
+ * @reg: filled as by ramtrail_region_open(); @reg->hdr.version tells the
+ *	format, and the layout of the module entries (and the magic of the
+ *	saved traces) that go with it
+ * @buf: the region's bytes
+ * @len: bytes readable at @buf
+ *
+ * A reader's check: a region of RAMTRAIL_PREV_VERSION is read too.
+ *
+ * Return: as ramtrail_region_open().
+ */
+int ramtrail_region_read(struct ramtrail_region *reg, const void *buf,
+			 u64 len)
+{
+	return ramtrail_region_check(reg, buf, len, RAMTRAIL_PREV_VERSION);
 }
 
 /**
@@ -459,10 +497,12 @@ bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err)
  */
 u32 ramtrail_region_nr_modules(const struct ramtrail_region *reg)
 {
-	const struct ramtrail_module_entry *mods = ramtrail_region_modules(reg);
+	const u8 *mods = ramtrail_region_modules(reg);
+	u64 size = ramtrail_module_entry_size(reg->hdr.version);
 	u32 n = 0;
 
-	while (n < reg->hdr.modtab_count && mods[n].base)
+	/* @base, first in either format's entry: 0 ends the table. */
+	while (n < reg->hdr.modtab_count && *(const u64 *)(mods + n * size))
 		n++;
 	return n;
 }
@@ -621,8 +661,8 @@ static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
 {
 	if ((after && ts < after) || (e->gone && ts >= e->gone))
 		return false;
-	return !(e->flags & RAMTRAIL_MOD_INIT) || !e->core_size ||
-	       ts < e->core_size;
+	return !(e->flags & RAMTRAIL_MOD_INIT) || !e->init_end ||
+	       ts < e->init_end;
 }
 
 /**
@@ -631,9 +671,8 @@ static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
  * @n: its entries
  * @hash: set to its hash (RAMTRAIL_MOD_KERNEL) when it is whole
  *
- * Return: 1 with *@hash set, 0 if the table has no kernel entry (written
- * before 0.15, or by a module that could not tell its kernel's build), -1
- * if its entry is damaged.
+ * Return: 1 with *@hash set, 0 if the table has no kernel entry (its
+ * writer could not tell its kernel's build), -1 if its entry is damaged.
  */
 int ramtrail_module_kernel(const struct ramtrail_module_entry *tab, u32 n,
 			   u64 *hash)
@@ -645,7 +684,7 @@ int ramtrail_module_kernel(const struct ramtrail_module_entry *tab, u32 n,
 			continue;
 		if (tab[i].checksum != ramtrail_module_checksum(&tab[i]))
 			return -1;
-		*hash = tab[i].core_size;
+		*hash = tab[i].funcs_hash;
 		return 1;
 	}
 	return 0;
@@ -695,7 +734,7 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			break;
 		}
 		if (e->flags & RAMTRAIL_MOD_FULL) {
-			full = min_t(u64, full, e->core_size);
+			full = min_t(u64, full, e->full_since);
 			ended = true;
 			continue;
 		}
@@ -707,8 +746,8 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			found = i;
 		}
 		/* A later entry here began after this text was freed. */
-		if ((e->flags & RAMTRAIL_MOD_INIT) && e->core_size) {
-			after = max_t(u64, after, e->core_size);
+		if ((e->flags & RAMTRAIL_MOD_INIT) && e->init_end) {
+			after = max_t(u64, after, e->init_end);
 			ended = true;
 		}
 		if (e->gone) {

@@ -12,6 +12,20 @@
 #include "compat.h"
 #include <linux/ramtrail.h>
 
+/*
+ * The format before this one, which readers other than the module (the
+ * tools) still take: the same words, header and records, but 96-byte
+ * module entries (base, size, core_size, flags, checksum, name, gone: one
+ * core_size for the core's size, the init's end, the time the table
+ * filled and the functions' hash, as the flags said), saved traces of
+ * magic "SAV4" whose module entries are those, and no machine in the
+ * header (x86-64). ramtrail_region_read() opens it; the module entries
+ * are the reader's to convert.
+ */
+#define RAMTRAIL_PREV_VERSION		7
+#define RAMTRAIL_PREV_MODULE_ENTRY_SIZE	96
+#define RAMTRAIL_PREV_SAVED_MAGIC	0x34564153 /* "SAV4" */
+
 enum ramtrail_error {
 	RAMTRAIL_OK		= 0,
 	RAMTRAIL_E_SHORT	= 1,	/* smaller than a header */
@@ -55,6 +69,8 @@ struct ramtrail_region {
 
 int ramtrail_region_open(struct ramtrail_region *reg, const void *buf,
 			 u64 len);
+int ramtrail_region_read(struct ramtrail_region *reg, const void *buf,
+			 u64 len);
 void ramtrail_region_open_layout(struct ramtrail_region *reg, const void *buf,
 				 u64 len,
 				 const struct ramtrail_region_header *layout);
@@ -97,11 +113,22 @@ static inline u64 ramtrail_dmesg_offset(const struct ramtrail_region_header *h,
 	return h->dmesg_offset + (u64)slot * h->dmesg_size;
 }
 
-/* The module table of the boot that wrote an opened region. */
-static inline const struct ramtrail_module_entry *
+/* Bytes of a module table entry in a region of format @version. */
+static inline u64 ramtrail_module_entry_size(u32 version)
+{
+	return version == RAMTRAIL_PREV_VERSION ?
+	       RAMTRAIL_PREV_MODULE_ENTRY_SIZE :
+	       sizeof(struct ramtrail_module_entry);
+}
+
+/*
+ * The module table of the boot that wrote an opened region, in its
+ * format (see ramtrail_module_entry_size()).
+ */
+static inline const void *
 ramtrail_region_modules(const struct ramtrail_region *reg)
 {
-	return (const void *)(reg->base + reg->hdr.modtab_offset);
+	return reg->base + reg->hdr.modtab_offset;
 }
 
 /* Building a region, shared with the writer side. */

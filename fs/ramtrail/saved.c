@@ -11,6 +11,12 @@ _Static_assert(offsetof(struct ramtrail_saved_trace, erased) ==
 	       offsetof(struct ramtrail_saved_trace, checksum) + 4,
 	       "erased must follow checksum: one span outside the checksum");
 
+/* A module entry's time @ts (0: none) in the nanoseconds of the records. */
+static u64 ramtrail_saved_time(const struct ramtrail_region_header *hdr, u64 ts)
+{
+	return ts ? max_t(u64, ramtrail_ts_to_ns(hdr, ts), 1) : 0;
+}
+
 /**
  * ramtrail_saved_modules_copy() - a saved trace's copy of the module table
  * @t: the saved trace
@@ -28,22 +34,17 @@ void ramtrail_saved_modules_copy(struct ramtrail_saved_trace *t,
 				 u32 n, const struct ramtrail_region_header *hdr)
 {
 	struct ramtrail_module_entry *e = ramtrail_saved_modules(t);
-	bool timed;
 	u32 i;
 
 	memcpy(e, mods, n * sizeof(*mods));
 	t->modtab_count = n;
 	for (i = 0; i < n; i++) {
-		timed = (e[i].flags & (RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_FULL)) &&
-			e[i].core_size;
-		if ((!timed && !e[i].gone) ||
+		if ((!e[i].gone && !e[i].init_end && !e[i].full_since) ||
 		    e[i].checksum != ramtrail_module_checksum(&e[i]))
 			continue;
-		if (timed)
-			e[i].core_size = max_t(u64, ramtrail_ts_to_ns(hdr,
-								      e[i].core_size), 1);
-		if (e[i].gone)
-			e[i].gone = max_t(u64, ramtrail_ts_to_ns(hdr, e[i].gone), 1);
+		e[i].gone = ramtrail_saved_time(hdr, e[i].gone);
+		e[i].init_end = ramtrail_saved_time(hdr, e[i].init_end);
+		e[i].full_since = ramtrail_saved_time(hdr, e[i].full_since);
 		e[i].checksum = ramtrail_module_checksum(&e[i]);
 	}
 }
@@ -111,7 +112,7 @@ ramtrail_saved_signed(const struct ramtrail_region *reg, u64 off)
 	    h->saved_size - off < sizeof(*t))
 		return NULL;
 	t = (const void *)(reg->base + h->saved_offset + off);
-	if (READ_ONCE(t->magic) != RAMTRAIL_SAVED_MAGIC ||
+	if (READ_ONCE(t->magic) != ramtrail_saved_magic(reg) ||
 	    t->checksum != ramtrail_saved_checksum(t))
 		return NULL;
 	return t;
@@ -135,8 +136,7 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
 	    !t->nr_slots || t->nr_chunks < t->nr_slots)
 		return NULL;
 	/* Whole slots; the last one cut after its chunk if none wrapped. */
-	full = ramtrail_saved_fixed(t->modtab_count) +
-	       (u64)t->nr_slots * t->chunk_size;
+	full = ramtrail_saved_head_size(t) + (u64)t->nr_slots * t->chunk_size;
 	if (t->nr_chunks > t->nr_slots ? t->size != full :
 	    (t->size > full || t->size < full - t->chunk_size +
 					  sizeof(struct ramtrail_saved_chunk)))
@@ -157,6 +157,7 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
 void ramtrail_saved_scan(struct ramtrail_region *reg)
 {
 	const u32 *area = (const u32 *)(reg->base + reg->hdr.saved_offset);
+	const u32 magic = ramtrail_saved_magic(reg);
 	const struct ramtrail_saved_trace *t, *o;
 	u64 off = 0, last;
 	u32 i;
@@ -174,13 +175,13 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 		}
 		/* The magic first: most of the area is records or zeroes. */
 		while (off + 24 <= last &&
-		       READ_ONCE(area[off / 4]) != RAMTRAIL_SAVED_MAGIC &&
-		       READ_ONCE(area[off / 4 + 2]) != RAMTRAIL_SAVED_MAGIC &&
-		       READ_ONCE(area[off / 4 + 4]) != RAMTRAIL_SAVED_MAGIC &&
-		       READ_ONCE(area[off / 4 + 6]) != RAMTRAIL_SAVED_MAGIC)
+		       READ_ONCE(area[off / 4]) != magic &&
+		       READ_ONCE(area[off / 4 + 2]) != magic &&
+		       READ_ONCE(area[off / 4 + 4]) != magic &&
+		       READ_ONCE(area[off / 4 + 6]) != magic)
 			off += 32;
 		while (off <= last &&
-		       READ_ONCE(area[off / 4]) != RAMTRAIL_SAVED_MAGIC)
+		       READ_ONCE(area[off / 4]) != magic)
 			off += 8;
 		if (off > last)
 			break;
@@ -204,9 +205,9 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 }
 
 /* Could the word at a header's start be a magic with bits changed? */
-static bool ramtrail_saved_magic_near(u32 w)
+static bool ramtrail_saved_magic_near(u32 w, u32 magic)
 {
-	u32 x = w ^ RAMTRAIL_SAVED_MAGIC, right = 0, i;
+	u32 x = w ^ magic, right = 0, i;
 
 	for (i = 0; i < 4; i++, x >>= 8)
 		right += !(x & 0xff);
@@ -228,7 +229,7 @@ static bool ramtrail_saved_heal_at(struct ramtrail_region *reg, u64 off,
 	ramtrail_saved_head_slot(slot, (const void *)at);
 	if (ramtrail_ecc_correct(slot, sizeof(slot),
 				 RAMTRAIL_SAVED_HEAD_ECC) <= 0 ||
-	    t->magic != RAMTRAIL_SAVED_MAGIC ||
+	    t->magic != ramtrail_saved_magic(reg) ||
 	    t->checksum != ramtrail_saved_checksum(t))
 		return false;
 	memcpy(was, at, sizeof(was));
@@ -267,7 +268,8 @@ u32 ramtrail_saved_heal(struct ramtrail_region *reg, u64 *boot_ids)
 		return 0;
 	last = reg->hdr.saved_size - RAMTRAIL_SAVED_HEAD_SLOT;
 	for (off = 0; off <= last; off += 8) {
-		if (!ramtrail_saved_magic_near(READ_ONCE(area[off / 4])) ||
+		if (!ramtrail_saved_magic_near(READ_ONCE(area[off / 4]),
+					       ramtrail_saved_magic(reg)) ||
 		    ramtrail_saved_signed(reg, off))
 			continue;
 		/* Not inside an entry found; one corrected ends by the next. */

@@ -26,7 +26,12 @@ void ramtrail_saved_modules_copy(struct ramtrail_saved_trace *t,
 				 const struct ramtrail_module_entry *mods,
 				 u32 n, const struct ramtrail_region_header *hdr);
 
-/* The parts of a saved trace entry (layout in the uapi header). */
+/*
+ * The parts of a saved trace entry (layout in the uapi header). Its
+ * magic tells its format: one of RAMTRAIL_PREV_SAVED_MAGIC has module
+ * entries of RAMTRAIL_PREV_MODULE_ENTRY_SIZE bytes, for its reader to
+ * convert.
+ */
 static inline struct ramtrail_module_entry *
 ramtrail_saved_modules(const struct ramtrail_saved_trace *t)
 {
@@ -34,17 +39,33 @@ ramtrail_saved_modules(const struct ramtrail_saved_trace *t)
 						RAMTRAIL_SAVED_HEAD_SLOT);
 }
 
-/* The first chunk slot of @t. */
-static inline u8 *ramtrail_saved_slots(const struct ramtrail_saved_trace *t)
-{
-	return (u8 *)(ramtrail_saved_modules(t) + t->modtab_count);
-}
-
-/* Bytes of a saved trace before its chunk slots. */
+/* Bytes of a saved trace of this format before its chunk slots. */
 static inline u64 ramtrail_saved_fixed(u32 modtab_count)
 {
 	return RAMTRAIL_SAVED_HEAD_SLOT +
 	       (u64)modtab_count * sizeof(struct ramtrail_module_entry);
+}
+
+/* Bytes of @t before its chunk slots, in the format its magic says. */
+static inline u64 ramtrail_saved_head_size(const struct ramtrail_saved_trace *t)
+{
+	return READ_ONCE(t->magic) != RAMTRAIL_PREV_SAVED_MAGIC ?
+	       ramtrail_saved_fixed(t->modtab_count) :
+	       RAMTRAIL_SAVED_HEAD_SLOT +
+	       (u64)t->modtab_count * RAMTRAIL_PREV_MODULE_ENTRY_SIZE;
+}
+
+/* The first chunk slot of @t. */
+static inline u8 *ramtrail_saved_slots(const struct ramtrail_saved_trace *t)
+{
+	return (u8 *)t + ramtrail_saved_head_size(t);
+}
+
+/* The magic of the saved traces of an opened region's format. */
+static inline u32 ramtrail_saved_magic(const struct ramtrail_region *reg)
+{
+	return reg->hdr.version == RAMTRAIL_PREV_VERSION ?
+	       RAMTRAIL_PREV_SAVED_MAGIC : RAMTRAIL_SAVED_MAGIC;
 }
 
 /* Offset of a saved trace in its region's saved area. */

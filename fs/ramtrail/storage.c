@@ -319,7 +319,7 @@ static int ramtrail_layout_new(struct ramtrail_context *cxt,
 		/* Kept only if rewritten byte for byte: see ramtrail_format(). */
 		if (!err && !memcmp(&h->region_size, &old->hdr.region_size,
 				    offsetof(struct ramtrail_region_header,
-					     reserved0) -
+					     machine) -
 				    offsetof(struct ramtrail_region_header,
 					     region_size)))
 			return 0;
@@ -394,6 +394,7 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
 	h->nonce = get_random_u64();
 	h->boot_id = old_ok ? ramtrail_next_boot_id(cxt) : 1;
 	h->phys_addr = cxt->phys;
+	h->machine = RAMTRAIL_ARCH_MACHINE;
 	h->text_base = RAMTRAIL_ARCH_TEXT_BASE;
 	h->anchor_addr = ramtrail_arch_text_anchor();
 	strscpy(h->release, init_utsname()->release, sizeof(h->release));

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	h->layout_checksum = ramtrail_layout_checksum(h);
 	h->checksum = ramtrail_header_checksum(h);
 	h->freeze.checksum = ramtrail_freeze_checksum(&h->freeze);
-	err = ramtrail_region_open(&reg, buf, IMAGE);
+	err = ramtrail_region_read(&reg, buf, IMAGE);
 	if (!reg.base)
 		return 0;
 	while ((t = ramtrail_saved_next(&reg, &off))) {

@@ -4,7 +4,8 @@
  * (fresh, one lap, many laps, every record kind, big clock gaps, zones
  * sealed when recording stopped), and damaged copies of them (torn words,
  * lost header, random block, flipped bits, truncation, future version).
- * Deterministic: same seeds every run.
+ * Deterministic: same seeds every run. The corpus keeps two seeds of the
+ * format before this one too (20-format7-*), for the readers of both.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,13 +104,13 @@ static struct test_region *named(void)
 	t->hdr->anchor_addr = panic;
 	m = (void *)(t->mem + t->hdr->modtab_offset);
 	m[0] = (struct ramtrail_module_entry){
-		.base = panic, .core_size = ramtrail_kernel_hash(off),
+		.base = panic, .funcs_hash = ramtrail_kernel_hash(off),
 		.flags = RAMTRAIL_MOD_KERNEL, .name = "vmlinux" };
 	m[1] = (struct ramtrail_module_entry){
 		.base = mod, .size = 0x2000, .core_size = 0x3000,
 		.name = "rt_fuzz" };
 	m[2] = (struct ramtrail_module_entry){
-		.base = mod + 0x2000, .size = 0x1000, .core_size = 5000,
+		.base = mod + 0x2000, .size = 0x1000, .init_end = 5000,
 		.flags = RAMTRAIL_MOD_INIT, .name = "rt_fuzz" };
 	for (i = 0; i < 3; i++)
 		m[i].checksum = ramtrail_module_checksum(&m[i]);

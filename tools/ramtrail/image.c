@@ -313,7 +313,7 @@ static int rt_region_try(const struct rt_image *img, u64 off, u64 size,
 	if (size && size < avail)
 		avail = size;
 	t->region_offset = img->base + off;
-	t->reg_err = ramtrail_region_open(&t->reg, img->buf + off, avail);
+	t->reg_err = ramtrail_region_read(&t->reg, img->buf + off, avail);
 	/* A damaged boot header still shows the saved traces and logs. */
 	if (!t->reg.base)
 		return t->reg_err;
@@ -421,6 +421,21 @@ int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 	return RT_EXIT_NOTRACE;
 }
 
+/*
+ * The module table of the trace: @n entries at @raw, converted when @prev
+ * (the previous format's).
+ */
+static void rt_use_modules(struct rt_trace *t, const void *raw, u32 n,
+			   bool prev)
+{
+	free(t->mods_conv);
+	t->mods_conv = prev ? rt_modules_prev(raw, n) : NULL;
+	t->mods = prev ? t->mods_conv : raw;
+	t->nr_mods = t->mods ? n : 0;
+	if (!t->mods)
+		rt_err("out of memory: module functions are not named\n");
+}
+
 static void rt_use_zones(struct rt_trace *t)
 {
 	const struct ramtrail_region_header *h = &t->reg.hdr;
@@ -433,8 +448,8 @@ static void rt_use_zones(struct rt_trace *t)
 	t->nr_cpus = h->nr_cpus;
 	t->text_base = h->text_base;
 	t->anchor_addr = h->anchor_addr;
-	t->mods = (const void *)(t->reg.base + h->modtab_offset);
-	t->nr_mods = h->modtab_count;
+	rt_use_modules(t, ramtrail_region_modules(&t->reg), h->modtab_count,
+		       h->version == RAMTRAIL_PREV_VERSION);
 	t->state = h->state;
 	t->flags = ramtrail_region_flags(&t->reg);
 	f = ramtrail_region_freeze(&t->reg);
@@ -452,8 +467,8 @@ static void rt_use_saved(struct rt_trace *t, const struct ramtrail_saved_trace *
 	t->nr_cpus = s->nr_cpus;
 	t->text_base = s->text_base;
 	t->anchor_addr = s->anchor_addr;
-	t->mods = ramtrail_saved_modules(s);
-	t->nr_mods = s->modtab_count;
+	rt_use_modules(t, ramtrail_saved_modules(s), s->modtab_count,
+		       s->magic == RAMTRAIL_PREV_SAVED_MAGIC);
 	t->state = s->state;
 	t->flags = s->flags;
 	t->freeze_reason = s->freeze_reason;
@@ -877,7 +892,11 @@ void rt_trace_free(struct rt_trace *t)
 		free(t->texts[--t->nr_texts]);
 	free(t->texts);
 	free(t->saved_cur);
+	free(t->mods_conv);
 	t->saved_cur = NULL;
+	t->mods_conv = NULL;
+	t->mods = NULL;
+	t->nr_mods = 0;
 	t->cur = NULL;
 	t->heap = NULL;
 	t->lines = NULL;

@@ -585,72 +585,27 @@ static const char *rt_name_field(char *buf, size_t len, const char *field,
 	return buf;
 }
 
-static void rt_print_region(struct rt_trace *t, struct rt_out *o)
+/* The region's module table, one line or object per entry. */
+static void rt_print_modules(struct rt_trace *t, struct rt_out *o)
 {
 	const struct ramtrail_region_header *h = &t->reg.hdr;
-	const struct ramtrail_module_entry *mods =
-		(const void *)(t->reg.base + h->modtab_offset);
-	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(&t->reg);
-	char release[sizeof(h->release) + 1], build[sizeof(h->build) + 1];
+	struct ramtrail_module_entry *conv = NULL;
+	const struct ramtrail_module_entry *mods;
 	char name[sizeof(mods->name) + 1], lead[sizeof(name) + 8];
-	const struct rt_field where[] = {
-		{ .key = "source", .type = RT_F_STR, .json_only = true,
-		  .s = "region" },
-		{ .key = "region_offset", .type = RT_F_HEX,
-		  .n = t->region_offset },
-		RT_U64("version", h->version),
-	};
-	const struct rt_field areas[] = {
-		RT_U64("saved_offset", h->saved_offset),
-		RT_U64("saved_size", h->saved_size),
-		RT_U64("saved_refused", t->reg.saved_refused),
-	};
-	u32 i;
+	u32 i, n = h->modtab_count;
 
-	rt_fields(o, where, ARRAY_SIZE(where), '\n');
-	if (t->reg_err) {
-		/* Only the layout holds: say why, and list what survives. */
-		char why[96];
-		const struct rt_field err[] = {
-			RT_STR("header_error", why),
-		};
-
-		snprintf(why, sizeof(why), "%s%s%s", ramtrail_strerror(t->reg_err),
-			 t->reg.bad ? ": " : "", t->reg.bad ?: "");
-		rt_fields(o, err, ARRAY_SIZE(err), '\n');
-		rt_fields(o, areas, ARRAY_SIZE(areas), '\n');
-		return;
+	mods = ramtrail_region_modules(&t->reg);
+	if (h->version == RAMTRAIL_PREV_VERSION) {
+		conv = rt_modules_prev(mods, n);
+		mods = conv;
+		if (!conv) {
+			rt_err("out of memory: the module table is not listed\n");
+			n = 0;
+		}
 	}
-	rt_name_field(release, sizeof(release), h->release, sizeof(h->release));
-	rt_name_field(build, sizeof(build), h->build, sizeof(h->build));
-	{
-		const struct rt_field hdr[] = {
-			RT_U64("boot_id", h->boot_id),
-			/* text: "?" for none; JSON: "" */
-			RT_STR("release", release[0] || o->json ? release : "?"),
-			RT_STR("build", build[0] || o->json ? build : "?"),
-			RT_STR("state", ramtrail_state_name(h->state)),
-			RT_STR("freeze_reason", f ? ramtrail_reason_name(f->reason) :
-			       "none"),
-			RT_U64("freeze_cpu", f ? f->cpu : 0),
-			{ .key = "clock_reliable", .type = RT_F_BOOL,
-			  .n = h->flags & RAMTRAIL_F_CLOCK_RELIABLE },
-			RT_U64("clock_hz", h->clock_hz),
-			RT_STR("mode", h->flags & RAMTRAIL_F_STOP_WHEN_FULL ?
-			       "stop-when-full" : "overwrite"),
-			RT_U64("nr_cpus", h->nr_cpus),
-			RT_U64("nr_blocks", h->nr_blocks),
-			RT_U64("zone_offset", h->zone_offset),
-			RT_U64("zone_size",
-			       (u64)h->nr_blocks << RAMTRAIL_BLOCK_SHIFT),
-		};
-
-		rt_fields(o, hdr, ARRAY_SIZE(hdr), '\n');
-	}
-	rt_fields(o, areas, ARRAY_SIZE(areas), '\n');
 	if (o->json)
 		rt_open(o, "modules", '[');
-	for (i = 0; i < h->modtab_count && mods[i].base; i++) {
+	for (i = 0; i < n && mods[i].base; i++) {
 		const struct rt_field id[] = { RT_STR("name", name) };
 		const struct rt_field m[] = {
 			{ .key = "base", .type = RT_F_HEX, .n = mods[i].base },
@@ -674,6 +629,83 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 	}
 	if (o->json)
 		rt_close(o, ']');
+	free(conv);
+}
+
+/* The region header's machine, as uname -m says it. */
+static const char *rt_machine_name(u32 machine)
+{
+	switch (machine) {
+	case RAMTRAIL_MACHINE_X86_64:
+		return "x86_64";
+	case RAMTRAIL_MACHINE_AARCH64:
+		return "aarch64";
+	default:	/* the header's checks refuse any other */
+		return "?";
+	}
+}
+
+static void rt_print_region(struct rt_trace *t, struct rt_out *o)
+{
+	const struct ramtrail_region_header *h = &t->reg.hdr;
+	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(&t->reg);
+	char release[sizeof(h->release) + 1], build[sizeof(h->build) + 1];
+	const struct rt_field where[] = {
+		{ .key = "source", .type = RT_F_STR, .json_only = true,
+		  .s = "region" },
+		{ .key = "region_offset", .type = RT_F_HEX,
+		  .n = t->region_offset },
+		RT_U64("version", h->version),
+	};
+	const struct rt_field areas[] = {
+		RT_U64("saved_offset", h->saved_offset),
+		RT_U64("saved_size", h->saved_size),
+		RT_U64("saved_refused", t->reg.saved_refused),
+	};
+
+	rt_fields(o, where, ARRAY_SIZE(where), '\n');
+	if (t->reg_err) {
+		/* Only the layout holds: say why, and list what survives. */
+		char why[96];
+		const struct rt_field err[] = {
+			RT_STR("header_error", why),
+		};
+
+		snprintf(why, sizeof(why), "%s%s%s", ramtrail_strerror(t->reg_err),
+			 t->reg.bad ? ": " : "", t->reg.bad ?: "");
+		rt_fields(o, err, ARRAY_SIZE(err), '\n');
+		rt_fields(o, areas, ARRAY_SIZE(areas), '\n');
+		return;
+	}
+	rt_name_field(release, sizeof(release), h->release, sizeof(h->release));
+	rt_name_field(build, sizeof(build), h->build, sizeof(h->build));
+	{
+		const struct rt_field hdr[] = {
+			RT_U64("boot_id", h->boot_id),
+			/* text: "?" for none; JSON: "" */
+			RT_STR("release", release[0] || o->json ? release : "?"),
+			RT_STR("build", build[0] || o->json ? build : "?"),
+			RT_STR("machine", rt_machine_name(h->machine)),
+			RT_STR("state", ramtrail_state_name(h->state)),
+			RT_STR("freeze_reason", f ? ramtrail_reason_name(f->reason) :
+			       "none"),
+			RT_U64("freeze_cpu", f ? f->cpu : 0),
+			{ .key = "clock_reliable", .type = RT_F_BOOL,
+			  .n = h->flags & RAMTRAIL_F_CLOCK_RELIABLE },
+			RT_U64("clock_hz", h->clock_hz),
+			RT_STR("mode", h->flags & RAMTRAIL_F_STOP_WHEN_FULL ?
+			       "stop-when-full" : "overwrite"),
+			RT_U64("nr_cpus", h->nr_cpus),
+			RT_U64("nr_blocks", h->nr_blocks),
+			RT_U64("zone_offset", h->zone_offset),
+			RT_U64("zone_size",
+			       (u64)h->nr_blocks << RAMTRAIL_BLOCK_SHIFT),
+		};
+
+		rt_fields(o, hdr, ARRAY_SIZE(hdr), '\n');
+	}
+	rt_fields(o, areas, ARRAY_SIZE(areas), '\n');
+	rt_print_modules(t, o);
 }
 
 /* What the zones hold now, whatever their state: one line per CPU. */
@@ -797,7 +829,7 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 			{ .key = "slots_offset", .type = RT_F_U64,
 			  .json_only = true,
 			  .n = ramtrail_saved_offset(&t->reg, s) +
-			       ramtrail_saved_fixed(s->modtab_count) },
+			       ramtrail_saved_head_size(s) },
 			{ .key = "ecc", .type = RT_F_U64, .json_only = true,
 			  .n = s->ecc },
 		};

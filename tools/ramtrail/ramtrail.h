@@ -100,8 +100,9 @@ struct rt_pstore_line;
  * @nr_cpus: CPUs (zones) it covers
  * @text_base: base of the 32-bit function offsets
  * @anchor_addr: address of panic() in the recording boot (0: unknown)
- * @mods: module table of the recording boot
+ * @mods: module table of the recording boot, in this format's entries
  * @nr_mods: entries of @mods
+ * @mods_conv: @mods when converted from the previous format (to free)
  * @state: enum ramtrail_state when recovered or imaged
  * @flags: RAMTRAIL_F_* of the recording boot
  * @freeze_reason: enum ramtrail_freeze_reason
@@ -130,6 +131,7 @@ struct rt_trace {
 	u64 anchor_addr;
 	const struct ramtrail_module_entry *mods;
 	u32 nr_mods;
+	struct ramtrail_module_entry *mods_conv;
 	u32 state;
 	u32 flags;
 	u32 freeze_reason;
@@ -170,6 +172,9 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t);
 void rt_trace_rewind(struct rt_trace *t);
 bool rt_trace_next(struct rt_trace *t, struct rt_rec *r);
 void rt_trace_free(struct rt_trace *t);
+
+/* format7.c */
+struct ramtrail_module_entry *rt_modules_prev(const void *raw, u32 n);
 
 /* symbols.c */
 struct rt_symbols;

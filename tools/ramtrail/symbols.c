@@ -32,8 +32,6 @@
 #include <unistd.h>
 #include "ramtrail.h"
 
-/* x86-64 CONFIG_PHYSICAL_ALIGN: KASLR's granule. */
-#define RT_KASLR_ALIGN		0x200000ULL
 #define RT_PAGE_ALIGN(x)	(((x) + 4095) & ~4095ULL)
 
 struct rt_sym {
@@ -53,7 +51,7 @@ struct rt_ko {
 	const char *path;
 	u64 text_size;
 	u64 init_size;	/* of its init text */
-	u64 syms_hash;	/* of its text's functions: RAMTRAIL_MOD_SYMS */
+	u64 syms_hash;	/* of its text's functions: an entry's funcs_hash */
 	struct rt_sym *syms;
 	size_t nr;
 };
@@ -564,7 +562,7 @@ static void rt_symbols_from_pstore(struct rt_symbols *s, struct rt_trace *t)
 
 /*
  * Whether @ko may name entry @i of @t's module table: not when the table
- * keeps the hash of the traced build's functions (RAMTRAIL_MOD_SYMS) and
+ * keeps the hash of the traced build's functions (its funcs_hash) and
  * @ko's differs. An init text entry follows its module's text entry,
  * written with it: that one's hash says. Said once, at the text entry.
  */
@@ -582,7 +580,7 @@ static bool rt_ko_traced(const struct rt_trace *t, size_t i,
 		if (m->checksum != ramtrail_module_checksum(m))
 			return false;
 	}
-	if (!(m->flags & RAMTRAIL_MOD_SYMS) || m->core_size == ko->syms_hash)
+	if (!m->funcs_hash || m->funcs_hash == ko->syms_hash)
 		return true;
 	if (!init)
 		rt_err("%s: its functions lie elsewhere than in the traced %s (another build): not used\n",
@@ -593,8 +591,8 @@ static bool rt_ko_traced(const struct rt_trace *t, size_t i,
 /*
  * Whether @s's map is of the traced build: the trace's kernel entry
  * (RAMTRAIL_MOD_KERNEL) keeps the hash of where RAMTRAIL_KERNEL_FUNCS lay,
- * from panic(). A trace written before 0.15 has none: its release says
- * alone. Return: RT_EXIT_OK, or RT_EXIT_SYMBOLS (said why).
+ * from panic(). A trace whose writer could not tell its kernel's build
+ * has none: its release says alone. Return: RT_EXIT_OK, or RT_EXIT_SYMBOLS (said why).
  */
 static int rt_map_traced(const struct rt_symbols *s, const struct rt_trace *t)
 {
@@ -631,6 +629,21 @@ static int rt_map_traced(const struct rt_symbols *s, const struct rt_trace *t)
 	return RT_EXIT_OK;
 }
 
+/*
+ * KASLR's granule on the traced machine (x86-64: the kernel's
+ * CONFIG_PHYSICAL_ALIGN): a map whose panic() is not a whole number of
+ * them from the trace's is another kernel's. 0: not known here.
+ */
+static u64 rt_kaslr_align(const struct rt_trace *t)
+{
+	switch (t->reg.hdr.machine) {
+	case RAMTRAIL_MACHINE_X86_64:
+		return 0x200000;
+	default:
+		return 0;
+	}
+}
+
 /**
  * rt_symbols_bind() - place the loaded symbols where a trace's boot had them
  * @s: the set
@@ -656,7 +669,12 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 			       s->map_path, t->release);
 			return RT_EXIT_SYMBOLS;
 		}
-		if (!t->anchor_addr || s->delta % RT_KASLR_ALIGN) {
+		if (!rt_kaslr_align(t)) {
+			rt_err("%s: the traced machine (ELF machine %u) is not one whose KASLR this tool knows: not used\n",
+			       s->map_path, t->reg.hdr.machine);
+			return RT_EXIT_SYMBOLS;
+		}
+		if (!t->anchor_addr || s->delta % rt_kaslr_align(t)) {
 			rt_err("%s does not match the traced kernel (%s): panic() at %#llx there, %#llx in the map\n",
 			       s->map_path, t->release,
 			       (unsigned long long)t->anchor_addr,
@@ -708,7 +726,7 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 			rt_add(s, &cap, &ko->syms[j], m->base,
 			       m->base + m->size, ko->name, i + 1);
 			if (s->n > n)
-				s->v[n].freed = init && m->core_size;
+				s->v[n].freed = init && m->init_end;
 		}
 	}
 	if (s->n)

@@ -289,7 +289,7 @@ int main(int argc, char **argv)
 		koff[i] = (i + 1) * FUNC_SIZE;
 	mod = (void *)(t->mem + t->hdr->modtab_offset);
 	mod[0] = (struct ramtrail_module_entry){
-		.base = PANIC + KASLR, .core_size = ramtrail_kernel_hash(koff),
+		.base = PANIC + KASLR, .funcs_hash = ramtrail_kernel_hash(koff),
 		.flags = RAMTRAIL_MOD_KERNEL, .name = "vmlinux" };
 	mod[1] = (struct ramtrail_module_entry){
 		.base = MOD_BASE, .size = MOD_SIZE, .name = "rt_fake" };
@@ -390,7 +390,7 @@ int main(int argc, char **argv)
 	fclose(ftr);
 	/* The table as the module leaves it, the end of the init noted. */
 	mod[2] = (struct ramtrail_module_entry){
-		.base = INIT_BASE, .size = INIT_SIZE, .core_size = init_end,
+		.base = INIT_BASE, .size = INIT_SIZE, .init_end = init_end,
 		.flags = RAMTRAIL_MOD_INIT, .name = "rt_inita" };
 	mod[3] = (struct ramtrail_module_entry){
 		.base = INIT_BASE, .size = INIT_SIZE, .core_size = 0x2000,
@@ -400,7 +400,7 @@ int main(int argc, char **argv)
 	 * without an entry, so every name stays.
 	 */
 	mod[4] = (struct ramtrail_module_entry){
-		.base = MOD_BASE, .size = -(u64)MOD_BASE, .core_size = full,
+		.base = MOD_BASE, .size = -(u64)MOD_BASE, .full_since = full,
 		.flags = RAMTRAIL_MOD_FULL };
 	for (i = 2; i < 5; i++)
 		mod[i].checksum = ramtrail_module_checksum(&mod[i]);

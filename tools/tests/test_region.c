@@ -177,7 +177,7 @@ static void test_lost_layout_keeps_what_checks_on_its_own(void)
 	CHECK(reg.base && reg.nr_saved == 1 && ramtrail_dmesg_at(&reg, 0),
 	      "kept: %u saved, dmesg %d", reg.nr_saved,
 	      !!ramtrail_dmesg_at(&reg, 0));
-	CHECK(!ramtrail_layout(&layout, t->size, 2, 1, 1024, 32 * 1024, 512) &&
+	CHECK(!ramtrail_layout(&layout, t->size, 2, 1, 1024, 32 * 1024, 400) &&
 	      layout.dmesg_offset > t->hdr->saved_offset,
 	      "a layout whose areas lie past the old ones");
 	ramtrail_region_open_layout(&reg, t->mem, t->size, &layout);
@@ -243,6 +243,51 @@ static void test_layout_refuses_regions_too_small_for_zones(void)
 	      RAMTRAIL_E_GEOMETRY, "unaligned dmesg size accepted");
 }
 
+/*
+ * The header names its machine; a reader refuses one it does not know.
+ * The format before this one (its header without a machine, its saved
+ * traces of their own magic) is read by ramtrail_region_read() only, and
+ * a saved trace of one format is never found in a region of the other.
+ */
+static void test_machine_and_previous_format(void)
+{
+	struct test_region *t = test_region_new_saved(2, 4, 0, 64 * 1024);
+	struct ramtrail_saved_trace *s = test_add_saved(t, 0, 1, 100);
+	struct ramtrail_region reg;
+
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_OK &&
+	      reg.hdr.machine == RAMTRAIL_MACHINE_X86_64 && reg.nr_saved == 1,
+	      "this format: %u saved", reg.nr_saved);
+	t->hdr->machine = RAMTRAIL_MACHINE_X86_64 + 1;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_E_FIELD &&
+	      reg.bad && !strcmp(reg.bad, "machine"), "unknown machine: %s",
+	      reg.bad);
+	t->hdr->machine = RAMTRAIL_MACHINE_AARCH64;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_OK,
+	      "arm64 refused");
+	t->hdr->version = RAMTRAIL_PREV_VERSION;
+	t->hdr->machine = 0;
+	test_region_seal(t);
+	CHECK(ramtrail_region_open(&reg, t->mem, t->size) == RAMTRAIL_E_VERSION,
+	      "the writer took the previous format");
+	CHECK(ramtrail_region_read(&reg, t->mem, t->size) == RAMTRAIL_OK &&
+	      reg.hdr.machine == RAMTRAIL_MACHINE_X86_64 && !reg.nr_saved,
+	      "previous format: machine %u, %u saved of this format's magic",
+	      reg.hdr.machine, reg.nr_saved);
+	s->magic = RAMTRAIL_PREV_SAVED_MAGIC;
+	s->checksum = ramtrail_saved_checksum(s);
+	CHECK(ramtrail_region_read(&reg, t->mem, t->size) == RAMTRAIL_OK &&
+	      reg.nr_saved == 1, "its saved trace not found");
+	t->hdr->version = RAMTRAIL_VERSION;
+	t->hdr->machine = RAMTRAIL_MACHINE_X86_64;
+	test_region_seal(t);
+	CHECK(ramtrail_region_read(&reg, t->mem, t->size) == RAMTRAIL_OK &&
+	      !reg.nr_saved, "a saved trace of the previous format in this one");
+	test_region_free(t);
+}
+
 void test_region_all(void)
 {
 	RUN(test_zeroed_image_is_not_a_region);
@@ -253,4 +298,5 @@ void test_region_all(void)
 	RUN(test_torn_or_formatting_header_keeps_saved_and_dmesg);
 	RUN(test_dmesg_and_saved_checksums);
 	RUN(test_lost_layout_keeps_what_checks_on_its_own);
+	RUN(test_machine_and_previous_format);
 }

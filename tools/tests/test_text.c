@@ -138,13 +138,13 @@ static void test_module_init_text_named_by_time(void)
 		[A] = { .base = base, .size = 0x2000, .core_size = 0x3000,
 			.name = "a" },
 		[A_INIT] = { .base = base + 0x2000, .size = 0x1000,
-			     .core_size = a_end, .flags = RAMTRAIL_MOD_INIT,
+			     .init_end = a_end, .flags = RAMTRAIL_MOD_INIT,
 			     .name = "a" },
 		/* loaded once a's init was freed: its text where that was */
 		[B] = { .base = base + 0x2000, .size = 0x1000,
 			.core_size = 0x2000, .name = "b" },
 		[B_INIT] = { .base = base + 0x3000, .size = 0x1000,
-			     .core_size = b_end, .flags = RAMTRAIL_MOD_INIT,
+			     .init_end = b_end, .flags = RAMTRAIL_MOD_INIT,
 			     .name = "b" },
 		/* c's init still ran at the end: no end time */
 		[C] = { .base = base + 0x3000, .size = 0x1000,
@@ -270,11 +270,11 @@ static void test_module_table_full(void)
 		[A] = { .base = base, .size = 0x1000, .core_size = 0x2000,
 			.flags = RAMTRAIL_MOD_GONE, .name = "a" },
 		[A_INIT] = { .base = base + 0x1000, .size = 0x1000,
-			     .core_size = a_end, .flags = RAMTRAIL_MOD_INIT,
+			     .init_end = a_end, .flags = RAMTRAIL_MOD_INIT,
 			     .name = "a" },
 		[B] = { .base = base + 0x4000, .size = 0x1000,
 			.core_size = 0x1000, .name = "b" },	/* stayed */
-		[FULL] = { .base = base, .size = -base, .core_size = full,
+		[FULL] = { .base = base, .size = -base, .full_since = full,
 			   .flags = RAMTRAIL_MOD_FULL },
 	};
 	struct ramtrail_region_header h = {
@@ -312,12 +312,12 @@ static void test_module_table_full(void)
 	      "a module entry given the flag used");
 	tab[B].flags = 0;
 	ramtrail_saved_modules_copy(t, tab, N, &h);
-	CHECK(e[FULL].core_size == ramtrail_ts_to_ns(&h, full) &&
+	CHECK(e[FULL].full_since == ramtrail_ts_to_ns(&h, full) &&
 	      e[FULL].checksum == ramtrail_module_checksum(&e[FULL]),
 	      "the time the table filled not in ns");
-	CHECK(ramtrail_module_find(e, N, base + 0x10, e[FULL].core_size - 1,
+	CHECK(ramtrail_module_find(e, N, base + 0x10, e[FULL].full_since - 1,
 				   NULL) == A &&
-	      ramtrail_module_find(e, N, base + 0x10, e[FULL].core_size,
+	      ramtrail_module_find(e, N, base + 0x10, e[FULL].full_since,
 				   NULL) == -1, "saved copy: wrong time");
 	free(t);
 }
@@ -392,7 +392,7 @@ static void test_module_table_kernel(void)
 	swapped = ramtrail_kernel_hash(off);
 	CHECK(RAMTRAIL_KERNEL_NR_FUNCS > 16 && h && moved != h &&
 	      swapped != h, "a function moved or two swapped kept the hash");
-	tab[0].core_size = h;
+	tab[0].funcs_hash = h;
 	for (i = 0; i < 2; i++)
 		tab[i].checksum = ramtrail_module_checksum(&tab[i]);
 	for (i = 0; i < 2; i++)
@@ -408,10 +408,10 @@ static void test_module_table_kernel(void)
 	CHECK(ramtrail_module_kernel(tab, 2, &moved) == 1 && moved == h &&
 	      ramtrail_module_kernel(tab + 1, 1, &moved) == 0,
 	      "the kernel entry's hash not found, or found where none is");
-	tab[0].core_size ^= 1;
+	tab[0].funcs_hash ^= 1;
 	CHECK(ramtrail_module_kernel(tab, 2, &moved) == -1,
 	      "a damaged kernel entry taken as whole");
-	tab[0].core_size ^= 1;
+	tab[0].funcs_hash ^= 1;
 	e = tab[0];
 	e.flags = 0;
 	CHECK(e.checksum != ramtrail_module_checksum(&e),
@@ -449,11 +449,11 @@ static void test_saved_module_table_in_nanoseconds(void)
 	const u64 base = 0xffffffffc0000000ULL;
 	struct ramtrail_module_entry tab[3] = {
 		{ .base = base, .size = 0x1000, .flags = RAMTRAIL_MOD_INIT,
-		  .core_size = 3000000, .name = "a" },	/* 1 ms at 3 GHz */
+		  .init_end = 3000000, .name = "a" },	/* 1 ms at 3 GHz */
 		{ .base = base, .size = 0x1000, .core_size = 0x2000,
 		  .name = "b" },
 		{ .base = base + 0x1000, .size = 0x1000,
-		  .flags = RAMTRAIL_MOD_INIT, .core_size = 6000000,
+		  .flags = RAMTRAIL_MOD_INIT, .init_end = 6000000,
 		  .name = "c" },
 	};
 	struct ramtrail_region_header h = {
@@ -473,7 +473,7 @@ static void test_saved_module_table_in_nanoseconds(void)
 	CHECK(t->modtab_count == 3 && end_ns == 5001000000ULL,
 	      "count %u end %llu", t->modtab_count,
 	      (unsigned long long)end_ns);
-	CHECK(e[0].core_size == end_ns &&
+	CHECK(e[0].init_end == end_ns &&
 	      e[0].checksum == ramtrail_module_checksum(&e[0]),
 	      "init end not in ns, or its checksum not set again");
 	CHECK(!memcmp(&e[1], &tab[1], sizeof(tab[1])), "text entry changed");

@@ -6,6 +6,7 @@ says what they hold and writes what decode must print), and on broken ones.
 usage: test_tool.py BUILD_DIR     (holds ramtrail and mkimage)
 """
 import json
+import lzma
 import os
 import random
 import re
@@ -23,9 +24,25 @@ TOOL = BIN / "ramtrail"
 # ftrace's "trace" line: "%16s-%-7d [CPU] flags %5lu.%06lu: text"
 LINE = re.compile(r"^(.{16})-(\d+|\?) *\[(\d+)\] (.{5}) +(\d+\.\d{6}): (.*)$")
 RAM_OFFSET = 0x300000
+UAPI = (TOP / "include/uapi/linux/ramtrail.h").read_text()
 # The format version the tools read and write, from the one definition.
-VERSION = int(re.search(r"#define RAMTRAIL_VERSION\s+(\d+)",
-                        (TOP / "include/uapi/linux/ramtrail.h").read_text())[1])
+VERSION = int(re.search(r"#define RAMTRAIL_VERSION\s+(\d+)", UAPI)[1])
+SAVED_MAGIC = int(re.search(r"#define RAMTRAIL_SAVED_MAGIC\s+(0x[0-9a-f]+)", UAPI)[1], 16)
+
+
+def struct_offsets(name):
+    """Field offsets of a struct of __u32, __u64 and char arrays in the
+    uapi header (no padding: format_asserts.h checks the same), and its
+    size as "size"."""
+    body = re.search(rf"struct {name} {{(.*?)\n}};", UAPI, re.S)[1]
+    off, at = {}, 0
+    for typ, field, n in re.findall(r"(__u64|__u32|char) (\w+)(?:\[(\d+)\])?;", body):
+        off[field] = at
+        at += {"__u64": 8, "__u32": 4, "char": 1}[typ] * int(n or 1)
+    return off, at
+
+
+ENTRY, ENTRY_SIZE = struct_offsets("ramtrail_module_entry")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from check import Results  # noqa: E402
 RESULTS = Results(ok_limit=0)
@@ -95,7 +112,7 @@ def stats_as_text(j):
         kv = dict(j, release=j["release"] or "?", build=j["build"] or "?",
                   clock_reliable=int(j["clock_reliable"]))
         out += [f"{k} {kv[k]}" for k in (
-            "boot_id", "release", "build", "state", "freeze_reason", "freeze_cpu",
+            "boot_id", "release", "build", "machine", "state", "freeze_reason", "freeze_cpu",
             "clock_reliable", "clock_hz", "mode", "nr_cpus", "nr_blocks", "zone_offset",
             "zone_size", "saved_offset", "saved_size", "saved_refused")]
         out += [f"module {m['name'] or '-'} base {hex(m['base'])} size {m['size']}"
@@ -142,8 +159,8 @@ def saved_entry(boot, nr_records, erased=0, release="6.1.0-test", state=3, reaso
                          0xffffffff81000000, 0xffffffff81001000, 2, state, reason,
                          cpu, 0, 0, 7, 0, 0, 0, 0, skipped,
                          len(chunk), 1, 1, 0, 0, release.encode(), b"#1 SMP")
-    crc = zlib.crc32(struct.pack("<IIQ", 0x34564153, 0, 0) + fields)
-    return struct.pack("<IIQ", 0x34564153, crc, erased) + fields + parity + chunk
+    crc = zlib.crc32(struct.pack("<IIQ", SAVED_MAGIC, 0, 0) + fields)
+    return struct.pack("<IIQ", SAVED_MAGIC, crc, erased) + fields + parity + chunk
 
 
 def devices(ram, smap, expect):
@@ -232,10 +249,10 @@ def sym_hash(syms):
 
 
 def kernel_entry(img):
-    """(offset, core_size) of the module table's kernel entry
+    """(offset, funcs_hash) of the module table's kernel entry
     (RAMTRAIL_MOD_KERNEL, named vmlinux) in a region image."""
     at = img.index(b"vmlinux\0") - 32
-    return at, struct.unpack_from("<Q", img, at + 16)[0]
+    return at, struct.unpack_from("<Q", img, at + ENTRY["funcs_hash"])[0]
 
 
 def map_moved(smap, name, by):
@@ -296,14 +313,14 @@ def build_checks(work, region, smap, expect):
 
 
 def with_syms_hash(region, name, value):
-    """The image with module entry `name` flagged RAMTRAIL_MOD_SYMS, its
-    core_size `value`, its checksum made again."""
+    """The image with module entry `name`'s funcs_hash `value`, its
+    checksum made again."""
     img = bytearray(region.read_bytes())
     at = img.index(name.encode() + b"\0") - 32     # the entry's name is at +32
-    struct.pack_into("<Q", img, at + 16, value)
-    flags = struct.unpack_from("<I", img, at + 24)[0] | 8
+    struct.pack_into("<Q", img, at + ENTRY["funcs_hash"], value)
+    flags = struct.unpack_from("<I", img, at + 24)[0]
     struct.pack_into("<II", img, at + 24, 0, 0)
-    crc = zlib.crc32(bytes(img[at:at + 96]))     # struct ramtrail_module_entry
+    crc = zlib.crc32(bytes(img[at:at + ENTRY_SIZE]))
     struct.pack_into("<II", img, at + 24, flags, crc)
     return img
 
@@ -884,6 +901,21 @@ def test_broken_inputs(img):
           f"header_error {why}" in s.stdout and "geometry" not in p.stderr + s.stdout,
           (p.returncode, p.stderr, s.stdout[:300]))
 
+    # The traced machine (at 84) is arm64: its KASLR is not one this tool
+    # knows, so a System.map names nothing; the records still decode.
+    arm = bytearray(blob)
+    struct.pack_into("<I", arm, 84, 183)
+    struct.pack_into("<I", arm, 16, zlib.crc32(bytes(arm[:16]) + bytes(8) +
+                                               bytes(arm[24:512])))
+    (work / "arm64.img").write_bytes(arm)
+    p = run("decode", work / "arm64.img", "--system-map", img.smap)
+    q, s = run("decode", work / "arm64.img"), run("stats", work / "arm64.img")
+    check("an arm64 image: a System.map is refused (exit 4: its KASLR is not known "
+          "here); decoded without it; stats names the machine",
+          p.returncode == 4 and "KASLR" in p.stderr and not records(p.stdout) and
+          q.returncode == 0 and len(records(q.stdout)) == len(img.expect) and
+          "machine aarch64\n" in s.stdout, (p.returncode, p.stderr, q.returncode))
+
 
 def test_stats_json(img):
     """The same facts as one JSON object."""
@@ -897,6 +929,7 @@ def test_stats_json(img):
               f"rc={rc} {err} {[x for x in zip((stats_as_text(j) if j else '').splitlines(), p.stdout.splitlines()) if x[0] != x[1]][:3]}")
     check("stats --format json: header, zones and their per-CPU records",
           j and j["source"] == "region" and j["version"] == VERSION and j["boot_id"] == 1 and
+          j["machine"] == "x86_64" and
           j["state"] == "recording" and j["freeze_reason"] == "none" and
           j["nr_cpus"] == 3 and j["clock_reliable"] is False and j["saved"] == [] and
           [m["name"] for m in j["modules"][:2]] == ["vmlinux", "rt_fake"] and
@@ -1103,6 +1136,42 @@ def test_help_and_man(img):
           all(f".B {n}" in man for n in range(5)), "exit codes 0..4")
 
 
+def test_format7(img):
+    """Images of the format before this one (tools/tests/data/format7):
+    every command prints what the command of that format printed, byte for
+    byte (stats adds the machine), module names and the .ko's refusals
+    included."""
+    data = TOP / "tools/tests/data/format7"
+    d = img.work / "format7"
+    d.mkdir()
+    for f in data.glob("*.img.xz"):
+        (d / f.name[:-3]).write_bytes(lzma.decompress(f.read_bytes()))
+    shutil.copy(data / "System.map-test", d)
+    (d / "ko").mkdir()
+    fake_ko(d / "ko/rt_inita.ko", "rt_inita", (0, []), (0x200, [(0, "rt_inita_init")]))
+    fake_ko(d / "ko/rt_initb.ko", "rt_initb", (0x800, [(0, "rt_initb_poke"),
+                                                       (0x40, "rt_initb_two")]), (0, []))
+    cases = json.loads(lzma.decompress((data / "expect.json.xz").read_bytes()))
+    differ = []
+    for c in cases:
+        out = d / "out.dat"
+        out.unlink(missing_ok=True)
+        p = run(*(a.replace("{dir}", str(d)) for a in c["args"]))
+        got = p.stdout.replace(str(d), "{dir}")
+        if c["args"][0] == "stats":
+            got = "".join(line for line in got.splitlines(True)
+                          if not line.startswith("machine "))
+            got = got.replace(',"machine":"x86_64"', "")
+        written = out.read_bytes().hex() if out.exists() else None
+        if (p.returncode, got, p.stderr.replace(str(d), "{dir}"), written) != \
+           (c["rc"], c["stdout"], c["stderr"], c["file"]):
+            differ.append(" ".join(c["args"]))
+    names = sum(" rt_initb_poke" in c["stdout"] for c in cases)
+    check(f"format 7: {len(cases)} commands on {len(list(data.glob('*.img.xz')))} "
+          "images print what format 7's command printed",
+          len(cases) > 50 and names and not differ, differ[:3])
+
+
 def main():
     work = Path(tempfile.mkdtemp(prefix="ramtrail-tool-"))
     subprocess.run([str(BIN / "mkimage"), str(work)], check=True)
@@ -1110,7 +1179,7 @@ def main():
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
-                 test_refused_before_io, test_help_and_man):
+                 test_refused_before_io, test_help_and_man, test_format7):
         test(img)
     shutil.rmtree(work, ignore_errors=True)
     return 1 if RESULTS.summary() else 0

@@ -32,6 +32,7 @@ struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
 	h.state = RAMTRAIL_STATE_RECORDING;
 	h.nonce = 0x1234abcd5678ef90ULL;
 	h.boot_id = 1;
+	h.machine = RAMTRAIL_MACHINE_X86_64;
 	h.text_base = TEST_TEXT_BASE;
 	h.clock_hz = 1000000000ULL;
 	if (ring_flags & RAMTRAIL_RING_STOP_WHEN_FULL)

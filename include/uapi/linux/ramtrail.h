@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ramtrail on-RAM format, version 7 (RAMTRAIL_VERSION).
+ * ramtrail on-RAM format, version 8 (RAMTRAIL_VERSION).
  *
  * This header is the only definition of the persistent region layout. The
  * kernel module writes it, the module's recovery code and the userspace
@@ -110,7 +110,7 @@
 #include <linux/types.h>
 
 #define RAMTRAIL_MAGIC			0x4c494152544d4152ULL /* "RAMTRAIL" */
-#define RAMTRAIL_VERSION		7
+#define RAMTRAIL_VERSION		8
 #define RAMTRAIL_HEADER_SIZE		4096
 #define RAMTRAIL_MAX_CPUS		192
 
@@ -322,6 +322,10 @@ enum ramtrail_freeze_reason {
 	RAMTRAIL_FREEZE_NR		= 5,
 };
 
+/* ramtrail_region_header.machine: ELF's EM_X86_64 and EM_AARCH64 */
+#define RAMTRAIL_MACHINE_X86_64		62
+#define RAMTRAIL_MACHINE_AARCH64	183
+
 /* ramtrail_region_header.flags */
 #define RAMTRAIL_F_CLOCK_RELIABLE	(1U << 0) /* counter synchronised across CPUs */
 #define RAMTRAIL_F_STOP_WHEN_FULL	(1U << 1) /* else overwrite (flight recorder) */
@@ -399,7 +403,8 @@ struct ramtrail_freeze_info {
  *	outlive a boot. A new boot rewrites them with the same values, so a
  *	torn header write keeps them valid, and the dmesg records and saved
  *	traces are found even when @checksum fails.
- * @reserved0: zero
+ * @machine: the writer's architecture, as ELF's e_machine
+ *	(RAMTRAIL_MACHINE_*): how its text addresses and KASLR work
  * @zone_offset: first zone, from the start of the region
  * @block_shift: log2 of the block size (RAMTRAIL_BLOCK_SHIFT)
  * @nr_cpus: number of zones
@@ -436,7 +441,7 @@ struct ramtrail_region_header {
 	__u32 modtab_count;
 	__u32 dmesg_count;
 	__u32 layout_checksum;
-	__u32 reserved0;
+	__u32 machine;
 	__u64 zone_offset;
 	__u32 block_shift;
 	__u32 nr_cpus;
@@ -463,43 +468,30 @@ struct ramtrail_region_header {
 #define RAMTRAIL_MOD_GONE		(1U << 0)
 /*
  * The entry is a module's init text, which the kernel frees once the
- * module's init has run, for a later module to take. Its @core_size is
- * then the counter value (masked) when the init ended, 0 while it runs
- * (in a saved trace's copy: nanoseconds, as its records): an address of
- * both is the init's before that time, the later one's after. Set with
- * the entry and covered by its checksum.
+ * module's init has run, for a later module to take; @init_end says when:
+ * an address of both is the init's before then, the later one's after.
+ * Set with the entry and covered by its checksum.
  */
 #define RAMTRAIL_MOD_INIT		(1U << 1)
 /*
  * The table's last entry once a module found no room in it: it covers
  * the whole module area (@base its start, @size its size; on x86-64 up
- * to the top of the address space), has no name, and its @core_size is
- * the counter value (masked) when that module came (nanoseconds in a
- * saved trace's copy). From then on a module may lie where no entry
+ * to the top of the address space), has no name, and @full_since says
+ * when that module came. From then on a module may lie where no entry
  * says: a record of that time or later is named only by an entry of a
  * module still loaded when the table was last written, or of an init
  * text before its end. Set with the entry and covered by its checksum.
  */
 #define RAMTRAIL_MOD_FULL		(1U << 2)
 /*
- * @core_size is not the core's size but the hash of the module's named
- * functions, each by its name and offset in the text: the 64-bit sum, in
- * any order, of splitmix64's finaliser of (CRC32 of the name) << 32 ^
- * the offset. Equal only when a build names every address of the text
- * as the traced one did. Set with the entry, not covered by its checksum
- * (unset, the hash matches no size).
- */
-#define RAMTRAIL_MOD_SYMS		(1U << 3)
-/*
  * Not a module: the kernel's build, the table's first entry (none when
  * the writer could not tell its kernel's functions apart). @base is
  * the anchor (panic()'s address), @size 0 (it covers no address: it names
- * nothing), @name "vmlinux", and @core_size the hash of
- * RAMTRAIL_KERNEL_FUNCS as RAMTRAIL_MOD_SYMS's, each by its name and its
- * address minus the anchor. A kernel rebuilt
- * with the same release and version strings moves some of these: its
- * names are not the traced kernel's. Set with the entry and covered by
- * its checksum.
+ * nothing), @name "vmlinux", and @funcs_hash the hash of
+ * RAMTRAIL_KERNEL_FUNCS, each by its name and its address minus the
+ * anchor. A kernel rebuilt with the same release and version strings
+ * moves some of these: its names are not the traced kernel's. Set with
+ * the entry and covered by its checksum.
  */
 #define RAMTRAIL_MOD_KERNEL		(1U << 4)
 
@@ -524,21 +516,29 @@ struct ramtrail_region_header {
  * struct ramtrail_module_entry - a module's text, to relocate its ips
  * @base: start of the module's text in the writing boot (0: unused entry)
  * @size: bytes of text
- * @core_size: bytes of the module's core (text, rodata, data), or the hash
- *	of its functions (RAMTRAIL_MOD_SYMS): with @size and @name, tells a
- *	rebuilt module from the one that was traced. For
- *	init text (RAMTRAIL_MOD_INIT): when the init ended; for the last
- *	entry of a full table (RAMTRAIL_MOD_FULL): when it filled; for the
- *	kernel (RAMTRAIL_MOD_KERNEL): the hash of its build; see there
+ * @core_size: bytes of the module's core (text, rodata, data); 0 for init
+ *	text, the kernel and the last entry of a full table
  * @flags: RAMTRAIL_MOD_*
  * @checksum: CRC32 of this entry, @flags and this field as 0, then of
  *	the value of its RAMTRAIL_MOD_INIT, RAMTRAIL_MOD_FULL and
  *	RAMTRAIL_MOD_KERNEL bits if one is set; RAMTRAIL_MOD_GONE, written
- *	later, and RAMTRAIL_MOD_SYMS are not covered
+ *	later, is not covered
  * @name: module name, NUL-terminated
- * @gone: when the module was unloaded, the counter value (masked) the
- *	records carry (in a saved trace's copy: nanoseconds, as its records);
- *	0 while it is loaded
+ * @gone: when the module was unloaded; 0 while it is loaded
+ * @init_end: for init text (RAMTRAIL_MOD_INIT), when the init ended; 0
+ *	while it runs, and for other entries
+ * @full_since: for the last entry of a full table (RAMTRAIL_MOD_FULL),
+ *	when it filled; 0 for other entries
+ * @funcs_hash: the hash of the module's named functions in its text,
+ *	each by its name and offset from the text's start: the 64-bit sum,
+ *	in any order, of splitmix64's finaliser of (CRC32 of the name) << 32
+ *	^ the offset; equal only when a build names every address of the
+ *	text as the traced one did. For the kernel (RAMTRAIL_MOD_KERNEL):
+ *	the hash of its build, see there. 0: unknown (a writer without
+ *	kallsyms, init text)
+ *
+ * Times (@gone, @init_end, @full_since) are the counter value (masked)
+ * the records carry, in a saved trace's copy nanoseconds, as its records.
  *
  * Entries are only appended: an unloaded module keeps its entry (marked
  * gone), and names no address of a record at @gone or later. An address
@@ -553,6 +553,9 @@ struct ramtrail_module_entry {
 	__u32 checksum;
 	char name[56];
 	__u64 gone;
+	__u64 init_end;
+	__u64 full_since;
+	__u64 funcs_hash;
 };
 
 #define RAMTRAIL_DMESG_MAGIC		0x47534d44 /* "DMSG" */
@@ -641,7 +644,7 @@ struct ramtrail_dmesg_header {
  * entries before its first task event in a chunk belong to an unknown
  * task.
  */
-#define RAMTRAIL_SAVED_MAGIC		0x34564153 /* "SAV4" */
+#define RAMTRAIL_SAVED_MAGIC		0x56535452 /* "RTSV" */
 #define RAMTRAIL_MAX_SAVED		256
 #define RAMTRAIL_SAVED_HEAD_PARITY	32
 #define RAMTRAIL_SAVED_HEAD_ECC		16	/* two codewords */

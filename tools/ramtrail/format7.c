@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module tables of the format before this one (RAMTRAIL_PREV_VERSION,
+ * region.h), in this format's entries for the rest of the tool. Its
+ * entries are this one's first 96 bytes; their core_size held what the
+ * flags said: the init's end (RAMTRAIL_MOD_INIT), when the table filled
+ * (RAMTRAIL_MOD_FULL), the hash of the kernel's build
+ * (RAMTRAIL_MOD_KERNEL) or of the module's functions (RT_PREV_MOD_SYMS),
+ * else the core's size. Its checksum covers those 96 bytes as this
+ * format's covers the whole entry.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ramtrail.h"
+
+#define RT_PREV_MOD_SYMS	BIT(3)
+
+_Static_assert(offsetof(struct ramtrail_module_entry, init_end) ==
+	       RAMTRAIL_PREV_MODULE_ENTRY_SIZE,
+	       "the previous format's entry is this one's first bytes");
+
+/* The previous format's checksum of @e's first bytes. */
+static u32 rt_prev_checksum(const struct ramtrail_module_entry *e)
+{
+	const u32 kind = e->flags & (RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_FULL |
+				     RAMTRAIL_MOD_KERNEL);
+	u32 crc = ramtrail_crc32_skip(e, RAMTRAIL_PREV_MODULE_ENTRY_SIZE,
+				      offsetof(struct ramtrail_module_entry,
+					       flags),
+				      sizeof(e->flags) + sizeof(e->checksum));
+
+	if (kind)
+		crc = ~ramtrail_crc32_update(~crc, &kind, sizeof(kind));
+	return crc;
+}
+
+/* Entry @e of the previous format, read into this format's @e. */
+static void rt_prev_entry(struct ramtrail_module_entry *e)
+{
+	bool whole = e->checksum == rt_prev_checksum(e);
+	u64 v = e->core_size;
+
+	e->core_size = 0;
+	if (e->flags & RAMTRAIL_MOD_INIT)
+		e->init_end = v;
+	else if (e->flags & RAMTRAIL_MOD_FULL)
+		e->full_since = v;
+	else if (e->flags & (RAMTRAIL_MOD_KERNEL | RT_PREV_MOD_SYMS))
+		e->funcs_hash = v;
+	else
+		e->core_size = v;
+	e->flags &= ~RT_PREV_MOD_SYMS;
+	/* Damaged there, damaged here. */
+	e->checksum = ramtrail_module_checksum(e) ^ !whole;
+}
+
+/**
+ * rt_modules_prev() - a module table of the previous format, converted
+ * @raw: its @n entries of RAMTRAIL_PREV_MODULE_ENTRY_SIZE bytes
+ * @n: entries
+ *
+ * Return: @n entries of this format (free() them), whose checksum holds
+ * where the original's did; NULL if memory runs out.
+ */
+struct ramtrail_module_entry *rt_modules_prev(const void *raw, u32 n)
+{
+	struct ramtrail_module_entry *e = calloc(n ?: 1, sizeof(*e));
+	u32 i;
+
+	if (!e)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		memcpy(&e[i], (const u8 *)raw + (u64)i *
+		       RAMTRAIL_PREV_MODULE_ENTRY_SIZE,
+		       RAMTRAIL_PREV_MODULE_ENTRY_SIZE);
+		rt_prev_entry(&e[i]);
+	}
+	return e;
+}
