@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs the kernel's checkpatch.pl over ramtrail's C sources, and kernel-doc
-# over the module's and the uapi header's comments. Both come from Debian's
+# Runs the kernel's checkpatch.pl over ramtrail's C sources, kernel-doc
+# over the module's and the uapi header's comments, and sparse over the
+# module built against Debian's 6.12 (fetch-kernels.sh; sparse from
+# tools/deps.sh), when git and the fetch script are there. Both come from Debian's
 # linux-source-6.1 package, fetched once (not installed) into the cache;
 # only those scripts and checkpatch's data files are kept.
-# Prints "2 passed, 0 failed" when clean.
+# Prints "3 passed, 0 failed" when clean (2 outside a checkout).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}/checkpatch
@@ -74,6 +76,31 @@ else
 	echo "$warn"
 	echo "kernel-doc: the comments above do not match the code"
 	fail=$((fail + 1))
+fi
+# sparse: the zones' words are __le64, per-CPU pointers __percpu, user
+# pointers __user; any warning fails. Only in a checkout (a DKMS source
+# folder has no QEMU scripts to fetch headers with).
+if [ -x qemu-tests/fetch-kernels.sh ] && [ ${#root[@]} = 0 ]; then
+	env=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}/k612.env
+	qemu-tests/fetch-kernels.sh 6.12 >/dev/null
+	# shellcheck disable=SC1090
+	. "$env"
+	read -ra kargs <<<"$KBUILD_ARGS"
+	out=$top/build/sparse-6.12
+	mkdir -p "$out/fs/ramtrail"
+	ln -sf "$top"/fs/ramtrail/*.[ch] "$out/fs/ramtrail/"
+	ln -sfn "$top/include" "$out/include"
+	ln -sf "$top/Kbuild" "$top/VERSION" "$out/"
+	rm -f "$out"/fs/ramtrail/*.o "$out"/*.o
+	warn=$(make -s -C "$KDIR" M="$out" "${kargs[@]}" C=2 CHECK=sparse \
+		modules 2>&1 | grep -E 'warning:|error:' || true)
+	if [ -z "$warn" ]; then
+		pass=$((pass + 1))
+	else
+		echo "$warn"
+		echo "sparse: the module's types say other than its code"
+		fail=$((fail + 1))
+	fi
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

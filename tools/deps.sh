@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Installs the Debian packages the userspace checks need (clang with the
-# libFuzzer and sanitizer runtimes, spin, trace-cmd, xz). Does nothing when they
+# libFuzzer and sanitizer runtimes, spin, sparse, trace-cmd, xz). Does nothing when they
 # are there.
 set -eu
 need=()
@@ -12,6 +12,7 @@ ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a \
 	>/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 # SPIN checks the model of the record path (tools/model).
 command -v spin >/dev/null || need+=(spin)
+command -v sparse >/dev/null || need+=(sparse)
 # trace-cmd reads the exported trace.dat back; xz unpacks 6.12's .ko.xz.
 command -v trace-cmd >/dev/null || need+=(trace-cmd)
 command -v xz >/dev/null || need+=(xz-utils)

@@ -99,7 +99,7 @@ static const unsigned int bench_rb_len[BENCH_NR_KINDS / 2] = {
 struct bench_run {
 	enum bench_kind kind;
 	struct trace_buffer *rb;
-	struct ramtrail_ring *rings;
+	struct ramtrail_ring __percpu *rings;
 	struct ramtrail_pair *pairs;
 	struct completion done;
 	atomic_t left;
@@ -307,7 +307,7 @@ static int __init bench_init(void)
 	for_each_possible_cpu(cpu) {
 		struct ramtrail_ring *ring = per_cpu_ptr(run->rings, cpu);
 
-		ramtrail_ring_init(ring, (u64 *)zones + ((u64)cpu * blocks <<
+		ramtrail_ring_init(ring, (__le64 *)zones + ((u64)cpu * blocks <<
 							 (RAMTRAIL_BLOCK_SHIFT - 3)),
 				   blocks, 0);
 		ring->pairs = run->pairs + (size_t)cpu * RAMTRAIL_PAIRS;

@@ -111,7 +111,7 @@ static notrace u64 ramtrail_dump_plan(struct ramtrail_context *cxt,
 {
 	const struct ramtrail_region_header *h = &cxt->reg.hdr;
 
-	w->zone = (const u64 *)(cxt->base + ramtrail_zone_offset(h, cpu));
+	w->zone = (const __le64 *)(cxt->base + ramtrail_zone_offset(h, cpu));
 	w->nr_blocks = h->nr_blocks;
 	w->cpu = cpu;
 	w->end = local_read(&per_cpu_ptr(cxt->rings, cpu)->pos);

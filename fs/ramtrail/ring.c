@@ -26,7 +26,8 @@ static notrace bool ramtrail_ring_drop(struct ramtrail_ring *r)
 static notrace void ramtrail_block_seal(struct ramtrail_ring *r, u64 g,
 					unsigned int n)
 {
-	u64 blk = ramtrail_block_cache(r, g), *w = ramtrail_cb_words(r, blk);
+	u64 blk = ramtrail_block_cache(r, g);
+	__le64 *w = ramtrail_cb_words(r, blk);
 	u64 v = ramtrail_seal_value(w, n);
 
 	ramtrail_store(w + RAMTRAIL_SEAL_WORD,
@@ -90,7 +91,8 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 	unsigned long pos, next, off, floor;
 	unsigned int i, lap, ext, pad, named;
 	struct ramtrail_ev_task ev;
-	u64 ts, g, blk, *w;
+	u64 ts, g, blk;
+	__le64 *w;
 
 	if (ncont > RAMTRAIL_MAX_CONT)
 		return ramtrail_ring_drop(r);
@@ -234,7 +236,7 @@ notrace void ramtrail_ring_unseal(struct ramtrail_ring *r)
  * @nr_blocks: blocks in the zone, at least RAMTRAIL_MIN_BLOCKS
  * @flags: RAMTRAIL_RING_*
  */
-notrace void ramtrail_ring_init(struct ramtrail_ring *r, u64 *zone,
+notrace void ramtrail_ring_init(struct ramtrail_ring *r, __le64 *zone,
 				u32 nr_blocks, u32 flags)
 {
 	memset(r, 0, sizeof(*r));

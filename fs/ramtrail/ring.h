@@ -170,7 +170,7 @@ struct ramtrail_ring {
 	unsigned long task;
 	u32 stopped;
 	u32 nr_blocks;
-	u64 *zone;
+	__le64 *zone;
 	local_t dropped;
 	u32 flags;
 	struct ramtrail_pair *pairs;
@@ -187,7 +187,7 @@ static __always_inline u64 ramtrail_word(unsigned int type, unsigned int lap,
 }
 
 /* Each word is one single-copy-atomic store: a reader sees all or none. */
-static __always_inline void ramtrail_store(u64 *w, u64 v)
+static __always_inline void ramtrail_store(__le64 *w, u64 v)
 {
 	WRITE_ONCE(*w, cpu_to_le64(v));
 }
@@ -198,18 +198,17 @@ static __always_inline unsigned int ramtrail_cb_lap(u64 blk)
 }
 
 /* First word of the block that a ring->block value describes. */
-static __always_inline u64 *ramtrail_cb_words(const struct ramtrail_ring *r,
-					      u64 blk)
+static __always_inline __le64 *
+ramtrail_cb_words(const struct ramtrail_ring *r, u64 blk)
 {
 	return r->zone + (size_t)(u32)blk * RAMTRAIL_BLOCK_WORDS;
 }
 
 /* Store a record's words ([TSEXT], head, CONT words) at @w; return the end. */
-static __always_inline u64 *ramtrail_ring_store(u64 *w, unsigned int lap,
-						u64 ts, bool ext,
-						unsigned int type, u32 head,
-						const u32 *cont,
-						unsigned int ncont)
+static __always_inline __le64 *
+ramtrail_ring_store(__le64 *w, unsigned int lap, u64 ts, bool ext,
+		    unsigned int type, u32 head, const u32 *cont,
+		    unsigned int ncont)
 {
 	unsigned int i;
 
@@ -228,7 +227,7 @@ static __always_inline u64 *ramtrail_ring_store(u64 *w, unsigned int lap,
  * slow path.
  */
 static __always_inline void ramtrail_ring_commit(struct ramtrail_ring *r,
-						 u64 *w, unsigned int lap,
+						 __le64 *w, unsigned int lap,
 						 u64 ts, bool ext,
 						 unsigned int type, u32 head,
 						 const u32 *cont,
@@ -304,7 +303,8 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 	bool outer = READ_ONCE(r->floor) == RAMTRAIL_FLOOR_IDLE, ok = true;
 	unsigned long pos, size, task = ramtrail_env_task();
 	u32 ref = 0;
-	u64 ts, blk, *w;
+	u64 ts, blk;
+	__le64 *w;
 	bool ext;
 
 	if (!outer)
@@ -433,7 +433,7 @@ static __always_inline void ramtrail_ring_task_switched(struct ramtrail_ring *r)
 	WRITE_ONCE(r->task, 0);
 }
 
-void ramtrail_ring_init(struct ramtrail_ring *r, u64 *zone, u32 nr_blocks,
+void ramtrail_ring_init(struct ramtrail_ring *r, __le64 *zone, u32 nr_blocks,
 			u32 flags);
 void ramtrail_ring_seal_tail(struct ramtrail_ring *r, unsigned long end);
 void ramtrail_ring_unseal(struct ramtrail_ring *r);

@@ -20,13 +20,13 @@ static __always_inline u64 ramtrail_seal_mix(u64 x)
 	return x ^ x >> 29;
 }
 
-static __always_inline u64 ramtrail_seal_step(u64 h, u64 w)
+static __always_inline u64 ramtrail_seal_step(u64 h, __le64 w)
 {
 	return rol64((h ^ le64_to_cpu(w)) * RAMTRAIL_SEAL_MUL, RAMTRAIL_SEAL_ROT);
 }
 
 /* One word into each lane: written out, so that the lanes stay in registers. */
-static __always_inline void ramtrail_seal_group(u64 *h, const u64 *w)
+static __always_inline void ramtrail_seal_group(u64 *h, const __le64 *w)
 {
 	h[0] = ramtrail_seal_step(h[0], w[0]);
 	h[1] = ramtrail_seal_step(h[1], w[1]);
@@ -43,9 +43,10 @@ static __always_inline void ramtrail_seal_group(u64 *h, const u64 *w)
  * RAMTRAIL_BLOCK_WORDS_HDR to all (format: include/uapi/linux/ramtrail.h).
  * Each word is read once.
  */
-static __always_inline u64 ramtrail_seal_value(const u64 *b, unsigned int n)
+static __always_inline u64 ramtrail_seal_value(const __le64 *b, unsigned int n)
 {
-	u64 h[RAMTRAIL_SEAL_LANES], g[RAMTRAIL_SEAL_LANES], x = 0;
+	u64 h[RAMTRAIL_SEAL_LANES], x = 0;
+	__le64 g[RAMTRAIL_SEAL_LANES];
 	unsigned int i, k;
 
 	for (k = 0; k < RAMTRAIL_SEAL_LANES; k++) {

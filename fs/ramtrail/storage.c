@@ -462,7 +462,7 @@ void ramtrail_rings_init(struct ramtrail_context *cxt)
 			r->stopped = RAMTRAIL_RING_REFUSING;
 			continue;
 		}
-		ramtrail_ring_init(r, (u64 *)(cxt->base +
+		ramtrail_ring_init(r, (__le64 *)(cxt->base +
 						ramtrail_zone_offset(h, cpu)),
 				   h->nr_blocks, cxt->params.stop_when_full ?
 				   RAMTRAIL_RING_STOP_WHEN_FULL : 0);

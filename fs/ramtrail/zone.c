@@ -65,7 +65,7 @@ void ramtrail_zone_stats_sum(struct ramtrail_zone_stats *sum,
 	}
 }
 
-static u64 ramtrail_load(const u64 *p)
+static u64 ramtrail_load(const __le64 *p)
 {
 	return le64_to_cpu(READ_ONCE(*p));
 }
@@ -121,7 +121,7 @@ static unsigned int ramtrail_record_words(u64 head)
  * Are words 1..n-1 after @w[0] its continuation, all of lap @lap? @head
  * is @w[0] as the caller read it: a live zone's word is read once.
  */
-static bool ramtrail_record_complete(const u64 *w, u64 head, unsigned int n,
+static bool ramtrail_record_complete(const __le64 *w, u64 head, unsigned int n,
 				     unsigned int lap)
 {
 	u64 ts = ramtrail_tsbits(head);
@@ -138,7 +138,7 @@ static bool ramtrail_record_complete(const u64 *w, u64 head, unsigned int n,
 }
 
 /* A complete block header at @b: its block number and full timestamp. */
-static bool ramtrail_header(const u64 *b, u64 *g, u64 *ts)
+static bool ramtrail_header(const __le64 *b, u64 *g, u64 *ts)
 {
 	u64 w = ramtrail_load(b);
 
@@ -152,8 +152,8 @@ static bool ramtrail_header(const u64 *b, u64 *g, u64 *ts)
 	return true;
 }
 
-static const u64 *ramtrail_block(const struct ramtrail_zone_cursor *c, u64 g,
-				 unsigned int *lap)
+static const __le64 *ramtrail_block(const struct ramtrail_zone_cursor *c,
+				    u64 g, unsigned int *lap)
 {
 	u32 index;
 	u64 l = div_u64_rem(g, c->nr_blocks, &index);
@@ -166,7 +166,7 @@ static const u64 *ramtrail_block(const struct ramtrail_zone_cursor *c, u64 g,
 static bool ramtrail_header_at(const struct ramtrail_zone_cursor *c, u32 index,
 			       u64 *g)
 {
-	const u64 *b = c->zone + (u64)index * RT_WORDS;
+	const __le64 *b = c->zone + (u64)index * RT_WORDS;
 	unsigned int lap;
 	u64 ts;
 
@@ -180,7 +180,7 @@ static bool ramtrail_header_at(const struct ramtrail_zone_cursor *c, u32 index,
 _Static_assert(RT_WORDS % RAMTRAIL_SANE_RUN == 0, "a block is whole runs");
 
 /* Bit 0 set if the 4 words at @w all have a bit of @cur set (type and lap). */
-static __always_inline u64 ramtrail_current4(const u64 *w, u64 cur)
+static __always_inline u64 ramtrail_current4(const __le64 *w, u64 cur)
 {
 	return cur >> (ramtrail_load(w) & 63) &
 	       cur >> (ramtrail_load(w + 1) & 63) &
@@ -202,7 +202,7 @@ static bool ramtrail_block_sane(const struct ramtrail_zone_cursor *c, u64 g,
 				bool *written)
 {
 	unsigned int lap, stale, type, i;
-	const u64 *b = ramtrail_block(c, g, &lap);
+	const __le64 *b = ramtrail_block(c, g, &lap);
 	u64 plain = 0, cur = 0;
 	bool any = false;
 
@@ -258,7 +258,7 @@ static bool ramtrail_sealed(const struct ramtrail_zone_cursor *c, u64 g,
 			    u64 *seal)
 {
 	unsigned int lap;
-	const u64 *b = ramtrail_block(c, g, &lap);
+	const __le64 *b = ramtrail_block(c, g, &lap);
 
 	*seal = ramtrail_load(b + RAMTRAIL_SEAL_WORD);
 	return ramtrail_type(*seal) == RAMTRAIL_W_SEAL &&
@@ -304,7 +304,7 @@ static void ramtrail_zone_window(struct ramtrail_zone_cursor *c)
 	/* Blocks entered after the newest header, their headers lost. */
 	for (g = start; g < start + c->nr_blocks && g < RT_MAX_BLOCK_NR; g++) {
 		unsigned int lap;
-		const u64 *b = ramtrail_block(c, g, &lap);
+		const __le64 *b = ramtrail_block(c, g, &lap);
 		u64 hg;
 
 		if (ramtrail_header_at(c, (b - c->zone) / RT_WORDS, &hg) && hg == g) {
@@ -336,7 +336,7 @@ static void ramtrail_zone_window(struct ramtrail_zone_cursor *c)
 
 /* A cursor on zone @zone that has read nothing and ends nowhere. */
 static void ramtrail_cursor_reset(struct ramtrail_zone_cursor *c,
-				  const u64 *zone, u32 nr_blocks, u32 cpu)
+				  const __le64 *zone, u32 nr_blocks, u32 cpu)
 {
 	memset(c, 0, sizeof(*c));
 	c->zone = zone;
@@ -354,7 +354,7 @@ static void ramtrail_cursor_reset(struct ramtrail_zone_cursor *c,
  * @nr_blocks: blocks in the zone (at least RAMTRAIL_MIN_BLOCKS)
  * @cpu: number reported in the records
  */
-void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
+void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const __le64 *zone,
 			    u32 nr_blocks, u32 cpu)
 {
 	ramtrail_cursor_reset(c, zone, nr_blocks, cpu);
@@ -377,7 +377,7 @@ void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
  * took over read as stale, as in any decode.
  */
 void ramtrail_zone_open_window(struct ramtrail_zone_cursor *c,
-			       const u64 *zone, u32 nr_blocks, u32 cpu,
+			       const __le64 *zone, u32 nr_blocks, u32 cpu,
 			       u64 first, u64 last)
 {
 	ramtrail_cursor_reset(c, zone, nr_blocks, cpu);
@@ -406,7 +406,7 @@ void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
 {
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
-	const u64 *zone = (const u64 *)(reg->base +
+	const __le64 *zone = (const __le64 *)(reg->base +
 					ramtrail_zone_offset(h, cpu));
 	u64 end, last;
 
@@ -491,7 +491,7 @@ static bool ramtrail_seal_ok(struct ramtrail_zone_cursor *c)
 
 static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 {
-	const u64 *b = ramtrail_block(c, c->g, &c->lap);
+	const __le64 *b = ramtrail_block(c, c->g, &c->lap);
 	bool written;
 	u64 g, ts;
 
@@ -523,7 +523,7 @@ static bool ramtrail_enter_block(struct ramtrail_zone_cursor *c)
 }
 
 /* The record at @w, of @n words, whose head word was read as @head. */
-static void ramtrail_fill(struct ramtrail_zone_cursor *c, const u64 *w,
+static void ramtrail_fill(struct ramtrail_zone_cursor *c, const __le64 *w,
 			  u64 head, unsigned int n)
 {
 	struct ramtrail_record *r = &c->rec;
@@ -561,7 +561,7 @@ static void ramtrail_fill(struct ramtrail_zone_cursor *c, const u64 *w,
 }
 
 /* A task event, head word @head: the task of the block's records that follow. */
-static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const u64 *w,
+static bool ramtrail_task_event(struct ramtrail_zone_cursor *c, const __le64 *w,
 				u64 head)
 {
 	u32 p = ramtrail_payload(head);
@@ -602,7 +602,7 @@ static u32 ramtrail_cont_of(u64 w)
  * header's end for a block there is none of: no word).
  */
 struct ramtrail_ref_blocks {
-	const u64 *b[RAMTRAIL_REF_BACK_MAX + 1];
+	const __le64 *b[RAMTRAIL_REF_BACK_MAX + 1];
 	u64 head[RAMTRAIL_REF_BACK_MAX + 1];
 	u32 end[RAMTRAIL_REF_BACK_MAX + 1];
 };
@@ -680,7 +680,7 @@ static __always_inline int ramtrail_ref_resolve(const struct ramtrail_ref_blocks
 bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 {
 	for (;;) {
-		const u64 *b;
+		const __le64 *b;
 		u64 w;
 		unsigned int n, type;
 		u32 ip = 0, parent = 0;

@@ -114,15 +114,15 @@ struct ramtrail_zone_stats {
  * @rec: the record returned by the last ramtrail_zone_next()
  */
 struct ramtrail_zone_cursor {
-	const u64 *zone;
+	const __le64 *zone;
 	u32 nr_blocks;
 	u32 cpu;
 	u64 g;
-	const u64 *block;
+	const __le64 *block;
 	u64 g_last;
 	u32 word;
 	u32 lap;
-	const u64 *back[RAMTRAIL_REF_BACK_MAX];
+	const __le64 *back[RAMTRAIL_REF_BACK_MAX];
 	u32 back_lap[RAMTRAIL_REF_BACK_MAX];
 	bool in_block;
 	bool have_base;
@@ -157,7 +157,7 @@ struct ramtrail_zone_cursor {
  * @newest_ts: counter value of the tail's newest record (0 if none)
  */
 struct ramtrail_tail {
-	const u64 *zone;
+	const __le64 *zone;
 	u32 nr_blocks;
 	u32 cpu;
 	u64 end;
@@ -171,10 +171,10 @@ struct ramtrail_tail {
 
 void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
 			const struct ramtrail_region *reg, u32 cpu);
-void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const u64 *zone,
+void ramtrail_zone_open_raw(struct ramtrail_zone_cursor *c, const __le64 *zone,
 			    u32 nr_blocks, u32 cpu);
 void ramtrail_zone_open_window(struct ramtrail_zone_cursor *c,
-			       const u64 *zone, u32 nr_blocks, u32 cpu,
+			       const __le64 *zone, u32 nr_blocks, u32 cpu,
 			       u64 first, u64 last);
 bool ramtrail_zone_next(struct ramtrail_zone_cursor *c);
 void ramtrail_tail_find(struct ramtrail_tail *t, struct ramtrail_zone_cursor *c,

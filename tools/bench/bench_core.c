@@ -155,7 +155,7 @@ static double rdtsc_ns(void)
 /* A block's seal alone: the writer computes one per block it leaves. */
 static double seal_ns(void)
 {
-	static u64 block[RAMTRAIL_BLOCK_WORDS];
+	static __le64 block[RAMTRAIL_BLOCK_WORDS];
 	double ns[REPS], t0;
 	u64 sum = 0;
 	int rep, i;

@@ -232,7 +232,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	}
 	if (size >= RAMTRAIL_MIN_BLOCKS * RAMTRAIL_BLOCK_SIZE) {
 		struct ramtrail_tail t = {
-			.zone = (const u64 *)buf,
+			.zone = (const __le64 *)buf,
 			.nr_blocks = size / RAMTRAIL_BLOCK_SIZE,
 			.end_ts = ~0ULL,
 		};

@@ -41,7 +41,7 @@ static void test_merge_starts_from_cursors_the_caller_opened(void)
 		ramtrail_ring_func(&t->ring[i & 1], i, 0);
 	for (i = 0; i < 2; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
-		w[i].zone = test_zone(t, i);
+		w[i].zone = (const __le64 *)test_zone(t, i);
 		w[i].nr_blocks = t->hdr->nr_blocks;
 		w[i].cpu = i;
 		w[i].end = ring_bytes(t, i);

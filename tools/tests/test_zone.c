@@ -65,7 +65,7 @@ static u32 tail(struct test_region *t, struct ramtrail_tail *w, u32 n,
 	u32 got = 0;
 
 	memset(w, 0, sizeof(*w));
-	w->zone = test_zone(t, 0);
+	w->zone = (const __le64 *)test_zone(t, 0);
 	w->nr_blocks = t->hdr->nr_blocks;
 	w->end = end;
 	w->end_ts = end_ts;
@@ -228,7 +228,7 @@ static void test_writer_addresses_zones_past_32_gib(void)
 		return;
 	}
 	clock_now = 1000;
-	ramtrail_ring_init(&r, zone, blocks, 0);
+	ramtrail_ring_init(&r, (__le64 *)zone, blocks, 0);
 	/* The first byte of block g: the writer enters it. */
 	local_set(&r.pos, g << RAMTRAIL_BLOCK_SHIFT);
 	r.sealed = g;	/* as if it had written and sealed the blocks before */
@@ -238,7 +238,7 @@ static void test_writer_addresses_zones_past_32_gib(void)
 	for (i = 0; i < 4 * RAMTRAIL_BLOCK_WORDS; i++)
 		low |= zone[i];
 	CHECK(!low, "the zone's first blocks were written");
-	ramtrail_zone_open_window(c, zone, blocks, 0, g, g);
+	ramtrail_zone_open_window(c, (__le64 *)zone, blocks, 0, g, g);
 	while (ramtrail_zone_next(c))
 		found += c->rec.ip == 0x1000 + found &&
 			 c->rec.pos >> RAMTRAIL_BLOCK_SHIFT == g;
@@ -1024,7 +1024,7 @@ static void test_live_zone_head_is_read_once(void)
 		if (pthread_create(&th, NULL, rewrite_head, NULL))
 			_exit(3);
 		for (runs = 0; runs < 20000; runs++) {
-			ramtrail_zone_open_raw(c, zone, 2, 0);
+			ramtrail_zone_open_raw(c, (__le64 *)zone, 2, 0);
 			while (ramtrail_zone_next(c))
 				if (c->rec.pos == last * 8 &&
 				    (c->rec.len != 4 || c->rec.data[0] != 0x5a))
@@ -1038,7 +1038,7 @@ static void test_live_zone_head_is_read_once(void)
 	      WIFSIGNALED(status) ? "signal" : "exit",
 	      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	/* Still: the event itself is decoded when nothing rewrites it. */
-	ramtrail_zone_open_raw(c, zone, 2, 0);
+	ramtrail_zone_open_raw(c, (__le64 *)zone, 2, 0);
 	while (ramtrail_zone_next(c))
 		seen += c->rec.pos == last * 8 && c->rec.len == 4;
 	CHECK(seen == 1, "the 4-byte event decoded %llu times",

@@ -41,7 +41,7 @@ struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
 	*t->hdr = h;
 	test_region_seal(t);
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
-		ramtrail_ring_init(&t->ring[cpu], test_zone(t, cpu),
+		ramtrail_ring_init(&t->ring[cpu], (__le64 *)test_zone(t, cpu),
 				   t->hdr->nr_blocks, ring_flags);
 		t->ring[cpu].pairs = t->pairs + (size_t)cpu * RAMTRAIL_PAIRS;
 	}
