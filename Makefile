@@ -24,7 +24,8 @@
 #   make tools        build the userspace side only (build/tools/ramtrail)
 #   make deb          build/deb/ramtrail-dkms_<version>_all.deb and
 #                     ramtrail-tools_<version>_amd64.deb (version: VERSION)
-#   make checkpatch   kernel coding style of every C file, kernel-doc comments
+#   make checkpatch   kernel coding style of every C file, kernel-doc comments,
+#                     sparse over the module (6.12)
 #   make check-debug  the QEMU scenarios (2 and 4 CPUs) and a crash campaign
 #                     on Debian's 6.12 built with KASAN, lockdep, kmemleak...
 #                     and with KCSAN (DEBUG_FLAVOURS=debug,kcsan), failing on
