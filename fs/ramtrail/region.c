@@ -64,20 +64,25 @@ u32 ramtrail_freeze_checksum(const struct ramtrail_freeze_info *f)
 }
 
 /**
- * ramtrail_module_checksum() - CRC32 of a module table entry
+ * ramtrail_module_checksum_len() - CRC32 of a module table entry's first
+ *	bytes
  * @e: the entry, its checksum and flags taken as 0, then its
  *	RAMTRAIL_MOD_INIT, RAMTRAIL_MOD_FULL and RAMTRAIL_MOD_KERNEL bits if
  *	one is set (see struct ramtrail_module_entry)
+ * @len: bytes covered: sizeof(*@e), or RAMTRAIL_PREV_MODULE_ENTRY_SIZE
+ *	for an entry of the previous format, whose fields are this one's
+ *	first
  *
  * Return: the checksum to store in or compare with @e->checksum.
  */
-u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e)
+u32 ramtrail_module_checksum_len(const struct ramtrail_module_entry *e,
+				 size_t len)
 {
 	/* Set with the entry: covered (an init entry's as before FULL was). */
 	const u32 kind = READ_ONCE(e->flags) & (RAMTRAIL_MOD_INIT |
 						RAMTRAIL_MOD_FULL |
 						RAMTRAIL_MOD_KERNEL);
-	u32 crc = ramtrail_crc32_skip(e, sizeof(*e),
+	u32 crc = ramtrail_crc32_skip(e, len,
 				      offsetof(struct ramtrail_module_entry,
 					       flags),
 				      sizeof(e->flags) + sizeof(e->checksum));
@@ -85,6 +90,17 @@ u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e)
 	if (kind)
 		crc = ~ramtrail_crc32_update(~crc, &kind, sizeof(kind));
 	return crc;
+}
+
+/**
+ * ramtrail_module_checksum() - CRC32 of a module table entry
+ * @e: the entry (see ramtrail_module_checksum_len())
+ *
+ * Return: the checksum to store in or compare with @e->checksum.
+ */
+u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e)
+{
+	return ramtrail_module_checksum_len(e, sizeof(*e));
 }
 
 /**

@@ -136,6 +136,8 @@ u32 ramtrail_header_checksum(const struct ramtrail_region_header *hdr);
 u32 ramtrail_layout_checksum(const struct ramtrail_region_header *hdr);
 u32 ramtrail_freeze_checksum(const struct ramtrail_freeze_info *f);
 u32 ramtrail_module_checksum(const struct ramtrail_module_entry *e);
+u32 ramtrail_module_checksum_len(const struct ramtrail_module_entry *e,
+				 size_t len);
 u64 ramtrail_module_sym_add(u64 hash, const char *name, size_t len, u64 off);
 
 extern const char *const ramtrail_kernel_funcs[RAMTRAIL_KERNEL_NR_FUNCS];

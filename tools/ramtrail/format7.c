@@ -19,25 +19,11 @@ _Static_assert(offsetof(struct ramtrail_module_entry, init_end) ==
 	       RAMTRAIL_PREV_MODULE_ENTRY_SIZE,
 	       "the previous format's entry is this one's first bytes");
 
-/* The previous format's checksum of @e's first bytes. */
-static u32 rt_prev_checksum(const struct ramtrail_module_entry *e)
-{
-	const u32 kind = e->flags & (RAMTRAIL_MOD_INIT | RAMTRAIL_MOD_FULL |
-				     RAMTRAIL_MOD_KERNEL);
-	u32 crc = ramtrail_crc32_skip(e, RAMTRAIL_PREV_MODULE_ENTRY_SIZE,
-				      offsetof(struct ramtrail_module_entry,
-					       flags),
-				      sizeof(e->flags) + sizeof(e->checksum));
-
-	if (kind)
-		crc = ~ramtrail_crc32_update(~crc, &kind, sizeof(kind));
-	return crc;
-}
-
 /* Entry @e of the previous format, read into this format's @e. */
 static void rt_prev_entry(struct ramtrail_module_entry *e)
 {
-	bool whole = e->checksum == rt_prev_checksum(e);
+	bool whole = e->checksum ==
+		     ramtrail_module_checksum_len(e, RAMTRAIL_PREV_MODULE_ENTRY_SIZE);
 	u64 v = e->core_size;
 
 	e->core_size = 0;
