@@ -57,6 +57,16 @@ fi
 # that is not ours (_Static_assert, _Atomic, LLVMFuzzerTestOneInput).
 pass=0
 fail=0
+# A check's verdict from its warnings (none: passed), and what they mean.
+verdict() {
+	if [ -z "$1" ]; then
+		pass=$((pass + 1))
+	else
+		echo "$1"
+		echo "$2"
+		fail=$((fail + 1))
+	fi
+}
 # shellcheck disable=SC2086
 if "$cp" --no-tree "${root[@]}" --quiet --show-types --strict \
 	--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON,CAMELCASE,FILE_PATH_CHANGES \
@@ -69,14 +79,8 @@ fi
 # and of the on-RAM format says what it is.
 docs=$(grep -E '^(fs/ramtrail/|include/)' <<<"$files")
 # shellcheck disable=SC2086
-warn=$(perl "$kd" -none $docs 2>&1)
-if [ -z "$warn" ]; then
-	pass=$((pass + 1))
-else
-	echo "$warn"
-	echo "kernel-doc: the comments above do not match the code"
-	fail=$((fail + 1))
-fi
+verdict "$(perl "$kd" -none $docs 2>&1)" \
+	"kernel-doc: the comments above do not match the code"
 # sparse: the zones' words are __le64, per-CPU pointers __percpu, user
 # pointers __user; any warning fails. Only in a checkout (a DKMS source
 # folder has no QEMU scripts to fetch headers with).
@@ -92,15 +96,9 @@ if [ -x qemu-tests/fetch-kernels.sh ] && [ ${#root[@]} = 0 ]; then
 	ln -sfn "$top/include" "$out/include"
 	ln -sf "$top/Kbuild" "$top/VERSION" "$out/"
 	rm -f "$out"/fs/ramtrail/*.o "$out"/*.o
-	warn=$(make -s -C "$KDIR" M="$out" "${kargs[@]}" C=2 CHECK=sparse \
-		modules 2>&1 | grep -E 'warning:|error:' || true)
-	if [ -z "$warn" ]; then
-		pass=$((pass + 1))
-	else
-		echo "$warn"
-		echo "sparse: the module's types say other than its code"
-		fail=$((fail + 1))
-	fi
+	verdict "$(make -s -C "$KDIR" M="$out" "${kargs[@]}" C=2 \
+		CHECK=sparse modules 2>&1 | grep -E 'warning:|error:')" \
+		"sparse: the module's types say other than its code"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
