@@ -49,10 +49,11 @@ static inline u64 ramtrail_saved_fixed(u32 modtab_count)
 /* Bytes of @t before its chunk slots, in the format its magic says. */
 static inline u64 ramtrail_saved_head_size(const struct ramtrail_saved_trace *t)
 {
-	return READ_ONCE(t->magic) != RAMTRAIL_PREV_SAVED_MAGIC ?
-	       ramtrail_saved_fixed(t->modtab_count) :
-	       RAMTRAIL_SAVED_HEAD_SLOT +
-	       (u64)t->modtab_count * RAMTRAIL_PREV_MODULE_ENTRY_SIZE;
+	u32 version = READ_ONCE(t->magic) == RAMTRAIL_PREV_SAVED_MAGIC ?
+		      RAMTRAIL_PREV_VERSION : RAMTRAIL_VERSION;
+
+	return RAMTRAIL_SAVED_HEAD_SLOT +
+	       (u64)t->modtab_count * ramtrail_module_entry_size(version);
 }
 
 /* The first chunk slot of @t. */
