@@ -129,8 +129,8 @@ static void bench_ringbuf_one(enum bench_kind kind,
 	case BENCH_RINGBUF_SWITCH:
 		/* What ramtrail_env_describe() copies. */
 		t = (struct ramtrail_ev_task *)p;
-		t->pid = current->pid;
-		t->tgid = current->tgid;
+		t->pid = cpu_to_le32(current->pid);
+		t->tgid = cpu_to_le32(current->tgid);
 		__builtin_memcpy(t->comm, current->comm, RAMTRAIL_COMM_LEN);
 		__builtin_memcpy(t + 1, e, sizeof(*e));
 		break;
@@ -143,8 +143,9 @@ static void bench_ringbuf_one(enum bench_kind kind,
 static void bench_one(enum bench_kind kind, u64 i)
 {
 	struct ramtrail_ev_switch e = {
-		.prev_pid = i, .prev_prio = 120, .prev_state = 1,
-		.next_pid = i + 1, .next_prio = 120,
+		.prev_pid = cpu_to_le32(i), .prev_prio = cpu_to_le32(120),
+		.prev_state = cpu_to_le32(1),
+		.next_pid = cpu_to_le32(i + 1), .next_prio = cpu_to_le32(120),
 	};
 	struct ramtrail_ring *r;
 

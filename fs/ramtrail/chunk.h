@@ -215,12 +215,12 @@ static inline u64 ramtrail_saved_part_end(const struct ramtrail_saved_trace *t,
 					  u64 part)
 {
 	u64 parts = ramtrail_saved_parts(t);
-	u64 back;
+	u64 slots = le32_to_cpu(t->nr_slots), back;
 
 	if (part >= parts)
-		return t->nr_slots;
+		return slots;
 	back = (parts - 1 - part) * RAMTRAIL_SAVED_PART_CHUNKS;
-	return back < t->nr_slots ? t->nr_slots - back : 0;
+	return back < slots ? slots - back : 0;
 }
 
 u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part);

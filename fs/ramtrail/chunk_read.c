@@ -18,8 +18,8 @@ void ramtrail_saved_open(struct ramtrail_saved_cursor *c,
 	/* The tables are set as each chunk opens. */
 	memset(c, 0, offsetof(struct ramtrail_saved_cursor, names));
 	c->t = t;
-	c->nr = t->nr_slots;
-	c->nr_cpus = t->nr_cpus;
+	c->nr = le32_to_cpu(t->nr_slots);
+	c->nr_cpus = le32_to_cpu(t->nr_cpus);
 }
 
 /*
@@ -32,10 +32,11 @@ ramtrail_saved_chunk_at(const struct ramtrail_saved_trace *t, u64 i, u64 *n,
 {
 	u64 off;
 
-	*n = t->nr_chunks - t->nr_slots + i;
-	off = *n % t->nr_slots * t->chunk_size;
-	*room = min_t(u64, t->size - ramtrail_saved_head_size(t) - off,
-		      t->chunk_size);
+	*n = le64_to_cpu(t->nr_chunks) - le32_to_cpu(t->nr_slots) + i;
+	off = *n % le32_to_cpu(t->nr_slots) * le32_to_cpu(t->chunk_size);
+	*room = min_t(u64, le64_to_cpu(t->size) -
+		      ramtrail_saved_head_size(t) - off,
+		      le32_to_cpu(t->chunk_size));
 	return (const void *)(ramtrail_saved_slots(t) + off);
 }
 
@@ -59,8 +60,8 @@ u64 ramtrail_saved_part_records(const struct ramtrail_saved_trace *t, u64 part)
 
 	for (; i < end; i++) {
 		k = ramtrail_saved_chunk_at(t, i, &n, &room);
-		if (room >= sizeof(*k) && READ_ONCE(k->seq) == n)
-			sum += min_t(u32, READ_ONCE(k->records),
+		if (room >= sizeof(*k) && le64_to_cpu(READ_ONCE(k->seq)) == n)
+			sum += min_t(u32, le32_to_cpu(READ_ONCE(k->records)),
 				     RAMTRAIL_SAVED_CHUNK_ENTRIES);
 	}
 	return sum;
@@ -71,12 +72,16 @@ static bool ramtrail_saved_chunk_ok(const struct ramtrail_saved_trace *t,
 				    const struct ramtrail_saved_chunk *k,
 				    u64 n, u64 room)
 {
-	room = room >= sizeof(*k) ? ramtrail_saved_data_size(room, t->ecc) : 0;
-	return room >= sizeof(*k) && k->len <= room - sizeof(*k) &&
-	       k->seq == n && k->records <= RAMTRAIL_SAVED_CHUNK_ENTRIES &&
+	room = room >= sizeof(*k) ?
+	       ramtrail_saved_data_size(room, le32_to_cpu(t->ecc)) : 0;
+	return room >= sizeof(*k) &&
+	       le32_to_cpu(k->len) <= room - sizeof(*k) &&
+	       le64_to_cpu(k->seq) == n &&
+	       le32_to_cpu(k->records) <= RAMTRAIL_SAVED_CHUNK_ENTRIES &&
 	       !k->reserved &&
-	       k->checksum == ramtrail_saved_chunk_checksum(k, t->boot_id,
-							    t->nonce);
+	       le32_to_cpu(k->checksum) ==
+	       ramtrail_saved_chunk_checksum(k, le64_to_cpu(t->boot_id),
+					     le64_to_cpu(t->nonce));
 }
 
 /* Where ramtrail_saved_bad_next() goes on: a part, a chunk. */
@@ -135,7 +140,8 @@ void ramtrail_saved_check(struct ramtrail_saved_trace *t, u8 *buf,
 	while ((k = ramtrail_saved_bad_next(t, &b, &n, &room))) {
 		if (buf && t->ecc) {
 			memcpy(buf, k, room);
-			got = ramtrail_ecc_correct(buf, room, t->ecc);
+			got = ramtrail_ecc_correct(buf, room,
+						   le32_to_cpu(t->ecc));
 			if (got > 0 &&
 			    ramtrail_saved_chunk_ok(t, (void *)buf, n, room)) {
 				memcpy((void *)k, buf, room);
@@ -145,8 +151,8 @@ void ramtrail_saved_check(struct ramtrail_saved_trace *t, u8 *buf,
 			}
 		}
 		c->damaged++;
-		c->records += room >= sizeof(*k) && k->seq == n ?
-			      min_t(u32, k->records,
+		c->records += room >= sizeof(*k) && le64_to_cpu(k->seq) == n ?
+			      min_t(u32, le32_to_cpu(k->records),
 				    RAMTRAIL_SAVED_CHUNK_ENTRIES) :
 			      RAMTRAIL_SAVED_CHUNK_ENTRIES;
 	}
@@ -185,8 +191,8 @@ static bool ramtrail_saved_chunk_open(struct ramtrail_saved_cursor *c)
 	}
 	c->start = (const u8 *)(k + 1);
 	c->p = c->start;
-	c->end = c->start + k->len;
-	c->ns = k->ns;
+	c->end = c->start + le32_to_cpu(k->len);
+	c->ns = le64_to_cpu(k->ns);
 	c->cpu = U32_MAX;
 	c->entries = 0;
 	c->nr_names = 0;
@@ -241,14 +247,16 @@ static __always_inline bool ramtrail_get_varint(const u8 **pp, const u8 *end,
 static bool ramtrail_saved_get_ref(struct ramtrail_saved_cursor *c,
 				   const u8 **p, unsigned int ref, u32 *off)
 {
+	__le32 le;
 	u64 i;
 
 	if (ref == RAMTRAIL_SR_NEW) {
-		if (c->end - *p < (long)sizeof(*off) ||
+		if (c->end - *p < (long)sizeof(le) ||
 		    c->nr_names >= RAMTRAIL_SAVED_CHUNK_NAMES)
 			return false;
-		memcpy(off, *p, sizeof(*off));
-		*p += sizeof(*off);
+		memcpy(&le, *p, sizeof(le));
+		*p += sizeof(le);
+		*off = le32_to_cpu(le);
 		c->names[c->nr_names++] = *off;
 		return *off && *off <= RAMTRAIL_TEXT_OFFSET_MAX;
 	}
@@ -289,7 +297,8 @@ static bool ramtrail_saved_get_event(struct ramtrail_saved_cursor *c,
 	if (len != sizeof(struct ramtrail_ev_task))
 		return false;
 	memcpy(&c->task[cpu].task, r->data, len);
-	c->task[cpu].known = c->task[cpu].task.pid != RAMTRAIL_PID_UNKNOWN;
+	c->task[cpu].known = le32_to_cpu(c->task[cpu].task.pid) !=
+			     RAMTRAIL_PID_UNKNOWN;
 	return true;
 }
 

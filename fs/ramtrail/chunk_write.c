@@ -23,14 +23,14 @@ void ramtrail_saved_count(struct ramtrail_saved_trace *t,
 	struct ramtrail_zone_stats sum;
 	u32 cpu;
 
-	ramtrail_zone_stats_sum(&sum, cur, reg->hdr.nr_cpus);
-	t->corrupt_blocks = sum.corrupt_blocks;
-	t->torn = sum.torn;
-	t->lost_words = sum.lost_words;
-	t->no_time = sum.no_base;
+	ramtrail_zone_stats_sum(&sum, cur, le32_to_cpu(reg->hdr.nr_cpus));
+	t->corrupt_blocks = cpu_to_le64(sum.corrupt_blocks);
+	t->torn = cpu_to_le64(sum.torn);
+	t->lost_words = cpu_to_le64(sum.lost_words);
+	t->no_time = cpu_to_le64(sum.no_base);
 	t->dropped = 0;
-	for (cpu = 0; f && cpu < reg->hdr.nr_cpus; cpu++)
-		t->dropped += f->zone[cpu].dropped;
+	for (cpu = 0; f && cpu < le32_to_cpu(reg->hdr.nr_cpus); cpu++)
+		le64_add_cpu(&t->dropped, le64_to_cpu(f->zone[cpu].dropped));
 }
 
 /* A function offset a zone writer produces: 0 (none) or one below 2^31. */
@@ -80,7 +80,7 @@ u32 ramtrail_saved_chunk_checksum(const struct ramtrail_saved_chunk *k,
 	const u64 id[2] = { boot_id, nonce };
 	u32 crc = ramtrail_crc32_update(~0U, id, sizeof(id));
 
-	crc = ramtrail_crc32_update(crc, k + 1, k->len);
+	crc = ramtrail_crc32_update(crc, k + 1, le32_to_cpu(k->len));
 	return ~ramtrail_crc32_update(crc, (const u8 *)k + sizeof(k->checksum),
 				      sizeof(*k) - sizeof(k->checksum));
 }
@@ -144,7 +144,7 @@ void ramtrail_saved_writer_start(struct ramtrail_saved_writer *w, u8 *slots,
 static void ramtrail_saved_close(struct ramtrail_saved_writer *w, bool last)
 {
 	struct ramtrail_saved_chunk *k = (void *)w->buf;
-	u32 used = sizeof(*k) + w->len, size = w->chunk_size;
+	u32 used = sizeof(*k) + w->len, size = w->chunk_size, sum;
 
 	if (!w->chunk)
 		return;
@@ -153,9 +153,10 @@ static void ramtrail_saved_close(struct ramtrail_saved_writer *w, bool last)
 		while (ramtrail_saved_data_size(size, w->ecc) < used)
 			size += 8;
 	}
-	k->len = w->len;
-	k->records = w->chunk_records;
-	k->checksum = ramtrail_saved_chunk_checksum(k, w->boot_id, w->nonce);
+	k->len = cpu_to_le32(w->len);
+	k->records = cpu_to_le32(w->chunk_records);
+	sum = ramtrail_saved_chunk_checksum(k, w->boot_id, w->nonce);
+	k->checksum = cpu_to_le32(sum);
 	memset(w->buf + used, 0, size - used);
 	if (w->ecc)
 		ramtrail_ecc_encode(w->buf, size, w->ecc, &w->enc);
@@ -172,11 +173,11 @@ static void ramtrail_saved_next_chunk(struct ramtrail_saved_writer *w, u64 ns)
 
 	ramtrail_saved_close(w, false);
 	w->chunk = (void *)(w->slots + (n % w->nr_slots) * w->chunk_size);
-	if (n >= w->nr_slots)
-		w->lost += w->chunk->records;	/* sealed by this writer */
+	if (n >= w->nr_slots)	/* sealed by this writer */
+		w->lost += le32_to_cpu(w->chunk->records);
 	memset(k, 0, sizeof(*k));
-	k->seq = n;
-	k->ns = ns;
+	k->seq = cpu_to_le64(n);
+	k->ns = cpu_to_le64(ns);
 	w->len = 0;
 	w->entries = 0;
 	w->chunk_records = 0;
@@ -218,6 +219,7 @@ static u32 ramtrail_saved_name(struct ramtrail_saved_writer *w, u64 key,
 static u8 *ramtrail_saved_put_ref(struct ramtrail_saved_writer *w, u8 *p,
 				  u32 off, u8 *refs, unsigned int shift)
 {
+	__le32 le = cpu_to_le32(off);
 	bool new;
 	u32 i = ramtrail_saved_name(w, RAMTRAIL_SAVED_OFFSET | off,
 				    &w->nr_names, &new);
@@ -227,8 +229,8 @@ static u8 *ramtrail_saved_put_ref(struct ramtrail_saved_writer *w, u8 *p,
 		return ramtrail_put_varint(p, i);
 	}
 	*refs |= RAMTRAIL_SR_NEW << shift;
-	memcpy(p, &off, sizeof(off));
-	return p + sizeof(off);
+	memcpy(p, &le, sizeof(le));
+	return p + sizeof(le);
 }
 
 /* An entry's tag at @p (@tag and its CPU), its CPU if need be, its time. */
@@ -308,7 +310,9 @@ ramtrail_saved_encode(struct ramtrail_saved_writer *w, u8 *out,
 	u8 *p = out;
 
 	if (ramtrail_saved_task_changes(cpu, r)) {
-		struct ramtrail_ev_task task = { .pid = RAMTRAIL_PID_UNKNOWN };
+		struct ramtrail_ev_task task = {
+			.pid = cpu_to_le32(RAMTRAIL_PID_UNKNOWN),
+		};
 
 		cpu->known = r->task_known;
 		cpu->task = r->task;
@@ -399,16 +403,19 @@ void ramtrail_saved_finish(struct ramtrail_saved_writer *w)
 void ramtrail_saved_set_chunks(struct ramtrail_saved_trace *t,
 			       const struct ramtrail_saved_writer *w)
 {
-	t->chunk_size = w->chunk_size;
-	t->nr_chunks = w->nr_chunks;
-	t->nr_slots = min_t(u64, w->nr_chunks, w->nr_slots);
-	t->ecc = w->ecc;
-	t->size = ramtrail_saved_fixed(t->modtab_count) +
-		  (u64)t->nr_slots * t->chunk_size;
+	u64 size;
+
+	t->chunk_size = cpu_to_le32(w->chunk_size);
+	t->nr_chunks = cpu_to_le64(w->nr_chunks);
+	t->nr_slots = cpu_to_le32(min_t(u64, w->nr_chunks, w->nr_slots));
+	t->ecc = cpu_to_le32(w->ecc);
+	size = ramtrail_saved_fixed(le32_to_cpu(t->modtab_count)) +
+	       (u64)le32_to_cpu(t->nr_slots) * w->chunk_size;
 	if (w->nr_chunks <= w->nr_slots)
-		t->size -= t->chunk_size - w->last_size;
-	t->nr_records = w->records - w->lost;
-	t->skipped = w->lost;
+		size -= w->chunk_size - w->last_size;
+	t->size = cpu_to_le64(size);
+	t->nr_records = cpu_to_le64(w->records - w->lost);
+	t->skipped = cpu_to_le64(w->lost);
 }
 
 /**
@@ -430,11 +437,11 @@ void ramtrail_saved_merge(const struct ramtrail_region *reg,
 	u64 n = 0, ns;
 	u32 cpu;
 
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+	for (cpu = 0; cpu < le32_to_cpu(reg->hdr.nr_cpus); cpu++) {
 		ramtrail_zone_open(&cur[cpu], reg, cpu);
 		cur[cpu].may_sleep = true;	/* the save sleeps */
 	}
-	ramtrail_merge_start(&m, cur, heap, reg->hdr.nr_cpus);
+	ramtrail_merge_start(&m, cur, heap, le32_to_cpu(reg->hdr.nr_cpus));
 	while ((r = ramtrail_merge_step(&m))) {
 		if (!ramtrail_ts_step_near(&reg->hdr, &step, r->ts, &ns))
 			ns = ramtrail_ts_step_far(&reg->hdr, &step, r->ts);

@@ -31,23 +31,24 @@ static u64 ramtrail_cycles_to_ns(u64 d, u64 hz)
  */
 u64 ramtrail_ts_to_ns(const struct ramtrail_region_header *hdr, u64 ts)
 {
-	u64 ref = hdr->clock_ref_cycles & RAMTRAIL_CLOCK_MASK;
+	u64 ref = le64_to_cpu(hdr->clock_ref_cycles) & RAMTRAIL_CLOCK_MASK;
+	u64 ref_ns = le64_to_cpu(hdr->clock_ref_ns);
 	u64 d = ts >= ref ? ts - ref : ref - ts, ns;
 
 	if (!hdr->clock_hz)
 		return ts;
-	ns = ramtrail_cycles_to_ns(d, hdr->clock_hz);
+	ns = ramtrail_cycles_to_ns(d, le64_to_cpu(hdr->clock_hz));
 	if (ts >= ref)
-		return ns > U64_MAX - hdr->clock_ref_ns ? U64_MAX :
-		       hdr->clock_ref_ns + ns;
-	return ns > hdr->clock_ref_ns ? 0 : hdr->clock_ref_ns - ns;
+		return ns > U64_MAX - ref_ns ? U64_MAX : ref_ns + ns;
+	return ns > ref_ns ? 0 : ref_ns - ns;
 }
 
 /* ramtrail_ts_to_ns_step() where ramtrail_ts_step_near() cannot: exact again. */
 noinline u64 ramtrail_ts_step_far(const struct ramtrail_region_header *hdr,
 					 struct ramtrail_ns_step *s, u64 ts)
 {
-	u64 hz = hdr->clock_hz, ref = hdr->clock_ref_cycles & RAMTRAIL_CLOCK_MASK;
+	u64 hz = le64_to_cpu(hdr->clock_hz),
+	    ref = le64_to_cpu(hdr->clock_ref_cycles) & RAMTRAIL_CLOCK_MASK;
 	u64 q, d, f;
 
 	s->ts = ts;
@@ -60,13 +61,13 @@ noinline u64 ramtrail_ts_step_far(const struct ramtrail_region_header *hdr,
 		return ramtrail_ts_to_ns(hdr, ts);
 	f = ramtrail_mul_div(d - q * hz, 1000000000ULL, hz);
 	s->total = q * 1000000000ULL + f;
-	if (s->total > U64_MAX - hdr->clock_ref_ns)
+	if (s->total > U64_MAX - le64_to_cpu(hdr->clock_ref_ns))
 		return ramtrail_ts_to_ns(hdr, ts);
 	/* The true remainder is below hz: wrapping arithmetic gives it. */
 	s->rem = (d - q * hz) * 1000000000ULL - f * hz;
 	s->inv = div64_u64(U64_MAX, hz);
 	s->exact = true;
-	return hdr->clock_ref_ns + s->total;
+	return le64_to_cpu(hdr->clock_ref_ns) + s->total;
 }
 
 /**

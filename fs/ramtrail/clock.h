@@ -48,7 +48,7 @@ static __always_inline bool ramtrail_ts_step_near(const struct ramtrail_region_h
 						  struct ramtrail_ns_step *s,
 						  u64 ts, u64 *ns)
 {
-	u64 hz = hdr->clock_hz, dt = ts - s->ts, x, q, r;
+	u64 hz = le64_to_cpu(hdr->clock_hz), dt = ts - s->ts, x, q, r;
 
 	if (!s->exact || ts < s->ts || dt >= 1ULL << 32)
 		return false;
@@ -62,12 +62,12 @@ static __always_inline bool ramtrail_ts_step_near(const struct ramtrail_region_h
 		r -= hz;
 	}
 	if (r >= hz || q >= RAMTRAIL_NS_LIMIT - s->total ||
-	    s->total + q > U64_MAX - hdr->clock_ref_ns)
+	    s->total + q > U64_MAX - le64_to_cpu(hdr->clock_ref_ns))
 		return false;
 	s->rem = r;
 	s->total += q;
 	s->ts = ts;
-	*ns = hdr->clock_ref_ns + s->total;
+	*ns = le64_to_cpu(hdr->clock_ref_ns) + s->total;
 	return true;
 }
 

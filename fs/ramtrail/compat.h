@@ -75,8 +75,8 @@ static __always_inline void ramtrail_env_describe(struct ramtrail_ev_task *t)
 {
 	const struct task_struct *p = current;
 
-	t->pid = p->pid;
-	t->tgid = p->tgid;
+	t->pid = cpu_to_le32(p->pid);
+	t->tgid = cpu_to_le32(p->tgid);
 	/* No lock: a rename in flight may leave a mix, as in ftrace. */
 	__builtin_memcpy(t->comm, p->comm, RAMTRAIL_COMM_LEN);
 }

@@ -81,7 +81,7 @@ static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
 		ramtrail_region_modules(&cxt->reg), *m;
 	unsigned long addr = off ? RAMTRAIL_ARCH_TEXT_BASE + off : 0;
 	bool timed;
-	u32 n;
+	u32 n, flags;
 	int i;
 
 	if (!addr || !ramtrail_arch_is_module(addr))
@@ -93,8 +93,9 @@ static notrace size_t ramtrail_dump_name(void *arg, char *buf, size_t len,
 		return timed ? scnprintf(buf, len, "%p", (void *)addr) :
 			       ramtrail_dump_sym(buf, len, addr);
 	m = &tab[i];
-	if ((m->flags & RAMTRAIL_MOD_INIT) ? m->init_end :
-	    READ_ONCE(m->flags) & RAMTRAIL_MOD_GONE)
+	flags = le32_to_cpu(READ_ONCE(m->flags));
+	if ((flags & RAMTRAIL_MOD_INIT) ? le64_to_cpu(m->init_end) :
+	    flags & RAMTRAIL_MOD_GONE)
 		return ramtrail_text_module(buf, len, m, addr);
 	return ramtrail_dump_sym(buf, len, addr);
 }
@@ -112,7 +113,7 @@ static notrace u64 ramtrail_dump_plan(struct ramtrail_context *cxt,
 	const struct ramtrail_region_header *h = &cxt->reg.hdr;
 
 	w->zone = (const __le64 *)(cxt->base + ramtrail_zone_offset(h, cpu));
-	w->nr_blocks = h->nr_blocks;
+	w->nr_blocks = le32_to_cpu(h->nr_blocks);
 	w->cpu = cpu;
 	w->end = local_read(&per_cpu_ptr(cxt->rings, cpu)->pos);
 	w->end_ts = end_ts;
@@ -123,12 +124,12 @@ static notrace u64 ramtrail_dump_plan(struct ramtrail_context *cxt,
 /* The CPU that froze recording for a crash, or -1. */
 static notrace int ramtrail_dump_crash_cpu(struct ramtrail_context *cxt)
 {
-	u32 reason = READ_ONCE(cxt->hdr->freeze.reason);
+	u32 reason = le32_to_cpu(READ_ONCE(cxt->hdr->freeze.reason));
 
 	if (atomic_read(&cxt->freeze_state) != RAMTRAIL_FROZEN ||
 	    (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS))
 		return -1;
-	return READ_ONCE(cxt->hdr->freeze.cpu);
+	return le32_to_cpu(READ_ONCE(cxt->hdr->freeze.cpu));
 }
 
 /*
@@ -147,14 +148,14 @@ static notrace void ramtrail_dump_run(struct ramtrail_context *cxt,
 	struct ramtrail_merge m;
 	u32 cpu, i, nr = 0;
 
-	if (only >= (int)h->nr_cpus)
+	if (only >= (int)le32_to_cpu(h->nr_cpus))
 		only = -1;	/* a CPU without a zone: dump them all */
-	if (only >= 0 || cut >= (int)h->nr_cpus)
+	if (only >= 0 || cut >= (int)le32_to_cpu(h->nr_cpus))
 		cut = -1;
 	if (cut >= 0)
 		end_ts = ramtrail_dump_plan(cxt, &d->win[nr++], d->cursor, cut,
 					    lines, ~0ULL) ?: ~0ULL;
-	for (cpu = 0; cpu < h->nr_cpus; cpu++)
+	for (cpu = 0; cpu < le32_to_cpu(h->nr_cpus); cpu++)
 		if ((only < 0 || cpu == only) && cpu != cut)
 			ramtrail_dump_plan(cxt, &d->win[nr++], d->cursor, cpu,
 					   lines, end_ts);
@@ -174,10 +175,10 @@ static notrace void ramtrail_dump_run(struct ramtrail_context *cxt,
 
 	if (cut >= 0)
 		pr_emerg("dump (%s): newest %u records of %u CPUs, boot %llu, up to the freeze on CPU %d\n",
-			 why, lines, nr, h->boot_id, cut);
+			 why, lines, nr, le64_to_cpu(h->boot_id), cut);
 	else
 		pr_emerg("dump (%s): newest %u records of %u CPUs, boot %llu\n",
-			 why, lines, nr, h->boot_id);
+			 why, lines, nr, le64_to_cpu(h->boot_id));
 	for (i = 0; i < nr; i++)
 		ramtrail_tail_open(&d->win[i], &d->cursor[i], false);
 	ramtrail_merge_start(&m, d->cursor, d->heap, nr);
@@ -189,7 +190,7 @@ static notrace void ramtrail_dump_run(struct ramtrail_context *cxt,
 		touch_nmi_watchdog();
 	}
 	pr_emerg("end of dump: %llu records of %u CPUs from %llu of %llu blocks in %llu us\n",
-		 printed, nr, blocks, (u64)nr * h->nr_blocks,
+		 printed, nr, blocks, (u64)nr * le32_to_cpu(h->nr_blocks),
 		 div_u64(local_clock() - t0, 1000));
 }
 
@@ -296,7 +297,7 @@ static void ramtrail_dump_free(struct ramtrail_dump *d)
  */
 int ramtrail_dump_init(struct ramtrail_context *cxt)
 {
-	u32 nr = cxt->reg.hdr.nr_cpus;
+	u32 nr = le32_to_cpu(cxt->reg.hdr.nr_cpus);
 
 	cxt->dump_crash = ramtrail_dump_alloc(nr);
 	cxt->dump_request = ramtrail_dump_alloc(nr);

@@ -65,12 +65,13 @@ static notrace void ramtrail_sched_switch(void *data, bool preempt,
 
 	if (ramtrail_ev_on(cxt, RAMTRAIL_EV_SCHED_SWITCH)) {
 		struct ramtrail_ev_switch e = {
-			.prev_pid = prev->pid,
-			.prev_prio = prev->prio,
-			.prev_state = ramtrail_switch_state(preempt, prev_state,
-							    prev),
-			.next_pid = next->pid,
-			.next_prio = next->prio,
+			.prev_pid = cpu_to_le32(prev->pid),
+			.prev_prio = cpu_to_le32(prev->prio),
+			.prev_state = cpu_to_le32(ramtrail_switch_state(preempt,
+								prev_state,
+								prev)),
+			.next_pid = cpu_to_le32(next->pid),
+			.next_prio = cpu_to_le32(next->prio),
 		};
 
 		ramtrail_ev(cxt, RAMTRAIL_EV_SCHED_SWITCH, &e, sizeof(e));
@@ -87,7 +88,10 @@ static notrace void ramtrail_task_rename(void *data, struct task_struct *task,
 					 const char *comm)
 {
 	struct ramtrail_context *cxt = data;
-	struct ramtrail_ev_task e = { .pid = task->pid, .tgid = task->tgid };
+	struct ramtrail_ev_task e = {
+		.pid = cpu_to_le32(task->pid),
+		.tgid = cpu_to_le32(task->tgid),
+	};
 	struct ramtrail_ring *r = this_cpu_ptr(cxt->rings);
 	unsigned int i;
 
@@ -104,9 +108,9 @@ static notrace void ramtrail_wakeup_ev(struct ramtrail_context *cxt, u16 id,
 				       struct task_struct *p)
 {
 	struct ramtrail_ev_wakeup e = {
-		.pid = p->pid,
-		.prio = p->prio,
-		.target_cpu = task_cpu(p),
+		.pid = cpu_to_le32(p->pid),
+		.prio = cpu_to_le32(p->prio),
+		.target_cpu = cpu_to_le32(task_cpu(p)),
 	};
 
 	ramtrail_ev(cxt, id, &e, sizeof(e));
@@ -132,9 +136,9 @@ static notrace void ramtrail_irq_entry(void *data, int irq,
 				       struct irqaction *action)
 {
 	struct {
-		u32 irq;
+		__le32 irq;
 		char name[RAMTRAIL_IRQ_NAME_LEN];
-	} e = { .irq = irq };
+	} e = { .irq = cpu_to_le32(irq) };
 	const char *name = action->name;
 	unsigned int n = 0;
 
@@ -142,30 +146,36 @@ static notrace void ramtrail_irq_entry(void *data, int irq,
 		e.name[n] = name[n];
 		n++;
 	}
-	ramtrail_ev(data, RAMTRAIL_EV_IRQ_ENTRY, &e, sizeof(u32) + n);
+	ramtrail_ev(data, RAMTRAIL_EV_IRQ_ENTRY, &e, sizeof(e.irq) + n);
 }
 
 static notrace void ramtrail_irq_exit(void *data, int irq,
 				      struct irqaction *action, int ret)
 {
-	u32 e[2] = { irq, ret };
+	__le32 e[2] = { cpu_to_le32(irq), cpu_to_le32(ret) };
 
 	ramtrail_ev(data, RAMTRAIL_EV_IRQ_EXIT, e, sizeof(e));
 }
 
 static notrace void ramtrail_softirq_entry(void *data, unsigned int vec)
 {
-	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_ENTRY, &vec, sizeof(u32));
+	__le32 v = cpu_to_le32(vec);
+
+	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_ENTRY, &v, sizeof(v));
 }
 
 static notrace void ramtrail_softirq_exit(void *data, unsigned int vec)
 {
-	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_EXIT, &vec, sizeof(u32));
+	__le32 v = cpu_to_le32(vec);
+
+	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_EXIT, &v, sizeof(v));
 }
 
 static notrace void ramtrail_softirq_raise(void *data, unsigned int vec)
 {
-	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_RAISE, &vec, sizeof(u32));
+	__le32 v = cpu_to_le32(vec);
+
+	ramtrail_ev(data, RAMTRAIL_EV_SOFTIRQ_RAISE, &v, sizeof(v));
 }
 
 static notrace void ramtrail_work_ev(void *data, u16 id,
@@ -173,8 +183,9 @@ static notrace void ramtrail_work_ev(void *data, u16 id,
 				     work_func_t function)
 {
 	struct ramtrail_ev_work e = {
-		.work = (unsigned long)work,
-		.function = ramtrail_text_offset((unsigned long)function),
+		.work = cpu_to_le64((unsigned long)work),
+		.function = cpu_to_le32(ramtrail_text_offset((unsigned long)
+							     function)),
 	};
 
 	ramtrail_ev(data, id, &e, offsetofend(struct ramtrail_ev_work,
@@ -196,10 +207,11 @@ static notrace void ramtrail_timer_entry(void *data, struct timer_list *timer,
 					 unsigned long baseclk)
 {
 	struct ramtrail_ev_timer e = {
-		.timer = (unsigned long)timer,
-		.now = jiffies,
-		.baseclk = baseclk,
-		.function = ramtrail_text_offset((unsigned long)timer->function),
+		.timer = cpu_to_le64((unsigned long)timer),
+		.now = cpu_to_le64(jiffies),
+		.baseclk = cpu_to_le64(baseclk),
+		.function = cpu_to_le32(ramtrail_text_offset((unsigned long)
+							     timer->function)),
 	};
 
 	ramtrail_ev(data, RAMTRAIL_EV_TIMER_ENTRY, &e,
@@ -208,7 +220,7 @@ static notrace void ramtrail_timer_entry(void *data, struct timer_list *timer,
 
 static notrace void ramtrail_timer_exit(void *data, struct timer_list *timer)
 {
-	u64 t = (unsigned long)timer;
+	__le64 t = cpu_to_le64((unsigned long)timer);
 
 	ramtrail_ev(data, RAMTRAIL_EV_TIMER_EXIT, &t, sizeof(t));
 }

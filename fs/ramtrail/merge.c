@@ -50,9 +50,9 @@ void ramtrail_merge_init(struct ramtrail_merge *m,
 {
 	u32 cpu;
 
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
+	for (cpu = 0; cpu < le32_to_cpu(reg->hdr.nr_cpus); cpu++)
 		ramtrail_zone_open(&cursor[cpu], reg, cpu);
-	ramtrail_merge_start(m, cursor, heap, reg->hdr.nr_cpus);
+	ramtrail_merge_start(m, cursor, heap, le32_to_cpu(reg->hdr.nr_cpus));
 }
 
 /**

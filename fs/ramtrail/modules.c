@@ -130,9 +130,9 @@ static void ramtrail_describe_kernel(struct ramtrail_context *cxt,
 	memset(e, 0, sizeof(*e));
 	if (!cxt->kernel_build)
 		return;
-	e->base = ramtrail_arch_text_anchor();
-	e->funcs_hash = cxt->kernel_build;
-	e->flags = RAMTRAIL_MOD_KERNEL;
+	e->base = cpu_to_le64(ramtrail_arch_text_anchor());
+	e->funcs_hash = cpu_to_le64(cxt->kernel_build);
+	e->flags = cpu_to_le32(RAMTRAIL_MOD_KERNEL);
 	strscpy(e->name, "vmlinux", sizeof(e->name));
 }
 
@@ -141,12 +141,15 @@ static void ramtrail_module_describe(struct ramtrail_module_entry *e,
 				     struct module *mod)
 {
 	unsigned long base;
+	u64 size, core_size;
 
 	memset(e, 0, sizeof(*e));
-	ramtrail_module_sizes(mod, &base, &e->size, &e->core_size);
-	e->base = base;
+	ramtrail_module_sizes(mod, &base, &size, &core_size);
+	e->base = cpu_to_le64(base);
+	e->size = cpu_to_le64(size);
+	e->core_size = cpu_to_le64(core_size);
 	strscpy(e->name, mod->name, sizeof(e->name));
-	e->funcs_hash = ramtrail_module_syms(mod, base, e->size);
+	e->funcs_hash = cpu_to_le64(ramtrail_module_syms(mod, base, size));
 }
 
 /*
@@ -158,10 +161,11 @@ static void ramtrail_module_describe(struct ramtrail_module_entry *e,
 static void ramtrail_describe_full(struct ramtrail_module_entry *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->base = RAMTRAIL_ARCH_MODULES_START;
-	e->size = RAMTRAIL_ARCH_MODULES_SIZE;
-	e->full_since = (ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1;
-	e->flags = RAMTRAIL_MOD_FULL;
+	e->base = cpu_to_le64(RAMTRAIL_ARCH_MODULES_START);
+	e->size = cpu_to_le64(RAMTRAIL_ARCH_MODULES_SIZE);
+	e->full_since =
+		cpu_to_le64((ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1);
+	e->flags = cpu_to_le32(RAMTRAIL_MOD_FULL);
 }
 
 /*
@@ -180,7 +184,9 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 	struct ramtrail_module_entry *e = ramtrail_modtab(cxt), full;
 	unsigned int n, i;
 
-	if (!d->base || (!d->size && !(d->flags & RAMTRAIL_MOD_KERNEL)))
+	if (!le64_to_cpu(d->base) ||
+	    (!le64_to_cpu(d->size) &&
+	     !(le32_to_cpu(d->flags) & RAMTRAIL_MOD_KERNEL)))
 		return;
 	mutex_lock(&cxt->modules_lock);
 	n = cxt->nr_modules;
@@ -188,13 +194,13 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 		if (e[i].base == d->base && e[i].size == d->size &&
 		    e[i].core_size == d->core_size &&
 		    e[i].funcs_hash == d->funcs_hash &&
-		    (e[i].flags & RAMTRAIL_MOD_INIT) ==
-		    (d->flags & RAMTRAIL_MOD_INIT) &&
-		    !(e[i].flags & RAMTRAIL_MOD_GONE) &&
+		    (le32_to_cpu(e[i].flags) & RAMTRAIL_MOD_INIT) ==
+		    (le32_to_cpu(d->flags) & RAMTRAIL_MOD_INIT) &&
+		    !(le32_to_cpu(e[i].flags) & RAMTRAIL_MOD_GONE) &&
 		    !strncmp(e[i].name, d->name, sizeof(e[i].name)))
 			goto out;
-	if (n + 1 >= cxt->hdr->modtab_count) {
-		if (n + 1 != cxt->hdr->modtab_count)
+	if (n + 1 >= le32_to_cpu(cxt->hdr->modtab_count)) {
+		if (n + 1 != le32_to_cpu(cxt->hdr->modtab_count))
 			goto out;
 		ramtrail_describe_full(&full);
 		d = &full;
@@ -203,7 +209,7 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 	}
 	e += n;
 	*e = *d;
-	e->checksum = ramtrail_module_checksum(e);
+	e->checksum = cpu_to_le32(ramtrail_module_checksum(e));
 	ramtrail_flush(cxt, e, sizeof(*e));
 	/* Pairs with the smp_load_acquire() of readers of this boot's table. */
 	smp_store_release(&cxt->nr_modules, n + 1);
@@ -225,9 +231,9 @@ static bool ramtrail_module_describe_init(struct ramtrail_module_entry *e,
 	if (!size)
 		return false;
 	memset(e, 0, sizeof(*e));
-	e->base = base;
-	e->size = size;
-	e->flags = RAMTRAIL_MOD_INIT;
+	e->base = cpu_to_le64(base);
+	e->size = cpu_to_le64(size);
+	e->flags = cpu_to_le32(RAMTRAIL_MOD_INIT);
 	strscpy(e->name, mod->name, sizeof(e->name));
 	return true;
 }
@@ -252,7 +258,7 @@ static void ramtrail_add_module(struct ramtrail_context *cxt,
  */
 static void ramtrail_add_loaded(struct ramtrail_context *cxt)
 {
-	u32 max = cxt->hdr->modtab_count, n = 0, i;
+	u32 max = le32_to_cpu(cxt->hdr->modtab_count), n = 0, i;
 	struct ramtrail_module_entry *found;
 	struct module *mod;
 
@@ -293,11 +299,13 @@ static void ramtrail_module_init_ended(struct ramtrail_context *cxt,
 
 	mutex_lock(&cxt->modules_lock);
 	for (i = 0; i < cxt->nr_modules; i++) {
-		if (!(e[i].flags & RAMTRAIL_MOD_INIT) || e[i].init_end ||
+		if (!(le32_to_cpu(e[i].flags) & RAMTRAIL_MOD_INIT) ||
+		    le64_to_cpu(e[i].init_end) ||
 		    strncmp(e[i].name, mod->name, sizeof(e[i].name)))
 			continue;
-		WRITE_ONCE(e[i].init_end, now ?: 1);
-		WRITE_ONCE(e[i].checksum, ramtrail_module_checksum(&e[i]));
+		WRITE_ONCE(e[i].init_end, cpu_to_le64(now ?: 1));
+		WRITE_ONCE(e[i].checksum,
+			   cpu_to_le32(ramtrail_module_checksum(&e[i])));
 		ramtrail_flush(cxt, &e[i], sizeof(e[i]));
 	}
 	mutex_unlock(&cxt->modules_lock);
@@ -322,11 +330,13 @@ static void ramtrail_module_gone(struct ramtrail_context *cxt,
 	mutex_lock(&cxt->modules_lock);
 	for (i = 0; i < cxt->nr_modules; i++) {
 		if (strncmp(e[i].name, mod->name, sizeof(e[i].name)) ||
-		    (e[i].flags & RAMTRAIL_MOD_GONE))
+		    (le32_to_cpu(e[i].flags) & RAMTRAIL_MOD_GONE))
 			continue;
-		WRITE_ONCE(e[i].gone, now ?: 1);
-		WRITE_ONCE(e[i].checksum, ramtrail_module_checksum(&e[i]));
-		WRITE_ONCE(e[i].flags, e[i].flags | RAMTRAIL_MOD_GONE);
+		WRITE_ONCE(e[i].gone, cpu_to_le64(now ?: 1));
+		WRITE_ONCE(e[i].checksum,
+			   cpu_to_le32(ramtrail_module_checksum(&e[i])));
+		WRITE_ONCE(e[i].flags,
+			   e[i].flags | cpu_to_le32(RAMTRAIL_MOD_GONE));
 		ramtrail_flush(cxt, &e[i], sizeof(e[i]));
 	}
 	mutex_unlock(&cxt->modules_lock);
@@ -389,7 +399,7 @@ static bool ramtrail_kernel_same(struct ramtrail_context *cxt,
 	u64 hash;
 
 	switch (ramtrail_module_kernel(ramtrail_saved_modules(t),
-				       t->modtab_count, &hash)) {
+				       le32_to_cpu(t->modtab_count), &hash)) {
 	case 0:
 		return true;
 	case 1:
@@ -417,7 +427,7 @@ void ramtrail_reloc_init(struct ramtrail_context *cxt,
 			 const struct ramtrail_saved_trace *t)
 {
 	rl->t = t;
-	rl->delta = ramtrail_arch_text_anchor() - t->anchor_addr;
+	rl->delta = ramtrail_arch_text_anchor() - le64_to_cpu(t->anchor_addr);
 	rl->same_build = !strncmp(t->release, init_utsname()->release,
 				  sizeof(t->release)) &&
 			 !strncmp(t->build, init_utsname()->version,
@@ -442,8 +452,9 @@ static int ramtrail_module_now(const struct ramtrail_reloc *rl,
 		if (strncmp(e->name, was->name, sizeof(e->name)) ||
 		    e->size != was->size || e->core_size != was->core_size ||
 		    e->funcs_hash != was->funcs_hash ||
-		    ((e->flags ^ was->flags) & RAMTRAIL_MOD_INIT) ||
-		    (READ_ONCE(e->flags) & RAMTRAIL_MOD_GONE))
+		    ((le32_to_cpu(e->flags) ^ le32_to_cpu(was->flags)) &
+		     RAMTRAIL_MOD_INIT) ||
+		    (le32_to_cpu(READ_ONCE(e->flags)) & RAMTRAIL_MOD_GONE))
 			continue;
 		if (found >= 0)
 			return -1;
@@ -465,7 +476,7 @@ ramtrail_reloc_find(const struct ramtrail_reloc *rl, u32 off, u64 ts,
 {
 	const struct ramtrail_saved_trace *t = rl->t;
 	const struct ramtrail_module_entry *m;
-	u64 a = t->text_base + off;
+	u64 a = le64_to_cpu(t->text_base) + off;
 	int i, j;
 
 	*addr = off;
@@ -477,16 +488,17 @@ ramtrail_reloc_find(const struct ramtrail_reloc *rl, u32 off, u64 ts,
 			*addr = a + rl->delta;
 		return NULL;
 	}
-	i = ramtrail_module_find(ramtrail_saved_modules(t), t->modtab_count,
-				 a, ts, timed);
+	i = ramtrail_module_find(ramtrail_saved_modules(t),
+				 le32_to_cpu(t->modtab_count), a, ts, timed);
 	if (i < 0)
 		return NULL;
 	m = &ramtrail_saved_modules(t)[i];
 	/* Init text is freed once run: never in this boot's terms. */
-	if (rl->same_build && !(m->flags & RAMTRAIL_MOD_INIT)) {
+	if (rl->same_build && !(le32_to_cpu(m->flags) & RAMTRAIL_MOD_INIT)) {
 		j = ramtrail_module_now(rl, m);
 		if (j >= 0)
-			*addr = rl->now[j].base + (a - m->base);
+			*addr = le64_to_cpu(rl->now[j].base) +
+				(a - le64_to_cpu(m->base));
 	}
 	return m;
 }
@@ -518,7 +530,9 @@ size_t ramtrail_reloc_name(const struct ramtrail_reloc *rl, char *buf,
 
 	m = ramtrail_reloc_find(rl, off, ts, &addr, timed);
 	if (m && addr == off)	/* a module's, not relocated */
-		return ramtrail_text_module(buf, len, m, rl->t->text_base + off);
+		return ramtrail_text_module(buf, len, m,
+					    le64_to_cpu(rl->t->text_base) +
+					    off);
 	if (!ramtrail_sym(buf, len, addr, &n) && addr != off)
 		n = scnprintf(buf, len, "%#x", off);
 	return n;

@@ -142,28 +142,29 @@ static ssize_t ramtrail_read_dmesg(struct pstore_record *record,
 				   struct ramtrail_context *cxt, u32 slot)
 {
 	const struct ramtrail_region_header *h = &cxt->reg.hdr;
-	struct ramtrail_dmesg_header *d = kvmalloc(h->dmesg_size, GFP_KERNEL);
+	struct ramtrail_dmesg_header *d =
+		kvmalloc(le64_to_cpu(h->dmesg_size), GFP_KERNEL);
 	ssize_t ret = -ENOMEM;
 
 	if (!d)
 		return ret;
-	memcpy(d, ramtrail_dmesg(cxt, slot), h->dmesg_size);
+	memcpy(d, ramtrail_dmesg(cxt, slot), le64_to_cpu(h->dmesg_size));
 	ret = -ENODATA;
 	if (!ramtrail_dmesg_valid(h, d))
 		goto out;
 	ret = -ENOMEM;
-	record->buf = kmemdup(d + 1, d->len, GFP_KERNEL);
+	record->buf = kmemdup(d + 1, le32_to_cpu(d->len), GFP_KERNEL);
 	if (!record->buf)
 		goto out;
 	record->type = PSTORE_TYPE_DMESG;
-	record->id = ramtrail_boot_ids(d->boot_id) + slot;
-	record->size = d->len;
-	record->compressed = d->compressed;
-	record->reason = d->reason;
-	record->part = d->part;
-	record->count = d->count;
-	record->time = ns_to_timespec64(d->time_ns);
-	ret = d->len;
+	record->id = ramtrail_boot_ids(le64_to_cpu(d->boot_id)) + slot;
+	record->size = le32_to_cpu(d->len);
+	record->compressed = le32_to_cpu(d->compressed);
+	record->reason = le32_to_cpu(d->reason);
+	record->part = le32_to_cpu(d->part);
+	record->count = le32_to_cpu(d->count);
+	record->time = ns_to_timespec64(le64_to_cpu(d->time_ns));
+	ret = le32_to_cpu(d->len);
 out:
 	kvfree(d);
 	return ret;
@@ -332,7 +333,8 @@ static long ramtrail_pages_spare(void)
  */
 static u64 ramtrail_part_room(const struct ramtrail_saved_trace *t, u64 part)
 {
-	return min(ramtrail_saved_part_records(t, part), t->nr_records);
+	return min(ramtrail_saved_part_records(t, part),
+		   le64_to_cpu(t->nr_records));
 }
 
 /* The guess of ramtrail_part_pages() for part @part of @t. */
@@ -525,7 +527,7 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 	struct ramtrail_saved_walk w;
 	ssize_t ret;
 
-	while (c->slot < cxt->hdr->dmesg_count) {
+	while (c->slot < le32_to_cpu(cxt->hdr->dmesg_count)) {
 		u32 slot = c->slot++;
 
 		if (!ramtrail_dmesg_at(&cxt->reg, slot))
@@ -589,8 +591,10 @@ static void ramtrail_erase_trace_part(struct ramtrail_context *cxt, u64 id)
 
 	while ((t = (void *)ramtrail_saved_walk(&cxt->reg, &w))) {
 		if (id >= w.first && id < w.next) {
-			WRITE_ONCE(t->erased,
-				   ramtrail_saved_erase_part(t, id - w.first));
+			u64 erased = ramtrail_saved_erase_part(t,
+							       id - w.first);
+
+			WRITE_ONCE(t->erased, cpu_to_le64(erased));
 			ramtrail_flush(cxt, &t->erased, sizeof(t->erased));
 			return;
 		}
@@ -606,12 +610,13 @@ static int ramtrail_erase(struct pstore_record *record)
 		struct ramtrail_dmesg_header *d;
 		u64 slot = record->id % RAMTRAIL_IDS_PER_BOOT;
 
-		if (slot >= cxt->hdr->dmesg_count)
+		if (slot >= le32_to_cpu(cxt->hdr->dmesg_count))
 			return -EINVAL;
 		/* Only the record pstore showed: not a later one in its slot. */
 		found = ramtrail_dmesg_at(&cxt->reg, slot);
 		if (!found ||
-		    ramtrail_boot_ids(found->boot_id) + slot != record->id)
+		    ramtrail_boot_ids(le64_to_cpu(found->boot_id)) + slot !=
+			    record->id)
 			return -ENOENT;
 		d = ramtrail_dmesg(cxt, slot);
 		WRITE_ONCE(d->magic, 0);
@@ -638,7 +643,7 @@ static int ramtrail_erase(struct pstore_record *record)
  */
 static notrace int ramtrail_dmesg_slot(struct ramtrail_context *cxt)
 {
-	u32 i, n = cxt->hdr->dmesg_count;
+	u32 i, n = le32_to_cpu(cxt->hdr->dmesg_count);
 
 	for (i = 0; i < n; i++)
 		if (!ramtrail_dmesg_at(&cxt->reg, i))
@@ -659,6 +664,7 @@ static notrace int ramtrail_write(struct pstore_record *record)
 {
 	struct ramtrail_context *cxt = record->psi->data;
 	struct ramtrail_dmesg_header *d;
+	size_t len;
 	int slot;
 
 	if (record->type != PSTORE_TYPE_DMESG)
@@ -669,19 +675,22 @@ static notrace int ramtrail_write(struct pstore_record *record)
 	d = ramtrail_dmesg(cxt, slot);
 	WRITE_ONCE(d->magic, 0);
 	ramtrail_flush(cxt, d, sizeof(d->magic));
-	d->len = min_t(size_t, record->size,
-		       cxt->hdr->dmesg_size - sizeof(*d));
+	len = min_t(size_t, record->size,
+		    le64_to_cpu(cxt->hdr->dmesg_size) - sizeof(*d));
+	d->len = cpu_to_le32(len);
 	d->boot_id = cxt->hdr->boot_id;
-	d->time_ns = timespec64_to_ns(&record->time);
-	d->reason = record->reason;
-	d->part = record->part;
-	d->compressed = record->compressed;
-	d->count = record->count;
+	d->time_ns = cpu_to_le64(timespec64_to_ns(&record->time));
+	d->reason = cpu_to_le32(record->reason);
+	d->part = cpu_to_le32(record->part);
+	d->compressed = cpu_to_le32(record->compressed);
+	d->count = cpu_to_le32(record->count);
 	d->reserved = 0;
-	memcpy(d + 1, record->buf, d->len);
-	d->checksum = ramtrail_dmesg_checksum(d);
-	ramtrail_flush(cxt, d, sizeof(*d) + d->len);	/* data before the magic */
-	WRITE_ONCE(d->magic, RAMTRAIL_DMESG_MAGIC);
+	memcpy(d + 1, record->buf, le32_to_cpu(d->len));
+	d->checksum = cpu_to_le32(ramtrail_dmesg_checksum(d));
+	ramtrail_flush(cxt, d,
+		       sizeof(*d) +
+			       le32_to_cpu(d->len)); /* data before the magic */
+	WRITE_ONCE(d->magic, cpu_to_le32(RAMTRAIL_DMESG_MAGIC));
 	ramtrail_flush(cxt, d, sizeof(d->magic));
 	return 0;
 }
@@ -713,7 +722,8 @@ int ramtrail_pstore_init(struct ramtrail_context *cxt)
 	psi->read = ramtrail_read;
 	psi->write = ramtrail_write;
 	psi->erase = ramtrail_erase;
-	psi->bufsize = cxt->hdr->dmesg_count ? cxt->hdr->dmesg_size -
+	psi->bufsize = cxt->hdr->dmesg_count ?
+		       le64_to_cpu(cxt->hdr->dmesg_size) -
 		       sizeof(struct ramtrail_dmesg_header) : 0;
 	psi->flags = psi->bufsize ? PSTORE_FLAGS_DMESG : 0;
 	psi->buf = kzalloc(max_t(size_t, psi->bufsize, 1), GFP_KERNEL);

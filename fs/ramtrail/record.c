@@ -93,7 +93,8 @@ static notrace void ramtrail_rings_pause(struct ramtrail_context *cxt, bool paus
 {
 	u32 cpu;
 
-	for (cpu = 0; cpu < cxt->hdr->nr_cpus && cpu < nr_cpu_ids; cpu++)
+	for (cpu = 0; cpu < le32_to_cpu(cxt->hdr->nr_cpus) && cpu < nr_cpu_ids;
+	     cpu++)
 		WRITE_ONCE(per_cpu_ptr(cxt->rings, cpu)->stopped,
 			   pause ? RAMTRAIL_RING_PAUSED : 0);
 }
@@ -498,7 +499,7 @@ int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what)
 	/* Not live: parameters given at load, before the region is mapped. */
 	if (cxt->phase != RAMTRAIL_PHASE_LIVE || atomic_read(&cxt->freeze_state) != RAMTRAIL_FROZEN)
 		return 0;
-	reason = READ_ONCE(cxt->hdr->freeze.reason);
+	reason = le32_to_cpu(READ_ONCE(cxt->hdr->freeze.reason));
 	if (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS)
 		return 0;
 	pr_warn("%s refused: recording is frozen by %s; reload the module to record again\n",

@@ -79,7 +79,7 @@ u32 ramtrail_module_checksum_len(const struct ramtrail_module_entry *e,
 				 size_t len)
 {
 	/* Set with the entry: covered (an init entry's as before FULL was). */
-	const u32 kind = READ_ONCE(e->flags) & (RAMTRAIL_MOD_INIT |
+	const u32 kind = le32_to_cpu(READ_ONCE(e->flags)) & (RAMTRAIL_MOD_INIT |
 						RAMTRAIL_MOD_FULL |
 						RAMTRAIL_MOD_KERNEL);
 	u32 crc = ramtrail_crc32_skip(e, len,
@@ -221,34 +221,36 @@ int ramtrail_layout(struct ramtrail_region_header *hdr, u64 region_size,
 	    saved_size > region_size || saved_size % 8 ||
 	    modtab_count > RAMTRAIL_MAX_MODULES)
 		return RAMTRAIL_E_GEOMETRY;
-	hdr->magic = RAMTRAIL_MAGIC;
-	hdr->version = RAMTRAIL_VERSION;
-	hdr->header_size = offsetof(struct ramtrail_region_header, freeze);
-	hdr->state = RAMTRAIL_STATE_FORMATTING;
-	hdr->region_size = region_size;
-	hdr->block_shift = RAMTRAIL_BLOCK_SHIFT;
-	hdr->nr_cpus = nr_cpus;
+	hdr->magic = cpu_to_le64(RAMTRAIL_MAGIC);
+	hdr->version = cpu_to_le32(RAMTRAIL_VERSION);
+	hdr->header_size =
+		cpu_to_le32(offsetof(struct ramtrail_region_header, freeze));
+	hdr->state = cpu_to_le32(RAMTRAIL_STATE_FORMATTING);
+	hdr->region_size = cpu_to_le64(region_size);
+	hdr->block_shift = cpu_to_le32(RAMTRAIL_BLOCK_SHIFT);
+	hdr->nr_cpus = cpu_to_le32(nr_cpus);
 
 	off = RAMTRAIL_HEADER_SIZE;
-	hdr->modtab_offset = off;
-	hdr->modtab_count = modtab_count;
+	hdr->modtab_offset = cpu_to_le64(off);
+	hdr->modtab_count = cpu_to_le32(modtab_count);
 	off = ramtrail_page_align(off + (u64)modtab_count *
 			    sizeof(struct ramtrail_module_entry));
-	hdr->dmesg_offset = off;
-	hdr->dmesg_count = dmesg_count;
-	hdr->dmesg_size = dmesg_size;
+	hdr->dmesg_offset = cpu_to_le64(off);
+	hdr->dmesg_count = cpu_to_le32(dmesg_count);
+	hdr->dmesg_size = cpu_to_le64(dmesg_size);
 	off = ramtrail_page_align(off + dmesg_count * dmesg_size);
-	hdr->saved_offset = off;
-	hdr->saved_size = saved_size;
+	hdr->saved_offset = cpu_to_le64(off);
+	hdr->saved_size = cpu_to_le64(saved_size);
 	off = ramtrail_page_align(off + saved_size);
-	hdr->zone_offset = off;
+	hdr->zone_offset = cpu_to_le64(off);
 	if (off >= region_size)
 		return RAMTRAIL_E_GEOMETRY;
 	per_cpu = (region_size - off) / nr_cpus >> RAMTRAIL_BLOCK_SHIFT;
 	if (per_cpu < RAMTRAIL_MIN_BLOCKS)
 		return RAMTRAIL_E_GEOMETRY;
-	hdr->nr_blocks = per_cpu > 0xffffffffULL ? 0xffffffffU : per_cpu;
-	hdr->layout_checksum = ramtrail_layout_checksum(hdr);
+	hdr->nr_blocks =
+		cpu_to_le32(per_cpu > 0xffffffffULL ? 0xffffffffU : per_cpu);
+	hdr->layout_checksum = cpu_to_le32(ramtrail_layout_checksum(hdr));
 	return RAMTRAIL_OK;
 }
 
@@ -312,45 +314,60 @@ static bool ramtrail_area_ok(u64 off, u64 size, u64 start, u64 end)
 static const char *ramtrail_areas_bad(const struct ramtrail_region_header *h,
 				      u64 len)
 {
-	u64 end = h->region_size;
+	u64 end = le64_to_cpu(h->region_size);
+	u32 nr_mods = le32_to_cpu(h->modtab_count);
+	u32 nr_dmesg = le32_to_cpu(h->dmesg_count);
+	u64 dmesg_size = le64_to_cpu(h->dmesg_size);
+	u64 entry = ramtrail_module_entry_size(le32_to_cpu(h->version));
 
-	if (h->region_size > len || h->region_size < RAMTRAIL_HEADER_SIZE)
+	if (end > len || end < RAMTRAIL_HEADER_SIZE)
 		return "region_size";
-	if (h->modtab_count > RAMTRAIL_MAX_MODULES ||
-	    !ramtrail_area_ok(h->modtab_offset, (u64)h->modtab_count *
-			      ramtrail_module_entry_size(h->version),
+	if (nr_mods > RAMTRAIL_MAX_MODULES ||
+	    !ramtrail_area_ok(le64_to_cpu(h->modtab_offset), nr_mods * entry,
 			      RAMTRAIL_HEADER_SIZE, end))
 		return "modtab";
-	if (h->dmesg_count > RAMTRAIL_MAX_DMESG ||
-	    (h->dmesg_count &&
-	     (h->dmesg_size % 8 ||
-	      h->dmesg_size > h->region_size / h->dmesg_count ||
-	      h->dmesg_size < sizeof(struct ramtrail_dmesg_header))) ||
-	    !ramtrail_area_ok(h->dmesg_offset, h->dmesg_count * h->dmesg_size,
-			      RAMTRAIL_HEADER_SIZE, end))
+	if (nr_dmesg > RAMTRAIL_MAX_DMESG ||
+	    (nr_dmesg &&
+	     (dmesg_size % 8 || dmesg_size > end / nr_dmesg ||
+	      dmesg_size < sizeof(struct ramtrail_dmesg_header))) ||
+	    !ramtrail_area_ok(le64_to_cpu(h->dmesg_offset),
+			      nr_dmesg * dmesg_size, RAMTRAIL_HEADER_SIZE, end))
 		return "dmesg";
-	if (!ramtrail_area_ok(h->saved_offset, h->saved_size,
+	if (!ramtrail_area_ok(le64_to_cpu(h->saved_offset),
+			      le64_to_cpu(h->saved_size),
 			      RAMTRAIL_HEADER_SIZE, end))
 		return "saved";
 	return NULL;
 }
 
-/* The zones: after every other area, inside the region. As above. */
+/*
+ * The zones: after every other area (ramtrail_areas_bad() bounded them),
+ * inside the region. As above.
+ */
 static const char *ramtrail_zones_bad(const struct ramtrail_region_header *h)
 {
-	if (h->block_shift != RAMTRAIL_BLOCK_SHIFT)
+	u64 zones = le64_to_cpu(h->zone_offset);
+	u32 nr_cpus = le32_to_cpu(h->nr_cpus);
+	u64 modtab_end = le64_to_cpu(h->modtab_offset) +
+			 (u64)le32_to_cpu(h->modtab_count) *
+			 ramtrail_module_entry_size(le32_to_cpu(h->version));
+	u64 dmesg_end = le64_to_cpu(h->dmesg_offset) +
+			le32_to_cpu(h->dmesg_count) *
+			le64_to_cpu(h->dmesg_size);
+	u64 saved_end = le64_to_cpu(h->saved_offset) +
+			le64_to_cpu(h->saved_size);
+
+	if (le32_to_cpu(h->block_shift) != RAMTRAIL_BLOCK_SHIFT)
 		return "block_shift";
-	if (h->nr_cpus < 1 || h->nr_cpus > RAMTRAIL_MAX_CPUS)
+	if (nr_cpus < 1 || nr_cpus > RAMTRAIL_MAX_CPUS)
 		return "nr_cpus";
-	if (h->nr_blocks < RAMTRAIL_MIN_BLOCKS)
+	if (le32_to_cpu(h->nr_blocks) < RAMTRAIL_MIN_BLOCKS)
 		return "nr_blocks";
-	if (h->zone_offset % RAMTRAIL_BLOCK_SIZE ||
-	    !ramtrail_area_ok(h->zone_offset, ramtrail_zones_size(h),
-			      RAMTRAIL_HEADER_SIZE, h->region_size) ||
-	    h->modtab_offset + (u64)h->modtab_count *
-	    ramtrail_module_entry_size(h->version) > h->zone_offset ||
-	    h->dmesg_offset + h->dmesg_count * h->dmesg_size > h->zone_offset ||
-	    h->saved_offset + h->saved_size > h->zone_offset)
+	if (zones % RAMTRAIL_BLOCK_SIZE ||
+	    !ramtrail_area_ok(zones, ramtrail_zones_size(h),
+			      RAMTRAIL_HEADER_SIZE,
+			      le64_to_cpu(h->region_size)) ||
+	    modtab_end > zones || dmesg_end > zones || saved_end > zones)
 		return "zone_offset";
 	return NULL;
 }
@@ -358,17 +375,20 @@ static const char *ramtrail_zones_bad(const struct ramtrail_region_header *h)
 /* The per-boot fields, bounded to what a writer produces. As above. */
 static const char *ramtrail_boot_bad(const struct ramtrail_region_header *h)
 {
-	if (h->clock_hz && (h->clock_hz < RAMTRAIL_CLOCK_HZ_MIN ||
-			    h->clock_hz > RAMTRAIL_CLOCK_HZ_MAX))
+	u64 hz = le64_to_cpu(h->clock_hz);
+	u32 machine = le32_to_cpu(h->machine);
+
+	if (hz && (hz < RAMTRAIL_CLOCK_HZ_MIN || hz > RAMTRAIL_CLOCK_HZ_MAX))
 		return "clock_hz";
-	if (h->flags & ~(RAMTRAIL_F_CLOCK_RELIABLE | RAMTRAIL_F_STOP_WHEN_FULL))
+	if (le32_to_cpu(h->flags) &
+	    ~(RAMTRAIL_F_CLOCK_RELIABLE | RAMTRAIL_F_STOP_WHEN_FULL))
 		return "flags";
-	if (h->boot_id >= 1ULL << 62)
+	if (le64_to_cpu(h->boot_id) >= 1ULL << 62)
 		return "boot_id";
-	if (h->clock_ref_cycles > RAMTRAIL_CLOCK_MASK)
+	if (le64_to_cpu(h->clock_ref_cycles) > RAMTRAIL_CLOCK_MASK)
 		return "clock_ref_cycles";
-	if (h->machine != RAMTRAIL_MACHINE_X86_64 &&
-	    h->machine != RAMTRAIL_MACHINE_AARCH64)
+	if (machine != RAMTRAIL_MACHINE_X86_64 &&
+	    machine != RAMTRAIL_MACHINE_AARCH64)
 		return "machine";
 	return NULL;
 }
@@ -387,6 +407,7 @@ static int ramtrail_region_check(struct ramtrail_region *reg, const void *buf,
 				 u64 len, u32 oldest)
 {
 	struct ramtrail_region_header *h = &reg->hdr;
+	u32 version;
 	bool whole;
 
 	memset(reg, 0, sizeof(*reg));
@@ -395,11 +416,12 @@ static int ramtrail_region_check(struct ramtrail_region *reg, const void *buf,
 	memcpy(h, buf, sizeof(*h));
 	h->release[sizeof(h->release) - 1] = 0;
 	h->build[sizeof(h->build) - 1] = 0;
-	if (h->magic != RAMTRAIL_MAGIC)
+	if (le64_to_cpu(h->magic) != RAMTRAIL_MAGIC)
 		return RAMTRAIL_E_MAGIC;
-	if (h->version < oldest || h->version > RAMTRAIL_VERSION)
+	version = le32_to_cpu(h->version);
+	if (version < oldest || version > RAMTRAIL_VERSION)
 		return RAMTRAIL_E_VERSION;
-	if (h->layout_checksum != ramtrail_layout_checksum(h))
+	if (le32_to_cpu(h->layout_checksum) != ramtrail_layout_checksum(h))
 		return RAMTRAIL_E_CHECKSUM;
 	reg->bad = ramtrail_areas_bad(h, len);
 	if (reg->bad)
@@ -407,11 +429,11 @@ static int ramtrail_region_check(struct ramtrail_region *reg, const void *buf,
 	reg->base = buf;
 	reg->len = len;
 	ramtrail_saved_scan(reg);
-	whole = h->header_size == offsetof(struct ramtrail_region_header,
-					   freeze) &&
-		h->checksum == ramtrail_header_checksum(h);
-	if (h->version == RAMTRAIL_PREV_VERSION)
-		h->machine = RAMTRAIL_MACHINE_X86_64;	/* its only one */
+	whole = le32_to_cpu(h->header_size) ==
+		offsetof(struct ramtrail_region_header, freeze) &&
+		le32_to_cpu(h->checksum) == ramtrail_header_checksum(h);
+	if (version == RAMTRAIL_PREV_VERSION)	/* its only machine */
+		h->machine = cpu_to_le32(RAMTRAIL_MACHINE_X86_64);
 	if (!whole)
 		return RAMTRAIL_E_CHECKSUM;
 	reg->bad = ramtrail_zones_bad(h);
@@ -420,8 +442,8 @@ static int ramtrail_region_check(struct ramtrail_region *reg, const void *buf,
 	reg->bad = ramtrail_boot_bad(h);
 	if (reg->bad)
 		return RAMTRAIL_E_FIELD;
-	if (h->state == RAMTRAIL_STATE_FORMATTING ||
-	    h->state >= RAMTRAIL_STATE_NR)
+	if (le32_to_cpu(h->state) == RAMTRAIL_STATE_FORMATTING ||
+	    le32_to_cpu(h->state) >= RAMTRAIL_STATE_NR)
 		return RAMTRAIL_E_STATE;
 	return RAMTRAIL_OK;
 }
@@ -498,7 +520,7 @@ void ramtrail_region_open_layout(struct ramtrail_region *reg, const void *buf,
  */
 bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err)
 {
-	u32 state = reg->hdr.state;
+	u32 state = le32_to_cpu(reg->hdr.state);
 
 	return !err && (state == RAMTRAIL_STATE_RECORDING ||
 			state == RAMTRAIL_STATE_FROZEN ||
@@ -514,11 +536,12 @@ bool ramtrail_zones_hold_trace(const struct ramtrail_region *reg, int err)
 u32 ramtrail_region_nr_modules(const struct ramtrail_region *reg)
 {
 	const u8 *mods = ramtrail_region_modules(reg);
-	u64 size = ramtrail_module_entry_size(reg->hdr.version);
+	u64 size = ramtrail_module_entry_size(le32_to_cpu(reg->hdr.version));
 	u32 n = 0;
 
 	/* @base, first in either format's entry: 0 ends the table. */
-	while (n < reg->hdr.modtab_count && *(const u64 *)(mods + n * size))
+	while (n < le32_to_cpu(reg->hdr.modtab_count) &&
+	       *(const __le64 *)(mods + n * size))
 		n++;
 	return n;
 }
@@ -534,9 +557,9 @@ u32 ramtrail_region_nr_modules(const struct ramtrail_region *reg)
 u32 ramtrail_region_flags(const struct ramtrail_region *reg)
 {
 	const struct ramtrail_freeze_info *f = ramtrail_region_freeze(reg);
-	u32 flags = reg->hdr.flags;
+	u32 flags = le32_to_cpu(reg->hdr.flags);
 
-	if (f && !(f->clock_flags & RAMTRAIL_F_CLOCK_RELIABLE))
+	if (f && !(le32_to_cpu(f->clock_flags) & RAMTRAIL_F_CLOCK_RELIABLE))
 		flags &= ~RAMTRAIL_F_CLOCK_RELIABLE;
 	return flags;
 }
@@ -553,9 +576,9 @@ ramtrail_region_freeze(const struct ramtrail_region *reg)
 {
 	const struct ramtrail_freeze_info *f = &reg->hdr.freeze;
 
-	if (f->checksum != ramtrail_freeze_checksum(f) ||
+	if (le32_to_cpu(f->checksum) != ramtrail_freeze_checksum(f) ||
 	    f->boot_id != reg->hdr.boot_id || f->nr_zones != reg->hdr.nr_cpus ||
-	    f->reason >= RAMTRAIL_FREEZE_NR)
+	    le32_to_cpu(f->reason) >= RAMTRAIL_FREEZE_NR)
 		return NULL;
 	return f;
 }
@@ -569,7 +592,7 @@ ramtrail_region_freeze(const struct ramtrail_region *reg)
  */
 bool ramtrail_freeze_sealed(const struct ramtrail_freeze_info *f, u32 cpu)
 {
-	return f && f->sealed[cpu / 64] >> (cpu % 64) & 1;
+	return f && le64_to_cpu(f->sealed[cpu / 64]) >> (cpu % 64) & 1;
 }
 
 static const char * const ramtrail_states[RAMTRAIL_STATE_NR] = {
@@ -628,7 +651,7 @@ u32 ramtrail_dmesg_checksum(const struct ramtrail_dmesg_header *d)
 
 	crc = ramtrail_crc32_update(crc, (const u8 *)d + field + sizeof(u32),
 				    sizeof(*d) - field - sizeof(u32));
-	return ~ramtrail_crc32_update(crc, d + 1, d->len);
+	return ~ramtrail_crc32_update(crc, d + 1, le32_to_cpu(d->len));
 }
 
 /**
@@ -644,7 +667,7 @@ ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot)
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_dmesg_header *d;
 
-	if (!reg->base || slot >= h->dmesg_count)
+	if (!reg->base || slot >= le32_to_cpu(h->dmesg_count))
 		return NULL;
 	d = (const void *)(reg->base + ramtrail_dmesg_offset(h, slot));
 	return ramtrail_dmesg_valid(h, d) ? d : NULL;
@@ -662,9 +685,9 @@ ramtrail_dmesg_at(const struct ramtrail_region *reg, u32 slot)
 bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
 			  const struct ramtrail_dmesg_header *d)
 {
-	return READ_ONCE(d->magic) == RAMTRAIL_DMESG_MAGIC &&
-	       d->len <= h->dmesg_size - sizeof(*d) &&
-	       d->checksum == ramtrail_dmesg_checksum(d);
+	return le32_to_cpu(READ_ONCE(d->magic)) == RAMTRAIL_DMESG_MAGIC &&
+	       le32_to_cpu(d->len) <= le64_to_cpu(h->dmesg_size) - sizeof(*d) &&
+	       le32_to_cpu(d->checksum) == ramtrail_dmesg_checksum(d);
 }
 
 /*
@@ -675,10 +698,11 @@ bool ramtrail_dmesg_valid(const struct ramtrail_region_header *h,
 static bool ramtrail_module_at(const struct ramtrail_module_entry *e,
 			       u64 ts, u64 after)
 {
-	if ((after && ts < after) || (e->gone && ts >= e->gone))
+	if ((after && ts < after) ||
+	    (le64_to_cpu(e->gone) && ts >= le64_to_cpu(e->gone)))
 		return false;
-	return !(e->flags & RAMTRAIL_MOD_INIT) || !e->init_end ||
-	       ts < e->init_end;
+	return !(le32_to_cpu(e->flags) & RAMTRAIL_MOD_INIT) ||
+	       !le64_to_cpu(e->init_end) || ts < le64_to_cpu(e->init_end);
 }
 
 /**
@@ -696,11 +720,12 @@ int ramtrail_module_kernel(const struct ramtrail_module_entry *tab, u32 n,
 	u32 i;
 
 	for (i = 0; i < n && tab[i].base; i++) {
-		if (!(tab[i].flags & RAMTRAIL_MOD_KERNEL))
+		if (!(le32_to_cpu(tab[i].flags) & RAMTRAIL_MOD_KERNEL))
 			continue;
-		if (tab[i].checksum != ramtrail_module_checksum(&tab[i]))
+		if (le32_to_cpu(tab[i].checksum) !=
+		    ramtrail_module_checksum(&tab[i]))
 			return -1;
-		*hash = tab[i].funcs_hash;
+		*hash = le64_to_cpu(tab[i].funcs_hash);
 		return 1;
 	}
 	return 0;
@@ -739,18 +764,19 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 	for (i = 0; i < n && tab[i].base; i++) {
 		const struct ramtrail_module_entry *e = &tab[i];
 
-		if (addr < e->base || addr - e->base >= e->size)
+		if (addr < le64_to_cpu(e->base) ||
+		    addr - le64_to_cpu(e->base) >= le64_to_cpu(e->size))
 			continue;
 		covering++;
 		/* Damaged: what it held is unknown, but not before @after. */
-		if (e->checksum != ramtrail_module_checksum(e)) {
+		if (le32_to_cpu(e->checksum) != ramtrail_module_checksum(e)) {
 			if (after && ts < after)
 				continue;
 			found = -2;
 			break;
 		}
-		if (e->flags & RAMTRAIL_MOD_FULL) {
-			full = min_t(u64, full, e->full_since);
+		if (le32_to_cpu(e->flags) & RAMTRAIL_MOD_FULL) {
+			full = min_t(u64, full, le64_to_cpu(e->full_since));
 			ended = true;
 			continue;
 		}
@@ -762,18 +788,19 @@ int ramtrail_module_find(const struct ramtrail_module_entry *tab, u32 n,
 			found = i;
 		}
 		/* A later entry here began after this text was freed. */
-		if ((e->flags & RAMTRAIL_MOD_INIT) && e->init_end) {
-			after = max_t(u64, after, e->init_end);
+		if ((le32_to_cpu(e->flags) & RAMTRAIL_MOD_INIT) &&
+		    e->init_end) {
+			after = max_t(u64, after, le64_to_cpu(e->init_end));
 			ended = true;
 		}
 		if (e->gone) {
-			after = max_t(u64, after, e->gone);
+			after = max_t(u64, after, le64_to_cpu(e->gone));
 			ended = true;
 		}
 	}
 	/* Gone at a time not kept: a module with no entry may be it. */
 	if (found >= 0 && ts >= full && !tab[found].gone &&
-	    (READ_ONCE(tab[found].flags) & RAMTRAIL_MOD_GONE))
+	    (le32_to_cpu(READ_ONCE(tab[found].flags)) & RAMTRAIL_MOD_GONE))
 		found = -1;
 	if (timed)
 		*timed = covering > 1 || ended;

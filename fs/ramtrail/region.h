@@ -96,21 +96,24 @@ u32 ramtrail_region_nr_modules(const struct ramtrail_region *reg);
 
 static inline u64 ramtrail_zones_size(const struct ramtrail_region_header *h)
 {
-	return (u64)h->nr_cpus * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT;
+	return (u64)le32_to_cpu(h->nr_cpus) * le32_to_cpu(h->nr_blocks)
+	       << RAMTRAIL_BLOCK_SHIFT;
 }
 
 /* Offset of zone @cpu in its region. */
 static inline u64 ramtrail_zone_offset(const struct ramtrail_region_header *h,
 				       u32 cpu)
 {
-	return h->zone_offset + ((u64)cpu * h->nr_blocks << RAMTRAIL_BLOCK_SHIFT);
+	return le64_to_cpu(h->zone_offset) +
+	       ((u64)cpu * le32_to_cpu(h->nr_blocks) << RAMTRAIL_BLOCK_SHIFT);
 }
 
 /* Offset of dmesg record @slot in its region. */
 static inline u64 ramtrail_dmesg_offset(const struct ramtrail_region_header *h,
 					u32 slot)
 {
-	return h->dmesg_offset + (u64)slot * h->dmesg_size;
+	return le64_to_cpu(h->dmesg_offset) +
+	       (u64)slot * le64_to_cpu(h->dmesg_size);
 }
 
 /* Bytes of a module table entry in a region of format @version. */
@@ -128,7 +131,7 @@ static inline u64 ramtrail_module_entry_size(u32 version)
 static inline const void *
 ramtrail_region_modules(const struct ramtrail_region *reg)
 {
-	return reg->base + reg->hdr.modtab_offset;
+	return reg->base + le64_to_cpu(reg->hdr.modtab_offset);
 }
 
 /* Building a region, shared with the writer side. */

@@ -23,7 +23,7 @@ static void ramtrail_merge_report(const struct ramtrail_region *reg,
 	u32 cpu;
 
 	ramtrail_saved_count(t, reg, cur);
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+	for (cpu = 0; cpu < le32_to_cpu(reg->hdr.nr_cpus); cpu++) {
 		const struct ramtrail_zone_stats *s = &cur[cpu].stats;
 
 		if (s->corrupt_blocks || s->torn || s->no_base)
@@ -34,7 +34,8 @@ static void ramtrail_merge_report(const struct ramtrail_region *reg,
 	/* A writer leaves none: memory that changed (a bit error), or a forgery. */
 	if (t->corrupt_blocks)
 		pr_warn("boot %llu: %llu blocks of its zones are damaged (their seal or words do not match what a writer stores): their records are not saved\n",
-			reg->hdr.boot_id, t->corrupt_blocks);
+			le64_to_cpu(reg->hdr.boot_id),
+			le64_to_cpu(t->corrupt_blocks));
 }
 
 /*
@@ -63,7 +64,7 @@ static void ramtrail_why_empty(struct ramtrail_context *cxt, int err)
 		pr_debug("no earlier trace in the region (formatting it)\n");
 	else if (err == RAMTRAIL_E_VERSION)
 		pr_warn("region holds format version %u, this module writes %u: reformatting; its saved traces and logs are not read\n",
-			reg->hdr.version, RAMTRAIL_VERSION);
+			le32_to_cpu(reg->hdr.version), RAMTRAIL_VERSION);
 	else if (!reg->base)
 		pr_warn("region header unusable (%s%s%s): reformatting%s\n",
 			ramtrail_strerror(err), reg->bad ? ": " : "",
@@ -73,7 +74,7 @@ static void ramtrail_why_empty(struct ramtrail_context *cxt, int err)
 			"");
 	else
 		pr_warn("boot %llu's header is damaged or half written (%s%s%s): its zones are not read; saved traces and dmesg records are kept\n",
-			reg->hdr.boot_id, ramtrail_strerror(err),
+			le64_to_cpu(reg->hdr.boot_id), ramtrail_strerror(err),
 			reg->bad ? ": " : "", reg->bad ?: "");
 }
 
@@ -121,8 +122,9 @@ static void ramtrail_heal_saved(struct ramtrail_context *cxt)
 		pr_warn("boot %llu's saved trace: its header had changed in RAM, corrected by its parity\n",
 			boot[i]);
 	if (cxt->headers_corrected)
-		ramtrail_flush(cxt, cxt->base + cxt->reg.hdr.saved_offset,
-			       cxt->reg.hdr.saved_size);
+		ramtrail_flush(cxt, cxt->base +
+			       le64_to_cpu(cxt->reg.hdr.saved_offset),
+			       le64_to_cpu(cxt->reg.hdr.saved_size));
 	kfree(boot);
 }
 
@@ -154,11 +156,11 @@ static void ramtrail_saved_seal(struct ramtrail_saved_trace *t,
 	t->state = h->state;
 	t->freeze_reason = f ? f->reason : RAMTRAIL_FREEZE_NONE;
 	t->freeze_cpu = f ? f->cpu : 0;
-	t->flags = ramtrail_region_flags(reg);
+	t->flags = cpu_to_le32(ramtrail_region_flags(reg));
 	memcpy(t->release, h->release, sizeof(t->release));
 	memcpy(t->build, h->build, sizeof(t->build));
 	t->erased = 0;
-	t->magic = RAMTRAIL_SAVED_MAGIC;
+	t->magic = cpu_to_le32(RAMTRAIL_SAVED_MAGIC);
 	ramtrail_saved_sign(t, &w->enc);
 }
 
@@ -171,9 +173,9 @@ static void ramtrail_prev_seals(struct ramtrail_context *cxt,
 	struct ramtrail_zone_stats sum;
 	u32 cpu;
 
-	ramtrail_zone_stats_sum(&sum, cur, reg->hdr.nr_cpus);
+	ramtrail_zone_stats_sum(&sum, cur, le32_to_cpu(reg->hdr.nr_cpus));
 	cxt->prev.sealed_blocks = sum.sealed_blocks;
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++)
+	for (cpu = 0; cpu < le32_to_cpu(reg->hdr.nr_cpus); cpu++)
 		cxt->prev.sealed_zones += ramtrail_freeze_sealed(f, cpu);
 }
 
@@ -195,14 +197,14 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 	u64 fixed = ramtrail_saved_fixed(nmods);
 	u64 at, room = 0;
 	struct ramtrail_saved_trace *t;
-	u32 chunk = 0;
+	u32 chunk = 0, state;
 
 	ramtrail_saved_collect(cxt);
 	at = ramtrail_saved_place(reg, fixed + ramtrail_zones_size(h) / 2,
 				  &room);
 	if (room > fixed)
 		chunk = ramtrail_saved_chunk_for(room - fixed);
-	t = (void *)(cxt->base + h->saved_offset + at);
+	t = (void *)(cxt->base + le64_to_cpu(h->saved_offset) + at);
 	if (chunk)
 		w->buf = kvmalloc(RAMTRAIL_SAVED_BUF(chunk), GFP_KERNEL);
 	if (chunk && w->buf) {
@@ -212,41 +214,46 @@ static void ramtrail_save_zones(struct ramtrail_context *cxt,
 		ramtrail_saved_writer_start(w, ramtrail_saved_slots(t), chunk,
 					    ramtrail_saved_slots_for(room - fixed,
 								     chunk),
-					    cxt->params.ecc, h->boot_id, h->nonce);
+					    cxt->params.ecc,
+					    le64_to_cpu(h->boot_id),
+					    le64_to_cpu(h->nonce));
 		ramtrail_saved_merge(reg, cur, heap, w);
 	}
 	kvfree(w->buf);
 	if (chunk && !w->buf) {
-		pr_warn("boot %llu's trace is lost: out of memory\n", h->boot_id);
+		pr_warn("boot %llu's trace is lost: out of memory\n",
+			le64_to_cpu(h->boot_id));
 		cxt->prev.trace = RAMTRAIL_PREV_LOST;
 		return;
 	}
 	if (!w->nr_chunks) {
 		pr_warn("saved area full: boot %llu's trace is lost; erase old ones (rm /sys/fs/pstore/ftrace-ramtrail-*)\n",
-			h->boot_id);
+			le64_to_cpu(h->boot_id));
 		cxt->prev.trace = RAMTRAIL_PREV_LOST;
 		return;
 	}
 	ramtrail_saved_set_chunks(t, w);
 	ramtrail_merge_report(reg, cur, t);
 	ramtrail_flush(cxt, ramtrail_saved_modules(t),
-		       t->size - RAMTRAIL_SAVED_HEAD_SLOT);
+		       le64_to_cpu(t->size) - RAMTRAIL_SAVED_HEAD_SLOT);
 	ramtrail_saved_seal(t, reg, w);	/* after the chunks */
 	ramtrail_flush(cxt, t, RAMTRAIL_SAVED_HEAD_SLOT);
 	cxt->prev.trace = RAMTRAIL_PREV_SAVED;
-	cxt->prev.records = t->nr_records;
-	cxt->prev.skipped = t->skipped;
-	cxt->prev.dropped = t->dropped;
+	cxt->prev.records = le64_to_cpu(t->nr_records);
+	cxt->prev.skipped = le64_to_cpu(t->skipped);
+	cxt->prev.dropped = le64_to_cpu(t->dropped);
 	ramtrail_prev_seals(cxt, reg, cur);
+	state = le32_to_cpu(h->state);
 	pr_info("saved boot %llu: %llu records of %u CPUs in %llu KiB (%s%s, %llu refused while recording, %llu oldest did not fit)%s\n",
-		t->boot_id, t->nr_records, t->nr_cpus, t->size >> 10,
-		h->state == RAMTRAIL_STATE_FROZEN ? "frozen by " :
-		h->state == RAMTRAIL_STATE_STOPPED ? "stopped" :
+		le64_to_cpu(t->boot_id), le64_to_cpu(t->nr_records),
+		le32_to_cpu(t->nr_cpus), le64_to_cpu(t->size) >> 10,
+		state == RAMTRAIL_STATE_FROZEN ? "frozen by " :
+		state == RAMTRAIL_STATE_STOPPED ? "stopped" :
 		"still recording: power cut or reset",
-		h->state == RAMTRAIL_STATE_FROZEN ?
-		ramtrail_reason_name(t->freeze_reason) : "",
-		t->dropped, t->skipped,
-		t->flags & RAMTRAIL_F_CLOCK_RELIABLE ? "" :
+		state == RAMTRAIL_STATE_FROZEN ?
+		ramtrail_reason_name(le32_to_cpu(t->freeze_reason)) : "",
+		le64_to_cpu(t->dropped), le64_to_cpu(t->skipped),
+		le32_to_cpu(t->flags) & RAMTRAIL_F_CLOCK_RELIABLE ? "" :
 		"; clock not synchronised across CPUs: their merged order is approximate");
 }
 
@@ -256,7 +263,7 @@ static bool ramtrail_zones_recorded(const struct ramtrail_region *reg,
 {
 	u32 cpu;
 
-	for (cpu = 0; cpu < reg->hdr.nr_cpus; cpu++) {
+	for (cpu = 0; cpu < le32_to_cpu(reg->hdr.nr_cpus); cpu++) {
 		ramtrail_zone_open(&cur[cpu], reg, cpu);
 		cur[cpu].may_sleep = true;
 		while (ramtrail_zone_next(&cur[cpu]))
@@ -275,13 +282,13 @@ static void ramtrail_prev_note(struct ramtrail_context *cxt, int err)
 
 	p->header = err;
 	p->version = err == RAMTRAIL_E_MAGIC || err == RAMTRAIL_E_SHORT ?
-		     0 : reg->hdr.version;
+		     0 : le32_to_cpu(reg->hdr.version);
 	if (err != RAMTRAIL_OK && err != RAMTRAIL_E_STATE)
 		return;
 	f = ramtrail_region_freeze(reg);
-	p->boot_id = reg->hdr.boot_id;
-	p->state = reg->hdr.state;
-	p->reason = f ? f->reason : RAMTRAIL_FREEZE_NONE;
+	p->boot_id = le64_to_cpu(reg->hdr.boot_id);
+	p->state = le32_to_cpu(reg->hdr.state);
+	p->reason = f ? le32_to_cpu(f->reason) : RAMTRAIL_FREEZE_NONE;
 }
 
 /**
@@ -323,25 +330,26 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 		return 0;
 	}
 	ramtrail_heal_saved(cxt);
-	if (h->phys_addr && h->phys_addr != cxt->phys)
+	if (h->phys_addr && le64_to_cpu(h->phys_addr) != cxt->phys)
 		pr_warn("region was formatted at %#llx, now at %pa: it moved\n",
-			h->phys_addr, &cxt->phys);
+			le64_to_cpu(h->phys_addr), &cxt->phys);
 	if (!ramtrail_zones_hold_trace(reg, err))
 		return 0;
 	if (ramtrail_saved_already(reg)) {
 		pr_info("boot %llu's trace was saved before a reset\n",
-			h->boot_id);
+			le64_to_cpu(h->boot_id));
 		cxt->prev.trace = RAMTRAIL_PREV_SAVED_BEFORE;
 		ramtrail_set_state(cxt, RAMTRAIL_STATE_SAVED);
 		return 0;
 	}
 	/* The header is the one ramtrail_region_open() just checked. */
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	cur = kvcalloc(h->nr_cpus, sizeof(*cur), GFP_KERNEL);
-	heap = kcalloc(h->nr_cpus, sizeof(*heap), GFP_KERNEL);
+	cur = kvcalloc(le32_to_cpu(h->nr_cpus), sizeof(*cur), GFP_KERNEL);
+	heap = kcalloc(le32_to_cpu(h->nr_cpus), sizeof(*heap), GFP_KERNEL);
 	if (w) {
-		w->nr_cpus = h->nr_cpus;
-		w->task = kcalloc(h->nr_cpus, sizeof(*w->task), GFP_KERNEL);
+		w->nr_cpus = le32_to_cpu(h->nr_cpus);
+		w->task = kcalloc(le32_to_cpu(h->nr_cpus), sizeof(*w->task),
+				  GFP_KERNEL);
 		w->hash = kvcalloc(RAMTRAIL_SAVED_HASH, sizeof(*w->hash),
 				   GFP_KERNEL);
 	}
@@ -350,7 +358,8 @@ int ramtrail_save_previous(struct ramtrail_context *cxt)
 	} else if (ramtrail_zones_recorded(reg, cur)) {
 		ramtrail_save_zones(cxt, cur, heap, w);
 	} else {
-		pr_debug("boot %llu recorded nothing\n", h->boot_id);
+		pr_debug("boot %llu recorded nothing\n",
+			 le64_to_cpu(h->boot_id));
 		cxt->prev.trace = RAMTRAIL_PREV_EMPTY;
 	}
 	if (w) {
@@ -391,13 +400,14 @@ void ramtrail_check_saved(struct ramtrail_context *cxt)
 		cxt->corrected[w.pos - 1] = c.corrected;
 		cxt->damaged[w.pos - 1] = c.damaged;
 		if (c.corrected) {
-			ramtrail_flush(cxt, t, t->size);
+			ramtrail_flush(cxt, t, le64_to_cpu(t->size));
 			pr_warn("boot %llu's saved trace: %llu bytes in %llu chunks had changed in RAM, corrected by their parity\n",
-				t->boot_id, c.bytes, c.corrected);
+				le64_to_cpu(t->boot_id), c.bytes, c.corrected);
 		}
 		if (c.damaged)
 			pr_warn("boot %llu's saved trace (ftrace-ramtrail-%llu..%llu): %llu damaged chunks, up to %llu records not shown\n",
-				t->boot_id, w.first, w.next - 1, c.damaged,
+				le64_to_cpu(t->boot_id), w.first, w.next - 1,
+				c.damaged,
 				c.records);
 	}
 	kvfree(buf);
@@ -422,12 +432,13 @@ void ramtrail_list_saved(struct ramtrail_context *cxt)
 			continue;
 		if (w.next - w.first > 1)
 			pr_debug("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%.*s), %llu records\n",
-				 w.first, w.next - 1, t->boot_id,
+				 w.first, w.next - 1, le64_to_cpu(t->boot_id),
 				 (int)sizeof(t->release), t->release,
-				 t->nr_records);
+				 le64_to_cpu(t->nr_records));
 		else
 			pr_debug("ftrace-ramtrail-%llu: trace of boot %llu (%.*s), %llu records\n",
-				 w.first, t->boot_id, (int)sizeof(t->release),
-				 t->release, t->nr_records);
+				 w.first, le64_to_cpu(t->boot_id),
+				 (int)sizeof(t->release), t->release,
+				 le64_to_cpu(t->nr_records));
 	}
 }

@@ -11,10 +11,13 @@ _Static_assert(offsetof(struct ramtrail_saved_trace, erased) ==
 	       offsetof(struct ramtrail_saved_trace, checksum) + 4,
 	       "erased must follow checksum: one span outside the checksum");
 
-/* A module entry's time @ts (0: none) in the nanoseconds of the records. */
-static u64 ramtrail_saved_time(const struct ramtrail_region_header *hdr, u64 ts)
+/* A module entry's time @ts (0: none), in the nanoseconds of the records. */
+static void ramtrail_saved_time_le(const struct ramtrail_region_header *hdr,
+				   __le64 *ts)
 {
-	return ts ? max_t(u64, ramtrail_ts_to_ns(hdr, ts), 1) : 0;
+	u64 t = le64_to_cpu(*ts);
+
+	*ts = cpu_to_le64(t ? max_t(u64, ramtrail_ts_to_ns(hdr, t), 1) : 0);
 }
 
 /**
@@ -37,15 +40,16 @@ void ramtrail_saved_modules_copy(struct ramtrail_saved_trace *t,
 	u32 i;
 
 	memcpy(e, mods, n * sizeof(*mods));
-	t->modtab_count = n;
+	t->modtab_count = cpu_to_le32(n);
 	for (i = 0; i < n; i++) {
 		if ((!e[i].gone && !e[i].init_end && !e[i].full_since) ||
-		    e[i].checksum != ramtrail_module_checksum(&e[i]))
+		    le32_to_cpu(e[i].checksum) !=
+			    ramtrail_module_checksum(&e[i]))
 			continue;
-		e[i].gone = ramtrail_saved_time(hdr, e[i].gone);
-		e[i].init_end = ramtrail_saved_time(hdr, e[i].init_end);
-		e[i].full_since = ramtrail_saved_time(hdr, e[i].full_since);
-		e[i].checksum = ramtrail_module_checksum(&e[i]);
+		ramtrail_saved_time_le(hdr, &e[i].gone);
+		ramtrail_saved_time_le(hdr, &e[i].init_end);
+		ramtrail_saved_time_le(hdr, &e[i].full_since);
+		e[i].checksum = cpu_to_le32(ramtrail_module_checksum(&e[i]));
 	}
 }
 
@@ -81,7 +85,7 @@ void ramtrail_saved_sign(struct ramtrail_saved_trace *t,
 {
 	u8 slot[RAMTRAIL_SAVED_HEAD_SLOT];
 
-	t->checksum = ramtrail_saved_checksum(t);
+	t->checksum = cpu_to_le32(ramtrail_saved_checksum(t));
 	ramtrail_saved_head_slot(slot, t);
 	ramtrail_ecc_encode(slot, sizeof(slot), RAMTRAIL_SAVED_HEAD_ECC, enc);
 	memcpy(t + 1, slot + sizeof(*t), RAMTRAIL_SAVED_HEAD_PARITY);
@@ -98,7 +102,7 @@ bool ramtrail_saved_all_erased(const struct ramtrail_saved_trace *t)
 	u64 parts = ramtrail_saved_parts(t);
 	u64 mask = parts >= 64 ? ~0ULL : (1ULL << parts) - 1;
 
-	return (READ_ONCE(t->erased) & mask) == mask;
+	return (le64_to_cpu(READ_ONCE(t->erased)) & mask) == mask;
 }
 
 /* The entry at @off if its magic and checksum hold, whatever its fields. */
@@ -108,12 +112,12 @@ ramtrail_saved_signed(const struct ramtrail_region *reg, u64 off)
 	const struct ramtrail_region_header *h = &reg->hdr;
 	const struct ramtrail_saved_trace *t;
 
-	if (!reg->base || off % 8 || off > h->saved_size ||
-	    h->saved_size - off < sizeof(*t))
+	if (!reg->base || off % 8 || off > le64_to_cpu(h->saved_size) ||
+	    le64_to_cpu(h->saved_size) - off < sizeof(*t))
 		return NULL;
-	t = (const void *)(reg->base + h->saved_offset + off);
-	if (READ_ONCE(t->magic) != ramtrail_saved_magic(reg) ||
-	    t->checksum != ramtrail_saved_checksum(t))
+	t = (const void *)(reg->base + le64_to_cpu(h->saved_offset) + off);
+	if (le32_to_cpu(READ_ONCE(t->magic)) != ramtrail_saved_magic(reg) ||
+	    le32_to_cpu(t->checksum) != ramtrail_saved_checksum(t))
 		return NULL;
 	return t;
 }
@@ -123,23 +127,30 @@ static const struct ramtrail_saved_trace *
 ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
 {
 	const struct ramtrail_saved_trace *t = ramtrail_saved_signed(reg, off);
-	u64 room, full;
+	u64 room, full, size, slots, chunk;
 
 	if (!t)
 		return NULL;
-	room = reg->hdr.saved_size - off;
-	if (t->modtab_count > RAMTRAIL_MAX_MODULES || t->size % 8 ||
-	    t->size > room || t->nr_cpus > RAMTRAIL_MAX_CPUS || t->nr_cpus < 1 ||
-	    t->chunk_size < RAMTRAIL_SAVED_CHUNK_MIN ||
-	    t->chunk_size > RAMTRAIL_SAVED_CHUNK_MAX || t->chunk_size % 8 ||
-	    t->ecc > RAMTRAIL_SAVED_ECC_MAX || t->reserved ||
-	    !t->nr_slots || t->nr_chunks < t->nr_slots)
+	room = le64_to_cpu(reg->hdr.saved_size) - off;
+	if (le32_to_cpu(t->modtab_count) > RAMTRAIL_MAX_MODULES ||
+	    le64_to_cpu(t->size) % 8 || le64_to_cpu(t->size) > room ||
+	    le32_to_cpu(t->nr_cpus) > RAMTRAIL_MAX_CPUS ||
+	    le32_to_cpu(t->nr_cpus) < 1 ||
+	    le32_to_cpu(t->chunk_size) < RAMTRAIL_SAVED_CHUNK_MIN ||
+	    le32_to_cpu(t->chunk_size) > RAMTRAIL_SAVED_CHUNK_MAX ||
+	    le32_to_cpu(t->chunk_size) % 8 ||
+	    le32_to_cpu(t->ecc) > RAMTRAIL_SAVED_ECC_MAX || t->reserved ||
+	    !le32_to_cpu(t->nr_slots) ||
+	    le64_to_cpu(t->nr_chunks) < le32_to_cpu(t->nr_slots))
 		return NULL;
 	/* Whole slots; the last one cut after its chunk if none wrapped. */
-	full = ramtrail_saved_head_size(t) + (u64)t->nr_slots * t->chunk_size;
-	if (t->nr_chunks > t->nr_slots ? t->size != full :
-	    (t->size > full || t->size < full - t->chunk_size +
-					  sizeof(struct ramtrail_saved_chunk)))
+	chunk = le32_to_cpu(t->chunk_size);
+	slots = le32_to_cpu(t->nr_slots);
+	size = le64_to_cpu(t->size);
+	full = ramtrail_saved_head_size(t) + slots * chunk;
+	if (le64_to_cpu(t->nr_chunks) > slots ? size != full :
+	    (size > full ||
+	     size < full - chunk + sizeof(struct ramtrail_saved_chunk)))
 		return NULL;
 	return t;
 }
@@ -156,18 +167,20 @@ ramtrail_saved_at(const struct ramtrail_region *reg, u64 off)
  */
 void ramtrail_saved_scan(struct ramtrail_region *reg)
 {
-	const u32 *area = (const u32 *)(reg->base + reg->hdr.saved_offset);
-	const u32 magic = ramtrail_saved_magic(reg);
+	const __le32 *area =
+		(const __le32 *)(reg->base +
+				 le64_to_cpu(reg->hdr.saved_offset));
+	const __le32 magic = cpu_to_le32(ramtrail_saved_magic(reg));
 	const struct ramtrail_saved_trace *t, *o;
 	u64 off = 0, last;
 	u32 i;
 
 	reg->nr_saved = 0;
 	reg->saved_refused = 0;
-	reg->saved_end = reg->hdr.saved_size;
-	if (reg->hdr.saved_size < sizeof(*t))
+	reg->saved_end = le64_to_cpu(reg->hdr.saved_size);
+	if (le64_to_cpu(reg->hdr.saved_size) < sizeof(*t))
 		return;
-	last = reg->hdr.saved_size - sizeof(*t);
+	last = le64_to_cpu(reg->hdr.saved_size) - sizeof(*t);
 	while (off <= last) {
 		if (reg->nr_saved == RAMTRAIL_MAX_SAVED) {
 			reg->saved_end = off;	/* more may follow, unlisted */
@@ -192,15 +205,16 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 			continue;
 		}
 		for (i = reg->nr_saved; i > 0; i--) {
-			o = (const void *)(reg->base + reg->hdr.saved_offset +
+			o = (const void *)(reg->base +
+					   le64_to_cpu(reg->hdr.saved_offset) +
 					   reg->saved[i - 1]);
-			if (o->boot_id <= t->boot_id)
+			if (le64_to_cpu(o->boot_id) <= le64_to_cpu(t->boot_id))
 				break;
 			reg->saved[i] = reg->saved[i - 1];
 		}
 		reg->saved[i] = off;
 		reg->nr_saved++;
-		off += t->size;
+		off += le64_to_cpu(t->size);
 	}
 }
 
@@ -221,7 +235,7 @@ static bool ramtrail_saved_magic_near(u32 w, u32 magic)
 static bool ramtrail_saved_heal_at(struct ramtrail_region *reg, u64 off,
 				   u64 end)
 {
-	u8 *at = (u8 *)reg->base + reg->hdr.saved_offset + off;
+	u8 *at = (u8 *)reg->base + le64_to_cpu(reg->hdr.saved_offset) + off;
 	u8 slot[RAMTRAIL_SAVED_HEAD_SLOT], was[RAMTRAIL_SAVED_HEAD_SLOT];
 	const struct ramtrail_saved_trace *t = (const void *)slot;
 	const size_t erased = offsetof(struct ramtrail_saved_trace, erased);
@@ -229,15 +243,15 @@ static bool ramtrail_saved_heal_at(struct ramtrail_region *reg, u64 off,
 	ramtrail_saved_head_slot(slot, (const void *)at);
 	if (ramtrail_ecc_correct(slot, sizeof(slot),
 				 RAMTRAIL_SAVED_HEAD_ECC) <= 0 ||
-	    t->magic != ramtrail_saved_magic(reg) ||
-	    t->checksum != ramtrail_saved_checksum(t))
+	    le32_to_cpu(t->magic) != ramtrail_saved_magic(reg) ||
+	    le32_to_cpu(t->checksum) != ramtrail_saved_checksum(t))
 		return false;
 	memcpy(was, at, sizeof(was));
 	memcpy(at, slot, erased);
 	memcpy(at + erased + sizeof(t->erased), slot + erased +
 	       sizeof(t->erased), sizeof(slot) - erased - sizeof(t->erased));
 	t = ramtrail_saved_at(reg, off);
-	if (t && off + t->size <= end)
+	if (t && off + le64_to_cpu(t->size) <= end)
 		return true;
 	memcpy(at, was, sizeof(was));	/* not one a writer made there */
 	return false;
@@ -259,17 +273,21 @@ static bool ramtrail_saved_heal_at(struct ramtrail_region *reg, u64 off,
  */
 u32 ramtrail_saved_heal(struct ramtrail_region *reg, u64 *boot_ids)
 {
-	const u32 *area = (const u32 *)(reg->base + reg->hdr.saved_offset);
+	const __le32 *area =
+		(const __le32 *)(reg->base +
+				 le64_to_cpu(reg->hdr.saved_offset));
 	const struct ramtrail_saved_trace *t;
 	u64 off, end, last;
 	u32 healed = 0, i;
 
-	if (!reg->base || reg->hdr.saved_size < RAMTRAIL_SAVED_HEAD_SLOT)
+	if (!reg->base ||
+	    le64_to_cpu(reg->hdr.saved_size) < RAMTRAIL_SAVED_HEAD_SLOT)
 		return 0;
-	last = reg->hdr.saved_size - RAMTRAIL_SAVED_HEAD_SLOT;
+	last = le64_to_cpu(reg->hdr.saved_size) - RAMTRAIL_SAVED_HEAD_SLOT;
 	for (off = 0; off <= last; off += 8) {
-		if (!ramtrail_saved_magic_near(READ_ONCE(area[off / 4]),
-					       ramtrail_saved_magic(reg)) ||
+		u32 w = le32_to_cpu(READ_ONCE(area[off / 4]));
+
+		if (!ramtrail_saved_magic_near(w, ramtrail_saved_magic(reg)) ||
 		    ramtrail_saved_signed(reg, off))
 			continue;
 		/* Not inside an entry found; one corrected ends by the next. */
@@ -277,7 +295,7 @@ u32 ramtrail_saved_heal(struct ramtrail_region *reg, u64 *boot_ids)
 		for (i = 0; i < reg->nr_saved; i++) {
 			t = ramtrail_saved_at(reg, reg->saved[i]);
 			if (t && reg->saved[i] <= off &&
-			    reg->saved[i] + t->size > off)
+			    reg->saved[i] + le64_to_cpu(t->size) > off)
 				break;
 			if (reg->saved[i] > off)
 				end = min_t(u64, end, reg->saved[i]);
@@ -286,9 +304,9 @@ u32 ramtrail_saved_heal(struct ramtrail_region *reg, u64 *boot_ids)
 			continue;
 		t = (const void *)(area + off / 4);
 		if (boot_ids && healed < RAMTRAIL_MAX_SAVED)
-			boot_ids[healed] = t->boot_id;
+			boot_ids[healed] = le64_to_cpu(t->boot_id);
 		healed++;
-		off += t->size - 8;	/* past its inside */
+		off += le64_to_cpu(t->size) - 8;	/* past its inside */
 	}
 	if (healed)
 		ramtrail_saved_scan(reg);
@@ -352,7 +370,7 @@ u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
 			t = ramtrail_saved_at(reg, reg->saved[i]);
 			if (!t || ramtrail_saved_all_erased(t))
 				continue;
-			start = reg->saved[i] + t->size;
+			start = reg->saved[i] + le64_to_cpu(t->size);
 		}
 		/* Never past the scan's end: an unlisted trace may lie there. */
 		end = reg->saved_end;
@@ -360,7 +378,7 @@ u64 ramtrail_saved_place(const struct ramtrail_region *reg, u64 need,
 			if (ramtrail_saved_all_erased(t))
 				continue;
 			o = ramtrail_saved_offset(reg, t);
-			if (o < start && o + t->size > start)
+			if (o < start && o + le64_to_cpu(t->size) > start)
 				end = 0;	/* inside a trace: no span */
 			else if (o >= start && o < end)
 				end = o;

@@ -49,11 +49,13 @@ static inline u64 ramtrail_saved_fixed(u32 modtab_count)
 /* Bytes of @t before its chunk slots, in the format its magic says. */
 static inline u64 ramtrail_saved_head_size(const struct ramtrail_saved_trace *t)
 {
-	u32 version = READ_ONCE(t->magic) == RAMTRAIL_PREV_SAVED_MAGIC ?
+	u32 version = le32_to_cpu(READ_ONCE(t->magic)) ==
+		      RAMTRAIL_PREV_SAVED_MAGIC ?
 		      RAMTRAIL_PREV_VERSION : RAMTRAIL_VERSION;
 
 	return RAMTRAIL_SAVED_HEAD_SLOT +
-	       (u64)t->modtab_count * ramtrail_module_entry_size(version);
+	       (u64)le32_to_cpu(t->modtab_count) *
+		       ramtrail_module_entry_size(version);
 }
 
 /* The first chunk slot of @t. */
@@ -65,7 +67,7 @@ static inline u8 *ramtrail_saved_slots(const struct ramtrail_saved_trace *t)
 /* The magic of the saved traces of an opened region's format. */
 static inline u32 ramtrail_saved_magic(const struct ramtrail_region *reg)
 {
-	return reg->hdr.version == RAMTRAIL_PREV_VERSION ?
+	return le32_to_cpu(reg->hdr.version) == RAMTRAIL_PREV_VERSION ?
 	       RAMTRAIL_PREV_SAVED_MAGIC : RAMTRAIL_SAVED_MAGIC;
 }
 
@@ -73,13 +75,14 @@ static inline u32 ramtrail_saved_magic(const struct ramtrail_region *reg)
 static inline u64 ramtrail_saved_offset(const struct ramtrail_region *reg,
 					const struct ramtrail_saved_trace *t)
 {
-	return (const u8 *)t - (reg->base + reg->hdr.saved_offset);
+	return (const u8 *)t - (reg->base + le64_to_cpu(reg->hdr.saved_offset));
 }
 
 /* Files (parts) a saved trace is shown as through pstore. */
 static inline u64 ramtrail_saved_parts(const struct ramtrail_saved_trace *t)
 {
-	return DIV_ROUND_UP(t->nr_slots, RAMTRAIL_SAVED_PART_CHUNKS);
+	return DIV_ROUND_UP(le32_to_cpu(t->nr_slots),
+			    RAMTRAIL_SAVED_PART_CHUNKS);
 }
 
 /*
@@ -134,7 +137,7 @@ ramtrail_saved_walk(const struct ramtrail_region *reg,
 	u64 first;
 
 	if (t) {
-		first = ramtrail_boot_ids(t->boot_id);
+		first = ramtrail_boot_ids(le64_to_cpu(t->boot_id));
 		w->first = first > w->next ? first : w->next;
 		w->next = w->first + ramtrail_saved_parts(t);
 	}
@@ -145,7 +148,7 @@ ramtrail_saved_walk(const struct ramtrail_region *reg,
 static inline bool ramtrail_saved_part_erased(const struct ramtrail_saved_trace *t,
 					      u64 part)
 {
-	u64 erased = READ_ONCE(t->erased);
+	u64 erased = le64_to_cpu(READ_ONCE(t->erased));
 
 	return part < 64 ? erased >> part & 1 : erased == ~0ULL;
 }
@@ -154,7 +157,8 @@ static inline bool ramtrail_saved_part_erased(const struct ramtrail_saved_trace 
 static inline u64 ramtrail_saved_erase_part(const struct ramtrail_saved_trace *t,
 					    u64 part)
 {
-	return part < 64 ? READ_ONCE(t->erased) | 1ULL << part : ~0ULL;
+	return part < 64 ? le64_to_cpu(READ_ONCE(t->erased)) | 1ULL << part :
+	       ~0ULL;
 }
 
 #endif /* _RAMTRAIL_SAVED_H */

@@ -41,7 +41,8 @@ notrace void ramtrail_flush_zones(struct ramtrail_context *cxt)
 {
 	const struct ramtrail_region_header *h = cxt->hdr;
 
-	ramtrail_flush(cxt, cxt->base + h->zone_offset, ramtrail_zones_size(h));
+	ramtrail_flush(cxt, cxt->base + le64_to_cpu(h->zone_offset),
+		       ramtrail_zones_size(h));
 }
 
 /**
@@ -54,7 +55,7 @@ notrace void ramtrail_flush_zones(struct ramtrail_context *cxt)
  */
 notrace void ramtrail_set_state(struct ramtrail_context *cxt, u32 state)
 {
-	WRITE_ONCE(cxt->hdr->state, state);
+	WRITE_ONCE(cxt->hdr->state, cpu_to_le32(state));
 	ramtrail_flush(cxt, &cxt->hdr->state, sizeof(cxt->hdr->state));
 }
 
@@ -76,21 +77,21 @@ notrace void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state)
 	u32 cpu;
 
 	f->checksum = 0;
-	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
+	for (cpu = 0; cpu < le32_to_cpu(h->nr_cpus); cpu++) {
 		struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
 
-		f->zone[cpu].freeze_pos = local_read(&r->pos);
-		f->zone[cpu].dropped = local_read(&r->dropped);
+		f->zone[cpu].freeze_pos = cpu_to_le64(local_read(&r->pos));
+		f->zone[cpu].dropped = cpu_to_le64(local_read(&r->dropped));
 	}
-	f->reason = reason;
+	f->reason = cpu_to_le32(reason);
 	f->boot_id = h->boot_id;
-	f->cpu = raw_smp_processor_id();
+	f->cpu = cpu_to_le32(raw_smp_processor_id());
 	f->nr_zones = h->nr_cpus;
-	f->cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
-	f->clock_flags = ramtrail_arch_clock_flags();
+	f->cycles = cpu_to_le64(ramtrail_clock() & RAMTRAIL_CLOCK_MASK);
+	f->clock_flags = cpu_to_le32(ramtrail_arch_clock_flags());
 	f->reserved = 0;
 	memset(f->sealed, 0, sizeof(f->sealed));	/* ramtrail_rings_seal() */
-	f->checksum = ramtrail_freeze_checksum(f);
+	f->checksum = cpu_to_le32(ramtrail_freeze_checksum(f));
 	ramtrail_flush(cxt, f, sizeof(*f));	/* the record before the state */
 	ramtrail_set_state(cxt, state);
 }
@@ -299,23 +300,29 @@ static int ramtrail_layout_new(struct ramtrail_context *cxt,
 	 * forged header has one) is not kept: pstore would get a buffer too
 	 * small for its dump header, or none, or one kmalloc() refuses.
 	 */
-	if (old_ok && (!old->hdr.dmesg_count ||
-		       !ramtrail_dmesg_size_ok(old->hdr.dmesg_size))) {
+	if (old_ok &&
+	    (!old->hdr.dmesg_count ||
+	     !ramtrail_dmesg_size_ok(le64_to_cpu(old->hdr.dmesg_size)))) {
 		pr_warn("the region's layout has %u dmesg records of %llu bytes, which this module does not make: formatting it anew, its saved traces and logs are lost\n",
-			old->hdr.dmesg_count, old->hdr.dmesg_size);
+			le32_to_cpu(old->hdr.dmesg_count),
+			le64_to_cpu(old->hdr.dmesg_size));
 		old_ok = false;
 	}
 	if (old_ok) {
-		if (old->hdr.dmesg_count != p->dmesg_count ||
-		    old->hdr.dmesg_size != p->dmesg_size ||
-		    old->hdr.saved_size != saved ||
-		    old->hdr.modtab_count != p->max_modules)
+		if (le32_to_cpu(old->hdr.dmesg_count) != p->dmesg_count ||
+		    le64_to_cpu(old->hdr.dmesg_size) != p->dmesg_size ||
+		    le64_to_cpu(old->hdr.saved_size) != saved ||
+		    le32_to_cpu(old->hdr.modtab_count) != p->max_modules)
 			pr_notice("keeping the region's layout (dmesg %u x %llu, saved %llu bytes, %u modules); load with reset=1 to change it\n",
-				  old->hdr.dmesg_count, old->hdr.dmesg_size,
-				  old->hdr.saved_size, old->hdr.modtab_count);
+				  le32_to_cpu(old->hdr.dmesg_count),
+				  le64_to_cpu(old->hdr.dmesg_size),
+				  le64_to_cpu(old->hdr.saved_size),
+				  le32_to_cpu(old->hdr.modtab_count));
 		err = ramtrail_layout(h, cxt->size, cpus,
-				      old->hdr.dmesg_count, old->hdr.dmesg_size,
-				      old->hdr.saved_size, old->hdr.modtab_count);
+				      le32_to_cpu(old->hdr.dmesg_count),
+				      le64_to_cpu(old->hdr.dmesg_size),
+				      le64_to_cpu(old->hdr.saved_size),
+				      le32_to_cpu(old->hdr.modtab_count));
 		/* Kept only if rewritten byte for byte: see ramtrail_format(). */
 		if (!err && !memcmp(&h->region_size, &old->hdr.region_size,
 				    offsetof(struct ramtrail_region_header,
@@ -346,7 +353,8 @@ static u64 ramtrail_next_boot_id(struct ramtrail_context *cxt)
 	const struct ramtrail_dmesg_header *d;
 	/* A header that failed its checksum has no boot number to trust. */
 	u64 id = cxt->prev.header == RAMTRAIL_OK ||
-		 cxt->prev.header == RAMTRAIL_E_STATE ? old->hdr.boot_id : 0;
+		 cxt->prev.header == RAMTRAIL_E_STATE ?
+		 le64_to_cpu(old->hdr.boot_id) : 0;
 	u64 pos = 0;
 	u32 i;
 
@@ -354,12 +362,12 @@ static u64 ramtrail_next_boot_id(struct ramtrail_context *cxt)
 		id = 0;
 	/* A forged number past the limit would end the numbering: skipped. */
 	while ((t = ramtrail_saved_next(old, &pos)))
-		if (t->boot_id <= RAMTRAIL_BOOT_ID_MAX)
-			id = max(id, t->boot_id);
-	for (i = 0; i < old->hdr.dmesg_count; i++) {
+		if (le64_to_cpu(t->boot_id) <= RAMTRAIL_BOOT_ID_MAX)
+			id = max(id, le64_to_cpu(t->boot_id));
+	for (i = 0; i < le32_to_cpu(old->hdr.dmesg_count); i++) {
 		d = ramtrail_dmesg_at(old, i);
-		if (d && d->boot_id <= RAMTRAIL_BOOT_ID_MAX)
-			id = max(id, d->boot_id);
+		if (d && le64_to_cpu(d->boot_id) <= RAMTRAIL_BOOT_ID_MAX)
+			id = max(id, le64_to_cpu(d->boot_id));
 	}
 	return id + 1;
 }
@@ -391,37 +399,41 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
 		kfree(h);
 		return err;
 	}
-	h->nonce = get_random_u64();
-	h->boot_id = old_ok ? ramtrail_next_boot_id(cxt) : 1;
-	h->phys_addr = cxt->phys;
-	h->machine = RAMTRAIL_ARCH_MACHINE;
-	h->text_base = RAMTRAIL_ARCH_TEXT_BASE;
-	h->anchor_addr = ramtrail_arch_text_anchor();
+	h->nonce = cpu_to_le64(get_random_u64());
+	h->boot_id = cpu_to_le64(old_ok ? ramtrail_next_boot_id(cxt) : 1);
+	h->phys_addr = cpu_to_le64(cxt->phys);
+	h->machine = cpu_to_le32(RAMTRAIL_ARCH_MACHINE);
+	h->text_base = cpu_to_le64(RAMTRAIL_ARCH_TEXT_BASE);
+	h->anchor_addr = cpu_to_le64(ramtrail_arch_text_anchor());
 	strscpy(h->release, init_utsname()->release, sizeof(h->release));
 	strscpy(h->build, init_utsname()->version, sizeof(h->build));
 	if (cxt->params.stop_when_full)
-		h->flags |= RAMTRAIL_F_STOP_WHEN_FULL;
-	h->clock_hz = ramtrail_arch_clock_hz();
-	h->flags |= ramtrail_arch_clock_flags();
-	if (h->clock_hz < RAMTRAIL_CLOCK_HZ_MIN ||
-	    h->clock_hz > RAMTRAIL_CLOCK_HZ_MAX)
+		h->flags |= cpu_to_le32(RAMTRAIL_F_STOP_WHEN_FULL);
+	h->clock_hz = cpu_to_le64(ramtrail_arch_clock_hz());
+	h->flags |= cpu_to_le32(ramtrail_arch_clock_flags());
+	if (le64_to_cpu(h->clock_hz) < RAMTRAIL_CLOCK_HZ_MIN ||
+	    le64_to_cpu(h->clock_hz) > RAMTRAIL_CLOCK_HZ_MAX)
 		h->clock_hz = 0;	/* unknown: times stay in ticks */
-	h->clock_ref_cycles = ramtrail_clock() & RAMTRAIL_CLOCK_MASK;
-	h->clock_ref_ns = ktime_get_mono_fast_ns();
-	h->checksum = ramtrail_header_checksum(h);
+	h->clock_ref_cycles =
+		cpu_to_le64(ramtrail_clock() & RAMTRAIL_CLOCK_MASK);
+	h->clock_ref_ns = cpu_to_le64(ktime_get_mono_fast_ns());
+	h->checksum = cpu_to_le32(ramtrail_header_checksum(h));
 
 	/* Pairs with ramtrail_region_open(): FORMATTING zones are never read. */
 	ramtrail_set_state(cxt, RAMTRAIL_STATE_FORMATTING);
 	memcpy(cxt->hdr, h, sizeof(*h));
 	ramtrail_flush(cxt, cxt->hdr, sizeof(*h));
-	memset(cxt->base + h->modtab_offset, 0,
-	       h->dmesg_offset - h->modtab_offset);
+	memset(cxt->base + le64_to_cpu(h->modtab_offset), 0,
+	       le64_to_cpu(h->dmesg_offset) - le64_to_cpu(h->modtab_offset));
 	if (fresh)
-		memset(cxt->base + h->dmesg_offset, 0,
-		       h->zone_offset - h->dmesg_offset);
-	memset(cxt->base + h->zone_offset, 0, ramtrail_zones_size(h));
-	ramtrail_flush(cxt, cxt->base + h->modtab_offset,
-		       h->region_size - h->modtab_offset);
+		memset(cxt->base + le64_to_cpu(h->dmesg_offset), 0,
+		       le64_to_cpu(h->zone_offset) -
+		       le64_to_cpu(h->dmesg_offset));
+	memset(cxt->base + le64_to_cpu(h->zone_offset), 0,
+	       ramtrail_zones_size(h));
+	ramtrail_flush(cxt, cxt->base + le64_to_cpu(h->modtab_offset),
+		       le64_to_cpu(h->region_size) -
+			       le64_to_cpu(h->modtab_offset));
 	ramtrail_set_state(cxt, RAMTRAIL_STATE_RECORDING);
 	WRITE_ONCE(cxt->formatted, true);
 	kfree(h);
@@ -434,8 +446,10 @@ int ramtrail_storage_format(struct ramtrail_context *cxt)
 		return -EIO;
 	}
 	pr_info("boot %llu: region %pa+%#llx, %u zones of %llu KiB, mem_type %u%s, functions '%s'\n",
-		cxt->hdr->boot_id, &cxt->phys, cxt->size, cxt->hdr->nr_cpus,
-		(u64)cxt->hdr->nr_blocks << (RAMTRAIL_BLOCK_SHIFT - 10),
+		le64_to_cpu(cxt->hdr->boot_id), &cxt->phys, cxt->size,
+		le32_to_cpu(cxt->hdr->nr_cpus),
+		(u64)le32_to_cpu(cxt->hdr->nr_blocks) <<
+		(RAMTRAIL_BLOCK_SHIFT - 10),
 		cxt->mem_type, fresh && old_ok ? ", new layout" : "",
 		cxt->params.functions ?: "");
 	return 0;
@@ -457,14 +471,15 @@ void ramtrail_rings_init(struct ramtrail_context *cxt)
 	for_each_possible_cpu(cpu) {
 		struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
 
-		if (cpu >= h->nr_cpus) {
+		if (cpu >= le32_to_cpu(h->nr_cpus)) {
 			ramtrail_ring_init(r, NULL, RAMTRAIL_MIN_BLOCKS, 0);
 			r->stopped = RAMTRAIL_RING_REFUSING;
 			continue;
 		}
 		ramtrail_ring_init(r, (__le64 *)(cxt->base +
-						ramtrail_zone_offset(h, cpu)),
-				   h->nr_blocks, cxt->params.stop_when_full ?
+						 ramtrail_zone_offset(h, cpu)),
+				   le32_to_cpu(h->nr_blocks),
+				   cxt->params.stop_when_full ?
 				   RAMTRAIL_RING_STOP_WHEN_FULL : 0);
 		r->pairs = cxt->pairs + (size_t)cpu * RAMTRAIL_PAIRS;
 		r->stopped = cxt->enabled ? 0 : RAMTRAIL_RING_PAUSED;
@@ -493,10 +508,11 @@ void ramtrail_rings_init(struct ramtrail_context *cxt)
 notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
 {
 	struct ramtrail_freeze_info *f = &cxt->hdr->freeze;
-	u32 nr = min_t(u32, cxt->hdr->nr_cpus, nr_cpu_ids);
+	u32 nr = min_t(u32, le32_to_cpu(cxt->hdr->nr_cpus), nr_cpu_ids);
 	u32 cpu, left = nr, self = raw_smp_processor_id();
 	DECLARE_BITMAP(done, RAMTRAIL_MAX_CPUS) = { 0 };
-	u64 sealed[ARRAY_SIZE(f->sealed)] = { 0 };
+	__le64 sealed[ARRAY_SIZE(f->sealed)] = { 0 };
+	u64 pos;
 	int us;
 
 	for (us = 0; left && us < RAMTRAIL_SEAL_WAIT_US; us++) {
@@ -514,8 +530,9 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
 				continue;
 			}
 			smp_rmb();	/* the writers' words after their floor */
-			ramtrail_ring_seal_tail(r, f->zone[cpu].freeze_pos);
-			sealed[cpu / 64] |= BIT_ULL(cpu % 64);
+			pos = le64_to_cpu(f->zone[cpu].freeze_pos);
+			ramtrail_ring_seal_tail(r, pos);
+			sealed[cpu / 64] |= cpu_to_le64(BIT_ULL(cpu % 64));
 			__set_bit(cpu, done);
 			left--;
 		}
@@ -526,7 +543,7 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
 	/* Stopped before these stores, the record still checks: none sealed. */
 	memcpy(f->sealed, sealed, sizeof(sealed));
 	f->checksum = 0;
-	f->checksum = ramtrail_freeze_checksum(f);
+	f->checksum = cpu_to_le32(ramtrail_freeze_checksum(f));
 	ramtrail_flush(cxt, f, sizeof(*f));
 }
 
@@ -538,7 +555,7 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
  */
 notrace void ramtrail_rings_unseal(struct ramtrail_context *cxt)
 {
-	u32 cpu, nr = min_t(u32, cxt->hdr->nr_cpus, nr_cpu_ids);
+	u32 cpu, nr = min_t(u32, le32_to_cpu(cxt->hdr->nr_cpus), nr_cpu_ids);
 
 	for (cpu = 0; cpu < nr; cpu++)
 		ramtrail_ring_unseal(per_cpu_ptr(cxt->rings, cpu));
@@ -552,7 +569,7 @@ notrace void ramtrail_rings_unseal(struct ramtrail_context *cxt)
  */
 struct ramtrail_module_entry *ramtrail_modtab(struct ramtrail_context *cxt)
 {
-	return (void *)(cxt->base + cxt->hdr->modtab_offset);
+	return (void *)(cxt->base + le64_to_cpu(cxt->hdr->modtab_offset));
 }
 
 /**
@@ -585,10 +602,13 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 	const struct ramtrail_saved_trace *t;
 	struct ramtrail_saved_walk w = { 0 };
 
-	seq_printf(m, "boot_id: %llu\n", h->boot_id);
-	seq_printf(m, "state: %s\n", ramtrail_state_name(READ_ONCE(h->state)));
-	seq_printf(m, "freeze_reason: %s\n", atomic_read(&cxt->freeze_state) == RAMTRAIL_FROZEN ?
-		   ramtrail_reason_name(h->freeze.reason) : "none");
+	seq_printf(m, "boot_id: %llu\n", le64_to_cpu(h->boot_id));
+	seq_printf(m, "state: %s\n",
+		   ramtrail_state_name(le32_to_cpu(READ_ONCE(h->state))));
+	seq_printf(m, "freeze_reason: %s\n",
+		   atomic_read(&cxt->freeze_state) == RAMTRAIL_FROZEN ?
+			   ramtrail_reason_name(le32_to_cpu(h->freeze.reason)) :
+			   "none");
 	seq_printf(m, "recording: %d\n", cxt->recording);
 	seq_printf(m, "pstore: %s\n", cxt->pstore.buf ? "registered" : "taken");
 	seq_printf(m, "previous_header: %s\n", ramtrail_error_name(p->header));
@@ -608,8 +628,10 @@ static int ramtrail_status_show(struct seq_file *m, void *unused)
 	while ((t = ramtrail_saved_walk(&cxt->reg, &w)))
 		if (!ramtrail_saved_all_erased(t))
 			seq_printf(m, "trace: first=%llu files=%llu boot=%llu records=%llu damaged=%llu corrected=%llu release=%.*s\n",
-				   w.first, w.next - w.first, t->boot_id,
-				   t->nr_records, cxt->damaged[w.pos - 1],
+				   w.first, w.next - w.first,
+				   le64_to_cpu(t->boot_id),
+				   le64_to_cpu(t->nr_records),
+				   cxt->damaged[w.pos - 1],
 				   cxt->corrected[w.pos - 1],
 				   (int)sizeof(t->release), t->release);
 	return 0;
@@ -625,10 +647,11 @@ static int ramtrail_cpus_show(struct seq_file *m, void *unused)
 {
 	struct ramtrail_context *cxt = m->private;
 	const struct ramtrail_region_header *h = cxt->hdr;
-	u64 zone = (u64)h->nr_blocks << RAMTRAIL_BLOCK_SHIFT;
+	u64 zone = (u64)le32_to_cpu(h->nr_blocks) << RAMTRAIL_BLOCK_SHIFT;
 	u32 cpu;
 
-	for (cpu = 0; cpu < h->nr_cpus && cpu < nr_cpu_ids; cpu++) {
+	for (cpu = 0; cpu < le32_to_cpu(h->nr_cpus) && cpu < nr_cpu_ids;
+	     cpu++) {
 		struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
 		u64 pos = local_read(&r->pos);
 

@@ -110,22 +110,23 @@ void ramtrail_comms_init(struct ramtrail_comms *c, struct ramtrail_comm *slot,
 void ramtrail_comms_add(struct ramtrail_comms *c,
 			const struct ramtrail_ev_task *task)
 {
-	struct ramtrail_comm *s = &c->slot[ramtrail_comm_slot(c, task->pid, 0)];
+	u32 pid = le32_to_cpu(task->pid);
+	struct ramtrail_comm *s = &c->slot[ramtrail_comm_slot(c, pid, 0)];
 	u32 i;
 
-	if (task->pid == RAMTRAIL_PID_UNKNOWN)
+	if (pid == RAMTRAIL_PID_UNKNOWN)
 		return;
 	for (i = 0; i < RAMTRAIL_COMM_PROBES && i < c->nr; i++) {
 		struct ramtrail_comm *p =
-			&c->slot[ramtrail_comm_slot(c, task->pid, i)];
+			&c->slot[ramtrail_comm_slot(c, pid, i)];
 
-		if (p->pid == task->pid || p->pid == RAMTRAIL_PID_UNKNOWN) {
+		if (p->pid == pid || p->pid == RAMTRAIL_PID_UNKNOWN) {
 			s = p;
 			break;
 		}
 	}
-	s->pid = task->pid;
-	s->tgid = task->tgid;
+	s->pid = le32_to_cpu(task->pid);
+	s->tgid = le32_to_cpu(task->tgid);
 	/* The kernel's comm has at most 15 characters and a NUL. */
 	memcpy(s->comm, task->comm, RAMTRAIL_COMM_LEN - 1);
 	s->comm[RAMTRAIL_COMM_LEN - 1] = 0;
@@ -167,7 +168,8 @@ const char *ramtrail_text_comm(const struct ramtrail_text *tx,
 {
 	const char *comm;
 
-	if (r->task_known && r->task.pid == pid && r->task.comm[0] &&
+	if (r->task_known && le32_to_cpu(r->task.pid) == pid &&
+	    r->task.comm[0] &&
 	    !r->task.comm[RAMTRAIL_COMM_LEN - 1])
 		return r->task.comm;
 	/* pid 0 in an event of CPU N: the idle task of CPU N */
@@ -202,7 +204,7 @@ static const char *const ramtrail_softirq_names[] = {
  * 4-byte aligned, and zero padded past its length.
  */
 union ramtrail_payload {
-	u32 u[4];
+	__le32 u[4];
 	struct ramtrail_ev_switch sw;
 	struct ramtrail_ev_wakeup wake;
 	struct ramtrail_ev_work work;
@@ -236,12 +238,14 @@ static void ramtrail_text_switch(struct ramtrail_line *l,
 	union ramtrail_payload p = ramtrail_payload_of(r);
 
 	ramtrail_put(l, "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=",
-		     ramtrail_text_comm(tx, r, p.sw.prev_pid),
-		     (int)p.sw.prev_pid, (int)p.sw.prev_prio);
-	ramtrail_put_state(l, p.sw.prev_state);
+		     ramtrail_text_comm(tx, r, le32_to_cpu(p.sw.prev_pid)),
+		     (int)le32_to_cpu(p.sw.prev_pid),
+		     (int)le32_to_cpu(p.sw.prev_prio));
+	ramtrail_put_state(l, le32_to_cpu(p.sw.prev_state));
 	ramtrail_put(l, " ==> next_comm=%s next_pid=%d next_prio=%d",
-		     ramtrail_text_comm(tx, r, p.sw.next_pid),
-		     (int)p.sw.next_pid, (int)p.sw.next_prio);
+		     ramtrail_text_comm(tx, r, le32_to_cpu(p.sw.next_pid)),
+		     (int)le32_to_cpu(p.sw.next_pid),
+		     (int)le32_to_cpu(p.sw.next_prio));
 }
 
 static void ramtrail_text_wakeup(struct ramtrail_line *l,
@@ -251,8 +255,10 @@ static void ramtrail_text_wakeup(struct ramtrail_line *l,
 	union ramtrail_payload p = ramtrail_payload_of(r);
 
 	ramtrail_put(l, "comm=%s pid=%d prio=%d target_cpu=%03d",
-		     ramtrail_text_comm(tx, r, p.wake.pid), (int)p.wake.pid,
-		     (int)p.wake.prio, (int)p.wake.target_cpu);
+		     ramtrail_text_comm(tx, r, le32_to_cpu(p.wake.pid)),
+		     (int)le32_to_cpu(p.wake.pid),
+		     (int)le32_to_cpu(p.wake.prio),
+		     (int)le32_to_cpu(p.wake.target_cpu));
 }
 
 static void ramtrail_text_irq_entry(struct ramtrail_line *l,
@@ -261,7 +267,8 @@ static void ramtrail_text_irq_entry(struct ramtrail_line *l,
 {
 	size_t n = strnlen((const char *)r->data + 4, r->len - 4);
 
-	ramtrail_put(l, "irq=%d name=%.*s", (int)ramtrail_payload_of(r).u[0],
+	ramtrail_put(l, "irq=%d name=%.*s",
+		     (int)le32_to_cpu(ramtrail_payload_of(r).u[0]),
 		     (int)n, (const char *)r->data + 4);
 }
 
@@ -271,7 +278,7 @@ static void ramtrail_text_irq_exit(struct ramtrail_line *l,
 {
 	union ramtrail_payload p = ramtrail_payload_of(r);
 
-	ramtrail_put(l, "irq=%d ret=%s", (int)p.u[0],
+	ramtrail_put(l, "irq=%d ret=%s", (int)le32_to_cpu(p.u[0]),
 		     p.u[1] ? "handled" : "unhandled");
 }
 
@@ -279,7 +286,7 @@ static void ramtrail_text_softirq(struct ramtrail_line *l,
 				  const struct ramtrail_record *r,
 				  const struct ramtrail_text *tx)
 {
-	u32 vec = ramtrail_payload_of(r).u[0];
+	u32 vec = le32_to_cpu(ramtrail_payload_of(r).u[0]);
 
 	if (vec < ARRAY_SIZE(ramtrail_softirq_names))
 		ramtrail_put(l, "vec=%u [action=%s]", vec,
@@ -295,9 +302,10 @@ static void ramtrail_text_work(struct ramtrail_line *l,
 	union ramtrail_payload p = ramtrail_payload_of(r);
 
 	ramtrail_put(l, "work struct ");
-	ramtrail_put_ptr(l, p.work.work);
+	ramtrail_put_ptr(l, le64_to_cpu(p.work.work));
 	ramtrail_put(l, ": function ");
-	ramtrail_put_name(l, tx, p.work.function, r->ts, RAMTRAIL_TEXT_ARG);
+	ramtrail_put_name(l, tx, le32_to_cpu(p.work.function), r->ts,
+			  RAMTRAIL_TEXT_ARG);
 }
 
 static void ramtrail_text_timer_entry(struct ramtrail_line *l,
@@ -307,12 +315,13 @@ static void ramtrail_text_timer_entry(struct ramtrail_line *l,
 	union ramtrail_payload p = ramtrail_payload_of(r);
 
 	ramtrail_put(l, "timer=");
-	ramtrail_put_ptr(l, p.timer.timer);
+	ramtrail_put_ptr(l, le64_to_cpu(p.timer.timer));
 	ramtrail_put(l, " function=");
-	ramtrail_put_name(l, tx, p.timer.function, r->ts, RAMTRAIL_TEXT_ARG);
+	ramtrail_put_name(l, tx, le32_to_cpu(p.timer.function), r->ts,
+			  RAMTRAIL_TEXT_ARG);
 	ramtrail_put(l, " now=%llu baseclk=%llu",
-		     (unsigned long long)p.timer.now,
-		     (unsigned long long)p.timer.baseclk);
+		     (unsigned long long)le64_to_cpu(p.timer.now),
+		     (unsigned long long)le64_to_cpu(p.timer.baseclk));
 }
 
 static void ramtrail_text_timer_exit(struct ramtrail_line *l,
@@ -320,7 +329,7 @@ static void ramtrail_text_timer_exit(struct ramtrail_line *l,
 				     const struct ramtrail_text *tx)
 {
 	ramtrail_put(l, "timer=");
-	ramtrail_put_ptr(l, ramtrail_payload_of(r).timer.timer);
+	ramtrail_put_ptr(l, le64_to_cpu(ramtrail_payload_of(r).timer.timer));
 }
 
 #ifdef __KERNEL__
@@ -543,8 +552,8 @@ size_t ramtrail_text_module(char *buf, size_t len,
 	name[i] = 0;
 	buf[0] = 0;
 	ramtrail_put(&l, "[%s]%s+0x%llx", name,
-		     m->flags & RAMTRAIL_MOD_INIT ? ".init" : "",
-		     (unsigned long long)(addr - m->base));
+		     le32_to_cpu(m->flags) & RAMTRAIL_MOD_INIT ? ".init" : "",
+		     (unsigned long long)(addr - le64_to_cpu(m->base)));
 	return l.pos;
 }
 
@@ -674,7 +683,7 @@ static bool ramtrail_text_prefix(struct ramtrail_line *l,
 	char *p = l->buf + l->pos, *start;
 	const char *comm = r->task.comm;
 	unsigned int n;
-	u32 pid = r->task.pid;
+	u32 pid = le32_to_cpu(r->task.pid);
 
 	if (l->len - l->pos <= RAMTRAIL_TEXT_PREFIX_MAX || r->cpu > 999 ||
 	    (r->task_known && pid > 9999999))
@@ -749,7 +758,8 @@ size_t ramtrail_text_record(char *buf, size_t len,
 			ramtrail_put(&l, "%16s-%-7d", "<idle>", 0);
 		else
 			ramtrail_put(&l, "%16.*s-%-7d", RAMTRAIL_COMM_LEN - 1,
-				     r->task.comm, (int)r->task.pid);
+				     r->task.comm,
+				     (int)le32_to_cpu(r->task.pid));
 		ramtrail_put(&l, " [%03u] %s %5llu.%06u: ", r->cpu, flags,
 			     (unsigned long long)sec, usec);
 	}

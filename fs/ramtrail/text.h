@@ -168,7 +168,7 @@ static inline void ramtrail_comms_add_task(struct ramtrail_comms *c,
 
 	if (task->pid)
 		return ramtrail_comms_add(c, task);
-	idle.pid = RAMTRAIL_COMM_IDLE(cpu);
+	idle.pid = cpu_to_le32(RAMTRAIL_COMM_IDLE(cpu));
 	ramtrail_comms_add(c, &idle);
 }
 

@@ -411,7 +411,7 @@ void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
 	u64 end, last;
 
 	if (!ramtrail_freeze_sealed(f, cpu)) {
-		ramtrail_zone_open_raw(c, zone, h->nr_blocks, cpu);
+		ramtrail_zone_open_raw(c, zone, le32_to_cpu(h->nr_blocks), cpu);
 		return;
 	}
 	/*
@@ -419,10 +419,10 @@ void ramtrail_zone_open(struct ramtrail_zone_cursor *c,
 	 * every block of it is sealed, whatever its headers and seal words
 	 * say now.
 	 */
-	end = f->zone[cpu].freeze_pos;
+	end = le64_to_cpu(f->zone[cpu].freeze_pos);
 	last = end ? (end - 1) >> RAMTRAIL_BLOCK_SHIFT : 0;
-	ramtrail_zone_open_window(c, zone, h->nr_blocks, cpu, end ? 0 : 1,
-				  last);
+	ramtrail_zone_open_window(c, zone, le32_to_cpu(h->nr_blocks), cpu,
+				  end ? 0 : 1, last);
 	if (!end)
 		c->stats.newest_block = ~0ULL;
 	c->seal_top = last;

@@ -13,8 +13,8 @@ void ramtrail_env_describe(struct ramtrail_ev_task *t)
 	unsigned long task = ramtrail_user_env.task;
 
 	memset(t, 0, sizeof(*t));
-	t->pid = task;
-	t->tgid = task;
+	t->pid = cpu_to_le32(task);
+	t->tgid = cpu_to_le32(task);
 	snprintf(t->comm, sizeof(t->comm), "task-%lu", task);
 }
 

@@ -45,10 +45,21 @@ typedef int64_t s64;
 #define round_down(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 #define min_t(type, x, y) ((type)(x) < (type)(y) ? (type)(x) : (type)(y))
 #define max_t(type, x, y) ((type)(x) > (type)(y) ? (type)(x) : (type)(y))
-#define le64_to_cpu(x)	le64toh(x)
-#define le32_to_cpu(x)	le32toh(x)
-#define cpu_to_le64(x)	htole64(x)
-#define cpu_to_le32(x)	htole32(x)
+/*
+ * The format's fields are __le32/__le64 (linux/types.h): sparse, run over
+ * the tools as over the module, checks every access converts.
+ */
+#ifdef __CHECKER__
+#define __force		__attribute__((force))
+#else
+#define __force
+#endif
+#define le64_to_cpu(x)	((__force u64)le64toh((__force u64)(x)))
+#define le32_to_cpu(x)	((__force u32)le32toh((__force u32)(x)))
+#define cpu_to_le64(x)	((__force __le64)htole64(x))
+#define cpu_to_le32(x)	((__force __le32)htole32(x))
+#define le64_add_cpu(p, v) (*(p) = cpu_to_le64(le64_to_cpu(*(p)) + (v)))
+#define le32_add_cpu(p, v) (*(p) = cpu_to_le32(le32_to_cpu(*(p)) + (v)))
 
 /*
  * local_t: a counter only its own CPU (here: its own thread and the signal

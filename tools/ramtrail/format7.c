@@ -22,22 +22,22 @@ _Static_assert(offsetof(struct ramtrail_module_entry, init_end) ==
 /* Entry @e of the previous format, read into this format's @e. */
 static void rt_prev_entry(struct ramtrail_module_entry *e)
 {
-	bool whole = e->checksum ==
+	bool whole = le32_to_cpu(e->checksum) ==
 		     ramtrail_module_checksum_len(e, RAMTRAIL_PREV_MODULE_ENTRY_SIZE);
-	u64 v = e->core_size;
+	u64 v = le64_to_cpu(e->core_size);
 
 	e->core_size = 0;
-	if (e->flags & RAMTRAIL_MOD_INIT)
-		e->init_end = v;
-	else if (e->flags & RAMTRAIL_MOD_FULL)
-		e->full_since = v;
-	else if (e->flags & (RAMTRAIL_MOD_KERNEL | RT_PREV_MOD_SYMS))
-		e->funcs_hash = v;
+	if (le32_to_cpu(e->flags) & RAMTRAIL_MOD_INIT)
+		e->init_end = cpu_to_le64(v);
+	else if (le32_to_cpu(e->flags) & RAMTRAIL_MOD_FULL)
+		e->full_since = cpu_to_le64(v);
+	else if (le32_to_cpu(e->flags) & (RAMTRAIL_MOD_KERNEL | RT_PREV_MOD_SYMS))
+		e->funcs_hash = cpu_to_le64(v);
 	else
-		e->core_size = v;
-	e->flags &= ~RT_PREV_MOD_SYMS;
+		e->core_size = cpu_to_le64(v);
+	e->flags &= ~cpu_to_le32(RT_PREV_MOD_SYMS);
 	/* Damaged there, damaged here. */
-	e->checksum = ramtrail_module_checksum(e) ^ !whole;
+	e->checksum = cpu_to_le32(ramtrail_module_checksum(e) ^ !whole);
 }
 
 /**

@@ -299,7 +299,7 @@ static void rt_region_repair(struct rt_trace *t)
 		t->corrected[w.pos - 1] = c.corrected;
 		if (c.corrected)
 			rt_err("boot %llu's saved trace: %llu bytes in %llu chunks had changed, corrected by their parity\n",
-			       (unsigned long long)s->boot_id,
+			       (unsigned long long)le64_to_cpu(s->boot_id),
 			       (unsigned long long)c.bytes,
 			       (unsigned long long)c.corrected);
 	}
@@ -340,17 +340,17 @@ static int rt_region_error(const struct rt_image *img, u64 off, u64 size,
 	}
 	if (err == RAMTRAIL_E_GEOMETRY) {
 		memcpy(&h, img->buf + off, sizeof(h));
-		if (h.region_size > avail && avail == size) {
+		if (le64_to_cpu(h.region_size) > avail && avail == size) {
 			rt_err("%s: the region at %#llx is %llu bytes, more than --size %llu\n",
 			       img->path, (unsigned long long)at,
-			       (unsigned long long)h.region_size,
+			       (unsigned long long)le64_to_cpu(h.region_size),
 			       (unsigned long long)size);
 			return RT_EXIT_NOTRACE;
 		}
-		if (h.region_size > avail) {
+		if (le64_to_cpu(h.region_size) > avail) {
 			rt_err("%s: truncated: the region at %#llx is %llu bytes, the image holds %llu of them\n",
 			       img->path, (unsigned long long)at,
-			       (unsigned long long)h.region_size,
+			       (unsigned long long)le64_to_cpu(h.region_size),
 			       (unsigned long long)avail);
 			return RT_EXIT_NOTRACE;
 		}
@@ -442,37 +442,37 @@ static void rt_use_zones(struct rt_trace *t)
 	const struct ramtrail_freeze_info *f;
 
 	t->kind = RT_ZONES;
-	t->boot_id = h->boot_id;
+	t->boot_id = le64_to_cpu(h->boot_id);
 	memcpy(t->release, h->release, sizeof(h->release));
 	rt_printable(t->release, sizeof(t->release));
-	t->nr_cpus = h->nr_cpus;
-	t->text_base = h->text_base;
-	t->anchor_addr = h->anchor_addr;
-	rt_use_modules(t, ramtrail_region_modules(&t->reg), h->modtab_count,
-		       h->version == RAMTRAIL_PREV_VERSION);
-	t->state = h->state;
+	t->nr_cpus = le32_to_cpu(h->nr_cpus);
+	t->text_base = le64_to_cpu(h->text_base);
+	t->anchor_addr = le64_to_cpu(h->anchor_addr);
+	rt_use_modules(t, ramtrail_region_modules(&t->reg), le32_to_cpu(h->modtab_count),
+		       le32_to_cpu(h->version) == RAMTRAIL_PREV_VERSION);
+	t->state = le32_to_cpu(h->state);
 	t->flags = ramtrail_region_flags(&t->reg);
 	f = ramtrail_region_freeze(&t->reg);
-	t->freeze_reason = f ? f->reason : RAMTRAIL_FREEZE_NONE;
-	t->freeze_cpu = f ? f->cpu : 0;
+	t->freeze_reason = f ? le32_to_cpu(f->reason) : RAMTRAIL_FREEZE_NONE;
+	t->freeze_cpu = f ? le32_to_cpu(f->cpu) : 0;
 }
 
 static void rt_use_saved(struct rt_trace *t, const struct ramtrail_saved_trace *s)
 {
 	t->kind = RT_SAVED;
 	t->saved = s;
-	t->boot_id = s->boot_id;
+	t->boot_id = le64_to_cpu(s->boot_id);
 	memcpy(t->release, s->release, sizeof(s->release));
 	rt_printable(t->release, sizeof(t->release));
-	t->nr_cpus = s->nr_cpus;
-	t->text_base = s->text_base;
-	t->anchor_addr = s->anchor_addr;
-	rt_use_modules(t, ramtrail_saved_modules(s), s->modtab_count,
-		       s->magic == RAMTRAIL_PREV_SAVED_MAGIC);
-	t->state = s->state;
-	t->flags = s->flags;
-	t->freeze_reason = s->freeze_reason;
-	t->freeze_cpu = s->freeze_cpu;
+	t->nr_cpus = le32_to_cpu(s->nr_cpus);
+	t->text_base = le64_to_cpu(s->text_base);
+	t->anchor_addr = le64_to_cpu(s->anchor_addr);
+	rt_use_modules(t, ramtrail_saved_modules(s), le32_to_cpu(s->modtab_count),
+		       le32_to_cpu(s->magic) == RAMTRAIL_PREV_SAVED_MAGIC);
+	t->state = le32_to_cpu(s->state);
+	t->flags = le32_to_cpu(s->flags);
+	t->freeze_reason = le32_to_cpu(s->freeze_reason);
+	t->freeze_cpu = le32_to_cpu(s->freeze_cpu);
 }
 
 /* One cursor and heap slot per possible zone, then the merge from the start. */
@@ -517,10 +517,10 @@ int rt_trace_choose(struct rt_trace *t, s64 boot)
 	u64 pos = 0;
 
 	if (ramtrail_zones_hold_trace(&t->reg, t->reg_err) &&
-	    (boot < 0 || h->boot_id == boot))
+	    (boot < 0 || le64_to_cpu(h->boot_id) == boot))
 		return rt_trace_zones(t);
 	while ((s = ramtrail_saved_next(&t->reg, &pos))) {
-		if (boot >= 0 && s->boot_id != (u64)boot)
+		if (boot >= 0 && le64_to_cpu(s->boot_id) != (u64)boot)
 			continue;
 		if (!ramtrail_saved_all_erased(s))
 			pick = s;
@@ -534,7 +534,7 @@ int rt_trace_choose(struct rt_trace *t, s64 boot)
 			       t->reg.bad ? ": " : "", t->reg.bad ?: "");
 		else if (boot < 0)
 			rt_err("the region holds no trace (zones %s, no saved trace)\n",
-			       ramtrail_state_name(h->state));
+			       ramtrail_state_name(le32_to_cpu(h->state)));
 		else
 			rt_err("the trace of boot %lld %s (see 'ramtrail stats')\n",
 			       (long long)boot, erased ? "was erased" :
@@ -825,8 +825,8 @@ static void rt_rec_fill(const struct rt_trace *t, struct rt_rec *r,
 	r->flags = z->flags;
 	r->task_known = z->task_known;
 	if (z->task_known) {
-		r->pid = z->task.pid;
-		r->tgid = z->task.tgid;
+		r->pid = le32_to_cpu(z->task.pid);
+		r->tgid = le32_to_cpu(z->task.tgid);
 		memcpy(r->comm, z->task.comm, RAMTRAIL_COMM_LEN);
 	}
 	if (z->type != RAMTRAIL_W_EVENT)

@@ -325,11 +325,11 @@ static void rt_report_drops(const struct rt_trace *t)
 
 		if (s->corrupt_blocks || s->torn || s->no_time || s->skipped)
 			rt_err("boot %llu's recovery dropped %llu corrupt blocks, %llu torn records, %llu without time; %llu oldest did not fit\n",
-			       (unsigned long long)s->boot_id,
-				(unsigned long long)s->corrupt_blocks,
-				(unsigned long long)s->torn,
-				(unsigned long long)s->no_time,
-				(unsigned long long)s->skipped);
+			       (unsigned long long)le64_to_cpu(s->boot_id),
+				(unsigned long long)le64_to_cpu(s->corrupt_blocks),
+				(unsigned long long)le64_to_cpu(s->torn),
+				(unsigned long long)le64_to_cpu(s->no_time),
+				(unsigned long long)le64_to_cpu(s->skipped));
 		return;
 	}
 	if (t->kind != RT_ZONES)
@@ -339,7 +339,7 @@ static void rt_report_drops(const struct rt_trace *t)
 		sum.corrupt_blocks += t->cur[cpu].stats.corrupt_blocks;
 		sum.torn += t->cur[cpu].stats.torn;
 		sum.no_base += t->cur[cpu].stats.no_base;
-		lost += f ? f->zone[cpu].dropped : 0;
+		lost += f ? le64_to_cpu(f->zone[cpu].dropped) : 0;
 	}
 	if (sum.corrupt_blocks || sum.torn || sum.no_base || lost)
 		rt_err("dropped %llu corrupt blocks, %llu torn records, %llu without time; the writers lost %llu while recording\n",

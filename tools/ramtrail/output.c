@@ -185,8 +185,8 @@ void rt_text_init(struct rt_text *x, struct rt_trace *t,
 	while (rt_trace_next(t, &r)) {
 		if (!r.task_known)
 			continue;
-		task.pid = r.pid;
-		task.tgid = r.tgid;
+		task.pid = cpu_to_le32(le32_to_cpu(r.pid));
+		task.tgid = cpu_to_le32(le32_to_cpu(r.tgid));
 		memcpy(task.comm, r.comm, sizeof(task.comm));
 		ramtrail_comms_add_task(&x->tx.comms, &task, r.cpu);
 	}
@@ -213,8 +213,8 @@ void rt_text_record(struct rt_text *x, const struct rt_rec *r,
 	z->ctx = r->ctx;
 	z->flags = r->flags;
 	z->task_known = r->task_known;
-	z->task.pid = r->pid;
-	z->task.tgid = r->tgid;
+	z->task.pid = cpu_to_le32(le32_to_cpu(r->pid));
+	z->task.tgid = cpu_to_le32(le32_to_cpu(r->tgid));
 	memcpy(z->task.comm, r->comm, RAMTRAIL_COMM_LEN);
 	/* Only the name callback reads these, and it takes @r's own. */
 	z->ip = r->ip - x->t->text_base;
@@ -592,10 +592,10 @@ static void rt_print_modules(struct rt_trace *t, struct rt_out *o)
 	struct ramtrail_module_entry *conv = NULL;
 	const struct ramtrail_module_entry *mods;
 	char name[sizeof(mods->name) + 1], lead[sizeof(name) + 8];
-	u32 i, n = h->modtab_count;
+	u32 i, n = le32_to_cpu(h->modtab_count);
 
 	mods = ramtrail_region_modules(&t->reg);
-	if (h->version == RAMTRAIL_PREV_VERSION) {
+	if (le32_to_cpu(h->version) == RAMTRAIL_PREV_VERSION) {
 		conv = rt_modules_prev(mods, n);
 		mods = conv;
 		if (!conv) {
@@ -608,16 +608,16 @@ static void rt_print_modules(struct rt_trace *t, struct rt_out *o)
 	for (i = 0; i < n && mods[i].base; i++) {
 		const struct rt_field id[] = { RT_STR("name", name) };
 		const struct rt_field m[] = {
-			{ .key = "base", .type = RT_F_HEX, .n = mods[i].base },
-			RT_U64("size", mods[i].size),
+			{ .key = "base", .type = RT_F_HEX, .n = le64_to_cpu(mods[i].base) },
+			RT_U64("size", le64_to_cpu(mods[i].size)),
 			{ .key = "gone", .type = RT_F_FLAG,
-			  .n = mods[i].flags & RAMTRAIL_MOD_GONE },
+			  .n = le32_to_cpu(mods[i].flags) & RAMTRAIL_MOD_GONE },
 			{ .key = "init", .type = RT_F_FLAG,
-			  .n = mods[i].flags & RAMTRAIL_MOD_INIT },
+			  .n = le32_to_cpu(mods[i].flags) & RAMTRAIL_MOD_INIT },
 			{ .key = "full", .type = RT_F_FLAG,
-			  .n = mods[i].flags & RAMTRAIL_MOD_FULL },
+			  .n = le32_to_cpu(mods[i].flags) & RAMTRAIL_MOD_FULL },
 			{ .key = "kernel", .type = RT_F_FLAG,
-			  .n = mods[i].flags & RAMTRAIL_MOD_KERNEL },
+			  .n = le32_to_cpu(mods[i].flags) & RAMTRAIL_MOD_KERNEL },
 		};
 
 		rt_name_field(name, sizeof(name), mods[i].name,
@@ -655,11 +655,11 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 		  .s = "region" },
 		{ .key = "region_offset", .type = RT_F_HEX,
 		  .n = t->region_offset },
-		RT_U64("version", h->version),
+		RT_U64("version", le32_to_cpu(h->version)),
 	};
 	const struct rt_field areas[] = {
-		RT_U64("saved_offset", h->saved_offset),
-		RT_U64("saved_size", h->saved_size),
+		RT_U64("saved_offset", le64_to_cpu(h->saved_offset)),
+		RT_U64("saved_size", le64_to_cpu(h->saved_size)),
 		RT_U64("saved_refused", t->reg.saved_refused),
 	};
 
@@ -681,25 +681,25 @@ static void rt_print_region(struct rt_trace *t, struct rt_out *o)
 	rt_name_field(build, sizeof(build), h->build, sizeof(h->build));
 	{
 		const struct rt_field hdr[] = {
-			RT_U64("boot_id", h->boot_id),
+			RT_U64("boot_id", le64_to_cpu(h->boot_id)),
 			/* text: "?" for none; JSON: "" */
 			RT_STR("release", release[0] || o->json ? release : "?"),
 			RT_STR("build", build[0] || o->json ? build : "?"),
-			RT_STR("machine", rt_machine_name(h->machine)),
-			RT_STR("state", ramtrail_state_name(h->state)),
-			RT_STR("freeze_reason", f ? ramtrail_reason_name(f->reason) :
+			RT_STR("machine", rt_machine_name(le32_to_cpu(h->machine))),
+			RT_STR("state", ramtrail_state_name(le32_to_cpu(h->state))),
+			RT_STR("freeze_reason", f ? ramtrail_reason_name(le32_to_cpu(f->reason)) :
 			       "none"),
-			RT_U64("freeze_cpu", f ? f->cpu : 0),
+			RT_U64("freeze_cpu", f ? le32_to_cpu(f->cpu) : 0),
 			{ .key = "clock_reliable", .type = RT_F_BOOL,
-			  .n = h->flags & RAMTRAIL_F_CLOCK_RELIABLE },
-			RT_U64("clock_hz", h->clock_hz),
-			RT_STR("mode", h->flags & RAMTRAIL_F_STOP_WHEN_FULL ?
+			  .n = le32_to_cpu(h->flags) & RAMTRAIL_F_CLOCK_RELIABLE },
+			RT_U64("clock_hz", le64_to_cpu(h->clock_hz)),
+			RT_STR("mode", le32_to_cpu(h->flags) & RAMTRAIL_F_STOP_WHEN_FULL ?
 			       "stop-when-full" : "overwrite"),
-			RT_U64("nr_cpus", h->nr_cpus),
-			RT_U64("nr_blocks", h->nr_blocks),
-			RT_U64("zone_offset", h->zone_offset),
+			RT_U64("nr_cpus", le32_to_cpu(h->nr_cpus)),
+			RT_U64("nr_blocks", le32_to_cpu(h->nr_blocks)),
+			RT_U64("zone_offset", le64_to_cpu(h->zone_offset)),
 			RT_U64("zone_size",
-			       (u64)h->nr_blocks << RAMTRAIL_BLOCK_SHIFT),
+			       (u64)le32_to_cpu(h->nr_blocks) << RAMTRAIL_BLOCK_SHIFT),
 		};
 
 		rt_fields(o, hdr, ARRAY_SIZE(hdr), '\n');
@@ -739,7 +739,7 @@ static int rt_print_zones(struct rt_trace *t, struct rt_out *o)
 		fprintf(o->f, "zones_span_ns %llu\n",
 			(unsigned long long)(all.last - all.first));
 	}
-	for (cpu = 0; cpu < h->nr_cpus; cpu++) {
+	for (cpu = 0; cpu < le32_to_cpu(h->nr_cpus); cpu++) {
 		const struct ramtrail_zone_stats *c = &z.cur[cpu].stats;
 		const struct rt_field id[] = { RT_U64("cpu", cpu) };
 		/* "cpuN records X" first and newest_block last: scripts rely on it. */
@@ -753,8 +753,8 @@ static int rt_print_zones(struct rt_trace *t, struct rt_out *o)
 			RT_U64("no_base", c->no_base),
 			RT_U64("lost_refs", c->lost_refs),
 			RT_U64("ts_backwards", c->ts_backwards),
-			RT_U64("dropped", f ? f->zone[cpu].dropped : 0),
-			RT_U64("freeze_pos", f ? f->zone[cpu].freeze_pos : 0),
+			RT_U64("dropped", f ? le64_to_cpu(f->zone[cpu].dropped) : 0),
+			RT_U64("freeze_pos", f ? le64_to_cpu(f->zone[cpu].freeze_pos) : 0),
 			RT_U64("first_ns", span[cpu].first),
 			RT_U64("last_ns", span[cpu].last),
 			{ .key = "newest_block", .type = RT_F_S64,
@@ -789,31 +789,31 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 		rt_open(o, "saved", '[');
 	while ((s = ramtrail_saved_walk(&t->reg, &w))) {
 		u64 lost, damaged = ramtrail_saved_damage(s, &lost);
-		const struct rt_field id[] = { RT_U64("boot_id", s->boot_id) };
+		const struct rt_field id[] = { RT_U64("boot_id", le64_to_cpu(s->boot_id)) };
 		const struct rt_field saved[] = {
-			RT_U64("records", s->nr_records),
+			RT_U64("records", le64_to_cpu(s->nr_records)),
 			RT_U64("damaged_chunks", damaged),
 			RT_U64("damaged_records", lost),
 			RT_U64("corrected_chunks", t->corrected[w.pos - 1]),
-			RT_U64("cpus", s->nr_cpus),
+			RT_U64("cpus", le32_to_cpu(s->nr_cpus)),
 			{ .key = "erased", .type = RT_F_BOOL,
 			  .n = ramtrail_saved_all_erased(s) },
-			RT_STR("state", ramtrail_state_name(s->state)),
+			RT_STR("state", ramtrail_state_name(le32_to_cpu(s->state))),
 			RT_STR("freeze_reason",
-			       ramtrail_reason_name(s->freeze_reason)),
-			RT_U64("dropped", s->dropped),
-			RT_U64("corrupt_blocks", s->corrupt_blocks),
-			RT_U64("torn", s->torn),
-			RT_U64("lost_words", s->lost_words),
-			RT_U64("no_time", s->no_time),
-			RT_U64("skipped", s->skipped),
+			       ramtrail_reason_name(le32_to_cpu(s->freeze_reason))),
+			RT_U64("dropped", le64_to_cpu(s->dropped)),
+			RT_U64("corrupt_blocks", le64_to_cpu(s->corrupt_blocks)),
+			RT_U64("torn", le64_to_cpu(s->torn)),
+			RT_U64("lost_words", le64_to_cpu(s->lost_words)),
+			RT_U64("no_time", le64_to_cpu(s->no_time)),
+			RT_U64("skipped", le64_to_cpu(s->skipped)),
 			RT_STR("release", release),
 			{ .key = "build", .type = RT_F_STR, .json_only = true,
 			  .s = build },
 			{ .key = "freeze_cpu", .type = RT_F_U64,
-			  .json_only = true, .n = s->freeze_cpu },
+			  .json_only = true, .n = le32_to_cpu(s->freeze_cpu) },
 			{ .key = "erased_mask", .type = RT_F_U64,
-			  .json_only = true, .n = s->erased },
+			  .json_only = true, .n = le64_to_cpu(s->erased) },
 			{ .key = "first_file", .type = RT_F_U64,
 			  .json_only = true, .n = w.first },
 			{ .key = "files", .type = RT_F_U64, .json_only = true,
@@ -821,24 +821,24 @@ static void rt_print_saved_list(struct rt_trace *t, struct rt_out *o)
 			{ .key = "offset", .type = RT_F_U64, .json_only = true,
 			  .n = ramtrail_saved_offset(&t->reg, s) },
 			{ .key = "bytes", .type = RT_F_U64, .json_only = true,
-			  .n = s->size },
+			  .n = le64_to_cpu(s->size) },
 			{ .key = "chunks", .type = RT_F_U64, .json_only = true,
-			  .n = s->nr_slots },
+			  .n = le32_to_cpu(s->nr_slots) },
 			{ .key = "chunk_size", .type = RT_F_U64,
-			  .json_only = true, .n = s->chunk_size },
+			  .json_only = true, .n = le32_to_cpu(s->chunk_size) },
 			{ .key = "slots_offset", .type = RT_F_U64,
 			  .json_only = true,
 			  .n = ramtrail_saved_offset(&t->reg, s) +
 			       ramtrail_saved_head_size(s) },
 			{ .key = "ecc", .type = RT_F_U64, .json_only = true,
-			  .n = s->ecc },
+			  .n = le32_to_cpu(s->ecc) },
 		};
 
 		rt_name_field(release, sizeof(release), s->release,
 			      sizeof(s->release));
 		rt_name_field(build, sizeof(build), s->build, sizeof(s->build));
 		snprintf(lead, sizeof(lead), "saved boot %llu",
-			 (unsigned long long)s->boot_id);
+			 (unsigned long long)le64_to_cpu(s->boot_id));
 		rt_entry(o, lead, id, saved, ARRAY_SIZE(saved));
 	}
 	if (o->json)

@@ -570,17 +570,17 @@ static bool rt_ko_traced(const struct rt_trace *t, size_t i,
 			 const struct rt_ko *ko)
 {
 	const struct ramtrail_module_entry *m = &t->mods[i];
-	bool init = m->flags & RAMTRAIL_MOD_INIT;
+	bool init = le32_to_cpu(m->flags) & RAMTRAIL_MOD_INIT;
 
 	if (init) {
-		if (!i || (m[-1].flags & RAMTRAIL_MOD_INIT) ||
+		if (!i || (le32_to_cpu(m[-1].flags) & RAMTRAIL_MOD_INIT) ||
 		    strncmp(m[-1].name, m->name, sizeof(m->name)))
 			return true;	/* a module with no text: no hash */
 		m--;
-		if (m->checksum != ramtrail_module_checksum(m))
+		if (le32_to_cpu(m->checksum) != ramtrail_module_checksum(m))
 			return false;
 	}
-	if (!m->funcs_hash || m->funcs_hash == ko->syms_hash)
+	if (!le64_to_cpu(m->funcs_hash) || le64_to_cpu(m->funcs_hash) == ko->syms_hash)
 		return true;
 	if (!init)
 		rt_err("%s: its functions lie elsewhere than in the traced %s (another build): not used\n",
@@ -636,7 +636,7 @@ static int rt_map_traced(const struct rt_symbols *s, const struct rt_trace *t)
  */
 static u64 rt_kaslr_align(const struct rt_trace *t)
 {
-	switch (t->reg.hdr.machine) {
+	switch (le32_to_cpu(t->reg.hdr.machine)) {
 	case RAMTRAIL_MACHINE_X86_64:
 		return 0x200000;
 	default:
@@ -671,7 +671,7 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 		}
 		if (!rt_kaslr_align(t)) {
 			rt_err("%s: the traced machine (ELF machine %u) is not one whose KASLR this tool knows: not used\n",
-			       s->map_path, t->reg.hdr.machine);
+			       s->map_path, le32_to_cpu(t->reg.hdr.machine));
 			return RT_EXIT_SYMBOLS;
 		}
 		if (!t->anchor_addr || s->delta % rt_kaslr_align(t)) {
@@ -692,15 +692,15 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 	for (i = 0; i < t->nr_mods; i++) {
 		const struct ramtrail_module_entry *m = &t->mods[i];
 		char name[sizeof(m->name) + 1] = { 0 };
-		bool init = m->flags & RAMTRAIL_MOD_INIT;
+		bool init = le32_to_cpu(m->flags) & RAMTRAIL_MOD_INIT;
 		struct rt_ko *ko = NULL;
 		u64 size;
 
 		if (!m->base)	/* the table ends, as for module_find() */
 			break;
 		/* A damaged entry places nothing (kallsyms, trace.dat). */
-		if (m->checksum != ramtrail_module_checksum(m) ||
-		    (m->flags & RAMTRAIL_MOD_KERNEL))
+		if (le32_to_cpu(m->checksum) != ramtrail_module_checksum(m) ||
+		    (le32_to_cpu(m->flags) & RAMTRAIL_MOD_KERNEL))
 			continue;
 		memcpy(name, m->name, sizeof(m->name));
 		for (j = 0; j < s->nr_ko; j++)
@@ -711,11 +711,11 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 		if (!rt_ko_traced(t, i, ko))
 			continue;
 		size = init ? ko->init_size : ko->text_size;
-		if (RT_PAGE_ALIGN(size) != RT_PAGE_ALIGN(m->size)) {
+		if (RT_PAGE_ALIGN(size) != RT_PAGE_ALIGN(le64_to_cpu(m->size))) {
 			rt_err("%s: %stext is %llu bytes, the traced %s had %llu: not used\n",
 			       ko->path, init ? "init " : "",
 			       (unsigned long long)size, name,
-			       (unsigned long long)m->size);
+			       (unsigned long long)le64_to_cpu(m->size));
 			continue;
 		}
 		for (j = 0; j < ko->nr; j++) {
@@ -723,8 +723,8 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 
 			if (ko->syms[j].init != init)
 				continue;
-			rt_add(s, &cap, &ko->syms[j], m->base,
-			       m->base + m->size, ko->name, i + 1);
+			rt_add(s, &cap, &ko->syms[j], le64_to_cpu(m->base),
+			       le64_to_cpu(m->base) + le64_to_cpu(m->size), ko->name, i + 1);
 			if (s->n > n)
 				s->v[n].freed = init && m->init_end;
 		}
@@ -816,7 +816,7 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 		snprintf(buf, len, "%#llx", (unsigned long long)addr);
 		return buf;
 	}
-	y = rt_sym_at(s, addr, i + 1, i >= 0 ? t->mods[i].base : 0);
+	y = rt_sym_at(s, addr, i + 1, i >= 0 ? le64_to_cpu(t->mods[i].base) : 0);
 	if (y) {
 		u64 next = rt_sym_next(s, y);
 

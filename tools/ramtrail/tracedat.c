@@ -92,14 +92,16 @@ static u8 *rt_page(struct rt_cpu_pages *c)
 
 static void rt_put32(u8 *p, u32 v)
 {
-	v = cpu_to_le32(v);
-	memcpy(p, &v, 4);
+	__le32 le = cpu_to_le32(v);
+
+	memcpy(p, &le, 4);
 }
 
 static void rt_put64(u8 *p, u64 v)
 {
-	v = cpu_to_le64(v);
-	memcpy(p, &v, 8);
+	__le64 le = cpu_to_le64(v);
+
+	memcpy(p, &le, 8);
 }
 
 static int rt_new_page(struct rt_cpu_pages *c, u64 ns)
@@ -191,7 +193,7 @@ static void rt_common(u8 *e, u16 type, const struct ramtrail_record *z)
 	e[0] = type & 0xff;
 	e[1] = type >> 8;
 	e[2] = rt_trace_flags(z);
-	rt_put32(e + 4, z->task_known ? z->task.pid : (u32)-1);
+	rt_put32(e + 4, z->task_known ? le32_to_cpu(z->task.pid) : (u32)-1);
 }
 
 /* A comm field: 16 bytes, NUL-padded. */

@@ -31,14 +31,14 @@ SAVED_MAGIC = int(re.search(r"#define RAMTRAIL_SAVED_MAGIC\s+(0x[0-9a-f]+)", UAP
 
 
 def struct_offsets(name):
-    """Field offsets of a struct of __u32, __u64 and char arrays in the
+    """Field offsets of a struct of __le32, __le64 and char arrays in the
     uapi header (no padding: format_asserts.h checks the same), and its
     size as "size"."""
     body = re.search(rf"struct {name} {{(.*?)\n}};", UAPI, re.S)[1]
     off, at = {}, 0
-    for typ, field, n in re.findall(r"(__u64|__u32|char) (\w+)(?:\[(\d+)\])?;", body):
+    for typ, field, n in re.findall(r"(__le64|__le32|char) (\w+)(?:\[(\d+)\])?;", body):
         off[field] = at
-        at += {"__u64": 8, "__u32": 4, "char": 1}[typ] * int(n or 1)
+        at += {"__le64": 8, "__le32": 4, "char": 1}[typ] * int(n or 1)
     return off, at
 
 

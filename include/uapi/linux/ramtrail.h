@@ -4,8 +4,10 @@
  *
  * This header is the only definition of the persistent region layout. The
  * kernel module writes it, the module's recovery code and the userspace
- * tools read it. All fields are little-endian: the writers store them in
- * the CPU's byte order and refuse to build for a big-endian CPU.
+ * tools read it. All fields are little-endian, typed __le32 and __le64:
+ * every access converts, which sparse checks in the module and in the
+ * tools. The module is tested on little-endian CPUs only and refuses to
+ * build for a big-endian one.
  *
  * The region:
  *
@@ -261,25 +263,25 @@ enum ramtrail_event_id {
  * @comm: its command name, NUL-padded, not always NUL-terminated
  */
 struct ramtrail_ev_task {
-	__u32 pid;
-	__u32 tgid;
+	__le32 pid;
+	__le32 tgid;
 	char comm[RAMTRAIL_COMM_LEN];
 };
 
 /* sched_switch: the names of both tasks are in their task events. */
 struct ramtrail_ev_switch {
-	__u32 prev_pid;
-	__u32 prev_prio;
-	__u32 prev_state;
-	__u32 next_pid;
-	__u32 next_prio;
+	__le32 prev_pid;
+	__le32 prev_prio;
+	__le32 prev_state;
+	__le32 next_pid;
+	__le32 next_prio;
 };
 
 /* sched_wakeup, sched_waking, sched_wakeup_new */
 struct ramtrail_ev_wakeup {
-	__u32 pid;
-	__u32 prio;
-	__u32 target_cpu;
+	__le32 pid;
+	__le32 prio;
+	__le32 target_cpu;
 };
 
 /*
@@ -287,15 +289,15 @@ struct ramtrail_ev_wakeup {
  * stores the bytes up to the end of @function, not the tail padding.
  */
 struct ramtrail_ev_work {
-	__u64 work;
-	__u32 function;
+	__le64 work;
+	__le32 function;
 };
 
 struct ramtrail_ev_timer {
-	__u64 timer;
-	__u64 now;
-	__u64 baseclk;
-	__u32 function;
+	__le64 timer;
+	__le64 now;
+	__le64 baseclk;
+	__le32 function;
 };
 
 /* Block geometry. The header records it; readers check it. */
@@ -344,8 +346,8 @@ enum ramtrail_freeze_reason {
  *	recursion; not those refused while paused (frozen, enabled=0)
  */
 struct ramtrail_zone_info {
-	__u64 freeze_pos;
-	__u64 dropped;
+	__le64 freeze_pos;
+	__le64 dropped;
 };
 
 /**
@@ -370,16 +372,16 @@ struct ramtrail_zone_info {
  * leaves the rest of the header valid: the zones then read as a power cut.
  */
 struct ramtrail_freeze_info {
-	__u32 checksum;
-	__u32 reason;
-	__u64 boot_id;
-	__u32 cpu;
-	__u32 nr_zones;
-	__u64 cycles;
-	__u32 clock_flags;
-	__u32 reserved;
+	__le32 checksum;
+	__le32 reason;
+	__le64 boot_id;
+	__le32 cpu;
+	__le32 nr_zones;
+	__le64 cycles;
+	__le32 clock_flags;
+	__le32 reserved;
 	struct ramtrail_zone_info zone[RAMTRAIL_MAX_CPUS];
-	__u64 sealed[RAMTRAIL_MAX_CPUS / 64];
+	__le64 sealed[RAMTRAIL_MAX_CPUS / 64];
 };
 
 /**
@@ -427,37 +429,37 @@ struct ramtrail_freeze_info {
  * @freeze: how recording ended, with its own checksum
  */
 struct ramtrail_region_header {
-	__u64 magic;
-	__u32 version;
-	__u32 header_size;
-	__u32 checksum;
-	__u32 state;
-	__u64 region_size;
-	__u64 modtab_offset;
-	__u64 dmesg_offset;
-	__u64 dmesg_size;
-	__u64 saved_offset;
-	__u64 saved_size;
-	__u32 modtab_count;
-	__u32 dmesg_count;
-	__u32 layout_checksum;
-	__u32 machine;
-	__u64 zone_offset;
-	__u32 block_shift;
-	__u32 nr_cpus;
-	__u32 nr_blocks;
-	__u32 flags;
-	__u64 phys_addr;
-	__u64 nonce;
-	__u64 boot_id;
-	__u64 text_base;
-	__u64 anchor_addr;
-	__u64 clock_hz;
-	__u64 clock_ref_cycles;
-	__u64 clock_ref_ns;
+	__le64 magic;
+	__le32 version;
+	__le32 header_size;
+	__le32 checksum;
+	__le32 state;
+	__le64 region_size;
+	__le64 modtab_offset;
+	__le64 dmesg_offset;
+	__le64 dmesg_size;
+	__le64 saved_offset;
+	__le64 saved_size;
+	__le32 modtab_count;
+	__le32 dmesg_count;
+	__le32 layout_checksum;
+	__le32 machine;
+	__le64 zone_offset;
+	__le32 block_shift;
+	__le32 nr_cpus;
+	__le32 nr_blocks;
+	__le32 flags;
+	__le64 phys_addr;
+	__le64 nonce;
+	__le64 boot_id;
+	__le64 text_base;
+	__le64 anchor_addr;
+	__le64 clock_hz;
+	__le64 clock_ref_cycles;
+	__le64 clock_ref_ns;
 	char release[64];
 	char build[64];
-	__u64 reserved[26];
+	__le64 reserved[26];
 	struct ramtrail_freeze_info freeze;
 };
 
@@ -546,16 +548,16 @@ struct ramtrail_region_header {
  * given a name.
  */
 struct ramtrail_module_entry {
-	__u64 base;
-	__u64 size;
-	__u64 core_size;
-	__u32 flags;
-	__u32 checksum;
+	__le64 base;
+	__le64 size;
+	__le64 core_size;
+	__le32 flags;
+	__le32 checksum;
 	char name[56];
-	__u64 gone;
-	__u64 init_end;
-	__u64 full_since;
-	__u64 funcs_hash;
+	__le64 gone;
+	__le64 init_end;
+	__le64 full_since;
+	__le64 funcs_hash;
 };
 
 #define RAMTRAIL_DMESG_MAGIC		0x47534d44 /* "DMSG" */
@@ -574,16 +576,16 @@ struct ramtrail_module_entry {
  * @reserved: zero
  */
 struct ramtrail_dmesg_header {
-	__u32 magic;
-	__u32 len;
-	__u64 boot_id;
-	__u64 time_ns;
-	__u32 reason;
-	__u32 part;
-	__u32 compressed;
-	__u32 count;
-	__u32 checksum;
-	__u32 reserved;
+	__le32 magic;
+	__le32 len;
+	__le64 boot_id;
+	__le64 time_ns;
+	__le32 reason;
+	__le32 part;
+	__le32 compressed;
+	__le32 count;
+	__le32 checksum;
+	__le32 reserved;
 };
 
 /*
@@ -733,32 +735,32 @@ enum ramtrail_saved_ref {
  * @build: uname -v of the recording kernel
  */
 struct ramtrail_saved_trace {
-	__u32 magic;
-	__u32 checksum;
-	__u64 erased;
-	__u64 size;
-	__u64 boot_id;
-	__u64 nonce;
-	__u64 nr_records;
-	__u64 text_base;
-	__u64 anchor_addr;
-	__u32 nr_cpus;
-	__u32 state;
-	__u32 freeze_reason;
-	__u32 freeze_cpu;
-	__u32 modtab_count;
-	__u32 flags;
-	__u64 dropped;
-	__u64 corrupt_blocks;
-	__u64 torn;
-	__u64 lost_words;
-	__u64 no_time;
-	__u64 skipped;
-	__u32 chunk_size;
-	__u32 nr_slots;
-	__u64 nr_chunks;
-	__u32 ecc;
-	__u32 reserved;
+	__le32 magic;
+	__le32 checksum;
+	__le64 erased;
+	__le64 size;
+	__le64 boot_id;
+	__le64 nonce;
+	__le64 nr_records;
+	__le64 text_base;
+	__le64 anchor_addr;
+	__le32 nr_cpus;
+	__le32 state;
+	__le32 freeze_reason;
+	__le32 freeze_cpu;
+	__le32 modtab_count;
+	__le32 flags;
+	__le64 dropped;
+	__le64 corrupt_blocks;
+	__le64 torn;
+	__le64 lost_words;
+	__le64 no_time;
+	__le64 skipped;
+	__le32 chunk_size;
+	__le32 nr_slots;
+	__le64 nr_chunks;
+	__le32 ecc;
+	__le32 reserved;
 	char release[64];
 	char build[64];
 };
@@ -776,12 +778,12 @@ struct ramtrail_saved_trace {
  * @reserved: zero
  */
 struct ramtrail_saved_chunk {
-	__u32 checksum;
-	__u32 len;
-	__u64 seq;
-	__u64 ns;
-	__u32 records;
-	__u32 reserved;
+	__le32 checksum;
+	__le32 len;
+	__le64 seq;
+	__le64 ns;
+	__le32 records;
+	__le32 reserved;
 };
 
 #endif /* _UAPI_LINUX_RAMTRAIL_H */
