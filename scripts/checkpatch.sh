@@ -3,10 +3,11 @@
 # Runs the kernel's checkpatch.pl over ramtrail's C sources, kernel-doc
 # over the module's and the uapi header's comments, and sparse over the
 # module built against Debian's 6.12 (fetch-kernels.sh; sparse from
-# tools/deps.sh), when git and the fetch script are there. Both come from Debian's
+# tools/deps.sh) and over the tools' userspace build of the same code,
+# when git and the fetch script are there. Both come from Debian's
 # linux-source-6.1 package, fetched once (not installed) into the cache;
 # only those scripts and checkpatch's data files are kept.
-# Prints "3 passed, 0 failed" when clean (2 outside a checkout).
+# Prints "4 passed, 0 failed" when clean (2 outside a checkout).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}/checkpatch
@@ -99,6 +100,13 @@ if [ -x qemu-tests/fetch-kernels.sh ] && [ ${#root[@]} = 0 ]; then
 	verdict "$(make -s -C "$KDIR" M="$out" "${kargs[@]}" C=2 \
 		CHECK=sparse modules 2>&1 | grep -E 'warning:|error:')" \
 		"sparse: the module's types say other than its code"
+	# The same over the userspace build of the shared code and the tool.
+	{ read -ra inc; read -ra srcs; } < <(make -s -C tools sources)
+	verdict "$(for f in "${srcs[@]}"; do
+		sparse -std=gnu11 -D_GNU_SOURCE -DRAMTRAIL_PKG_VERSION='""' \
+			"${inc[@]}" "$f" 2>&1
+	done | grep -E 'warning:|error:')" \
+		"sparse: the tools' types say other than their code"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

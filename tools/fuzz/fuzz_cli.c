@@ -12,8 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "chunk.h"
-
-int ramtrail_main(int argc, char **argv);
+#include "ramtrail.h"
 
 static int image_fd = -1;
 static char image_path[64], map_path[] = "/tmp/ramtrail-fuzz-map-XXXXXX";

@@ -218,4 +218,7 @@ int rt_print_stats(struct rt_trace *t, bool json, FILE *out);
 int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 		       FILE *out);
 
+/* main.c: the whole command, also called by the fuzz target */
+int ramtrail_main(int argc, char **argv);
+
 #endif /* _RAMTRAIL_TOOL_H */
