@@ -20,10 +20,16 @@ KFENCE and UBSAN bounds; "kcsan" has KCSAN), then on each:
     in a boot whose first crash is QEMU TCG's stale int3
     (ramtrail_guest.stale_int3), what follows that crash in that boot.
 
+--tcg single runs the kcsan kernel's vCPUs in one host thread, as the
+others' (harness.kernel): KCSAN then sees fewer races, but the churn
+scenario gets through without QEMU's stale int3 in ftrace's patching.
+
 usage: check_debug.py [--flavours debug,kcsan] [--smp 2,4]
                       [--only SCENARIOS|none] [--stress-cycles N]
+                      [--tcg single]
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -132,7 +138,10 @@ def main():
     ap.add_argument("--smp", default="2,4")
     ap.add_argument("--only", default=SCENARIOS)
     ap.add_argument("--stress-cycles", type=int, default=10)
+    ap.add_argument("--tcg", choices=["single"])
     a = ap.parse_args()
+    if a.tcg:
+        os.environ["RAMTRAIL_TCG"] = a.tcg     # for the runs below
     res = h.Results()
     for flavour in a.flavours.split(","):
         kver = f"6.12-{flavour}"
