@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Userspace microbenchmark of the record path and the decoder: the same
- * sources the module builds, with the TSC as clock. Prints medians of
- * several repetitions. Asserts nothing: it is a measurement, not a test.
+ * sources the module builds, with the CPU's counter as clock (the TSC,
+ * CNTVCT_EL0). Prints medians of several repetitions. Asserts nothing:
+ * it is a measurement, not a test.
  *
  * With --image, the decoder's rate over a region image and a census of
  * what its zones hold (make bench runs it on the guest's region). With
@@ -137,7 +138,7 @@ static double measure(enum kind kind, int threads, double *bytes)
 	return median(ns, REPS);
 }
 
-static double rdtsc_ns(void)
+static double clock_read_ns(void)
 {
 	double ns[REPS], t0;
 	u64 sum = 0;
@@ -433,7 +434,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	printf("ramtrail core benchmark (userspace, this machine's TSC clock)\n");
+	printf("ramtrail core benchmark (userspace, this machine's counter as clock)\n");
 	printf("%u records per run, median of %d runs; threads pinned, one zone each\n\n",
 	       RECORDS, REPS);
 	seal = seal_ns();
@@ -449,7 +450,7 @@ int main(int argc, char **argv)
 		ns2 = measure(k, 2, &bytes);
 		printf("| %s | 2 | %.2f | %.1f | |\n", kind_name[k], ns2, bytes);
 	}
-	printf("| (clock read alone) | 1 | %.2f | - | |\n", rdtsc_ns());
+	printf("| (clock read alone) | 1 | %.2f | - | |\n", clock_read_ns());
 	printf("| (a block's seal alone, %u bytes) | 1 | %.2f | - | |\n",
 	       RAMTRAIL_BLOCK_SIZE, seal);
 	/* snprintf() in userspace, a 24-byte copy in the kernel */

@@ -188,12 +188,25 @@ static __always_inline unsigned int ramtrail_env_flags(void)
 struct ramtrail_ev_task;
 void ramtrail_env_describe(struct ramtrail_ev_task *t);
 
-#ifdef RAMTRAIL_CLOCK_RDTSC
+#ifdef RAMTRAIL_CLOCK_COUNTER
+/* The CPU's counter, the one the module's arch header reads. */
+#if defined(__x86_64__)
 #include <x86intrin.h>
 static __always_inline u64 ramtrail_clock(void)
 {
 	return __rdtsc();
 }
+#elif defined(__aarch64__)
+static __always_inline u64 ramtrail_clock(void)
+{
+	u64 v;
+
+	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+}
+#else
+#error "no counter known for this architecture: build without RAMTRAIL_CLOCK_COUNTER"
+#endif
 #else
 /* The crash test supplies a clock it controls; see tools/tests/. */
 u64 ramtrail_clock(void);
