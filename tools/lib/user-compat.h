@@ -59,7 +59,6 @@ typedef int64_t s64;
 #define cpu_to_le64(x)	((__force __le64)htole64(x))
 #define cpu_to_le32(x)	((__force __le32)htole32(x))
 #define le64_add_cpu(p, v) (*(p) = cpu_to_le64(le64_to_cpu(*(p)) + (v)))
-#define le32_add_cpu(p, v) (*(p) = cpu_to_le32(le32_to_cpu(*(p)) + (v)))
 
 /*
  * local_t: a counter only its own CPU (here: its own thread and the signal
