@@ -76,19 +76,68 @@ KNOWN = [
      "the cursor pstore_ftrace_seq_start() allocated, so seq_file's stop() "
      "frees NULL: one cursor leaks per file read to its end, whatever the "
      "backend (ramoops' ftrace files too); ftrace-ramtrail-N is such a file"),
+    ("KCSAN", r"data-race in __tmigr_cpu_activate / tmigr_handle_remote_up",
+     "the timer migration hierarchy (kernel/time/timer_migration.c, 6.12.95): "
+     "__tmigr_cpu_activate() sets a CPU event's ignore flag without the lock "
+     "tmigr_handle_remote_cpu() reads it under, on purpose: its comment says the "
+     "active path updates it locklessly and a migrator that sees it late only "
+     "expires that CPU's timers remotely"),
+    ("KCSAN", r"data-race in run_posix_cpu_timers / wait_consider_task",
+     "an exiting task's tick (kernel/time/posix-cpu-timers.c, 6.12.95): "
+     "run_posix_cpu_timers() reads current->exit_state plainly, only to return "
+     "if it is set, while the parent's wait4() moves it from EXIT_ZOMBIE to "
+     "EXIT_DEAD with cmpxchg() (kernel/exit.c): set either way, the same return"),
+    ("KCSAN", r"data-race in (release_task|process_one_work)\+\S+\n\s*\n"
+              r"race at unknown origin, with read to \S+ of 8 bytes",
+     "the scheduler is not instrumented (kernel/sched/Makefile: KCSAN_SANITIZE "
+     ":= n), so its writes are an unknown origin: release_task() and "
+     "process_one_work() read a task's se.sum_exec_runtime, which update_curr() "
+     "advances from the tick (the value moves by about a tick)"),
+    ("KCSAN", r"data-race in _find_(next|first)_bit\+\S+\n\s*\n"
+              r"race at unknown origin.*\n\s+_find_(next|first)_bit\+\S+\n"
+              r"\s+_nohz_idle_balance",
+     "the scheduler is not instrumented (kernel/sched/Makefile: KCSAN_SANITIZE "
+     ":= n), so its writes are an unknown origin: _nohz_idle_balance() walks "
+     "nohz.idle_cpus_mask, which CPUs entering and leaving idle change with "
+     "atomic bit operations; kernel/sched/fair.c reads it racily by design"),
 ]
 
 
+# The line that ends KASAN's, KFENCE's and KCSAN's reports.
+RULE = re.compile(r"^\[ *\d+\.\d+\] ={40,}$")
+TIMESTAMP = re.compile(r"^\[ *\d+\.\d+\] ?")
+
+
 def reports(text):
-    """[(kind, first line, the 30 lines after it, line number)] in a guest log."""
+    """[(kind, first line, the report's lines after it, line number)] in a
+    guest log: up to its closing rule, 30 lines at most, their printk
+    timestamps removed."""
     lines = text.splitlines()
     out = []
     for i, line in enumerate(lines):
         m = REPORT.search(line)
         if m:
             kind = REPORTS[int(m.lastgroup[1:])][0]
-            out.append((kind, m.group(0)[:160], "\n".join(lines[i + 1:i + 31]), i))
+            after = []
+            for nxt in lines[i + 1:i + 31]:
+                if RULE.match(nxt):
+                    break
+                after.append(TIMESTAMP.sub("", nxt))
+            out.append((kind, m.group(0)[:160], "\n".join(after), i))
     return out
+
+
+def ramtrail_frames(report):
+    """A frame of ramtrail's modules in one of a report's stacks, above
+    its interrupt or exception entry (asm_*): below it is the code the
+    interrupt came in, which takes no part in what is reported."""
+    for stack in re.split(r"\n\s*\n", report):
+        for frame in stack.splitlines():
+            if re.match(r"\s*asm_", frame):
+                break
+            if "[ramtrail" in frame:
+                return True
+    return False
 
 
 def scan(res, flavour, logs):
@@ -106,9 +155,10 @@ def scan(res, flavour, logs):
             if span is not None:
                 excused[span].append(kind)
                 continue
-            why = next((w for k, p, w in KNOWN if k == kind and
+            mine = ramtrail_frames(after)
+            why = next((w for k, p, w in KNOWN if k == kind and not mine and
                         re.search(p, first + "\n" + after)), None)
-            (known if why else bad).append((kind, first, why, "ramtrail" in after))
+            (known if why else bad).append((kind, first, why, mine))
         for kind, first, why, _ in known:
             print(f"     note: {log.name}: {kind} report of the kernel's own code, "
                   f"not ramtrail's: {first} ({why})", flush=True)
