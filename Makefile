@@ -3,6 +3,8 @@
 #
 #   make              ramtrail.ko for the running kernel (or KDIR=...)
 #   make KVER=6.1     ramtrail.ko for Debian's 6.1 (or 6.12), fetched
+#   make KVER=6.12 ARCH=arm64  the same for Debian's arm64 kernel,
+#                     cross-built (KVER defaults to 6.12 there)
 #   make demo         record, panic, reboot and read back in QEMU
 #   make check        all tests (installs what they need first)
 #   make check-full   the same, with 4 CPUs and the Debian guest on both
@@ -49,7 +51,7 @@ comma := ,
 all: module
 
 module:
-	@$(TOP)/scripts/build-module.sh $(KVER)
+	@$(TOP)/scripts/build-module.sh $(if $(filter arm64,$(ARCH)),$(or $(KVER),6.12)-arm64,$(KVER))
 
 demo: tools
 	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null

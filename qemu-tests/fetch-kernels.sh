@@ -2,26 +2,36 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck disable=SC2015  # "A && B || die" is meant: die exits either way
 #
-# fetch-kernels.sh [6.1|6.12|all]   (default: all)
+# fetch-kernels.sh [6.1|6.12|all] [amd64|arm64]   (default: all amd64)
 # fetch-kernels.sh mirror            print the host's bookworm mirror URI
 #
 # Unpacks Debian's bookworm 6.1 and bookworm-backports 6.12 kernels (image,
 # headers, kbuild) under ${RAMTRAIL_CACHE:-~/.cache/ramtrail}, so ramtrail can be
 # built and booted in QEMU against both without installing a kernel on the host;
 # also installs the host tools the QEMU tests need.  A kernel with a stamp
-# (k61.stamp, k612.stamp) is reused as-is; delete the stamp to re-resolve.
+# (k61.stamp, k612.stamp; k61-arm64.stamp...) is reused as-is; delete the
+# stamp to re-resolve.
+#
+# arm64: the image and headers of Debian's arm64 port with the host's own
+# linux-kbuild (Multi-Arch: foreign: its programs run on the host), for a
+# cross build with gcc-aarch64-linux-gnu; apt resolves them in a private
+# state ($CACHE/apt-arm64) that knows the arm64 architecture, so the host's
+# dpkg never does.
 #
 # Prints one line per kernel and writes a sourceable $CACHE/k61.env / k612.env
-# (KVER KDIR VMLINUZ RELEASE KBUILD_ARGS [PAHOLE]).  Build a module with:
+# / k61-arm64.env / k612-arm64.env (KVER KDIR VMLINUZ RELEASE KBUILD_ARGS
+# [PAHOLE]).  Build a module with:
 #   . $CACHE/k612.env && make -C "$KDIR" M=$PWD $KBUILD_ARGS modules
 set -euo pipefail
 
 CACHE=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}
 WANT=${1:-all}
+ARCH=${2:-amd64}
 export DEBIAN_FRONTEND=noninteractive
 die() { echo "fetch-kernels: error: $*" >&2; exit 1; }
 log() { echo "fetch-kernels: $*" >&2; }
-case $WANT in 6.1|6.12|all|mirror) ;; *) die "usage: $0 [6.1|6.12|all|mirror]" ;; esac
+case $WANT/$ARCH in 6.1/amd64|6.12/amd64|all/amd64|mirror/amd64|6.1/arm64|6.12/arm64|all/arm64) ;;
+*) die "usage: $0 [6.1|6.12|all|mirror] [amd64|arm64]" ;; esac
 
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 # As root, apt downloads as the _apt user, which cannot write under $HOME;
@@ -48,8 +58,12 @@ pkg_version() {
 # unpacked, not installed, pahole (libdw1, libbpf1).
 host_tools() {
 	local p missing=()
-	for p in qemu-system-x86 busybox-static cpio kmod xz-utils gcc gcc-12 make bc \
-		flex bison libelf-dev libdw1 libbpf1 dkms mmdebstrap e2fsprogs; do
+	local want=(qemu-system-x86 busybox-static cpio kmod xz-utils gcc gcc-12 make bc
+		flex bison libelf-dev libdw1 libbpf1 dkms mmdebstrap e2fsprogs)
+	# arm64: the cross compiler, the virt machine, dtc for its device tree.
+	[ "$ARCH" = amd64 ] || want+=(gcc-aarch64-linux-gnu gcc-12-aarch64-linux-gnu
+		qemu-system-arm device-tree-compiler)
+	for p in "${want[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
@@ -80,26 +94,31 @@ mirror_uri() {
 
 [ "$WANT" != mirror ] || { mirror_uri; exit 0; }
 
-# fetch_kernel NAME KVER [PAHOLE]: resolve, download, unpack, describe a kernel.
+# fetch_kernel NAME KVER [PAHOLE]: resolve, download, unpack, describe a
+# kernel of $ARCH (the image and headers; kbuild is always the host's).
 fetch_kernel() {
 	local name=$1 kver=$2 pahole=${3:-} dest=$CACHE/$1 debs=$CACHE/debs/$1
-	local abi img hver common kbuild p v f kdir rel files=() specs=()
+	local abi img hver common kbuild p v f kdir rel files=() specs=() args=
+	local a=; [ "$ARCH" = amd64 ] || a=:$ARCH
 
 	if [ ! -f "$CACHE/$name.stamp" ] || [ ! -f "$CACHE/$name.env" ] || [ ! -d "$dest" ]; then
-		abi=$(apt-cache "${APT[@]}" depends linux-image-amd64 2>/dev/null |
-			sed -n 's/^ *Depends: linux-image-//p' | grep "^$kver\." | sort -V | tail -n1 || true)
-		[ -n "$abi" ] || die "$name: no linux-image-$kver.* behind linux-image-amd64"
-		img=linux-image-$abi-unsigned
-		[ -n "$(pkg_version "$img")" ] || img=linux-image-$abi
-		hver=$(pkg_version "linux-headers-$abi")
+		# Every version apt knows of: the arm64 state has both suites.
+		abi=$(apt-cache "${APT[@]}" show "linux-image-$ARCH$a" 2>/dev/null |
+			sed -n 's/^Depends: linux-image-//p' | sed 's/[ ,(].*//; s/:.*//' |
+			grep "^$kver\." | sort -V | tail -n1 || true)
+		[ -n "$abi" ] || die "$name: no linux-image-$kver.* behind linux-image-$ARCH"
+		img=linux-image-$abi-unsigned$a
+		[ -n "$(pkg_version "$img")" ] || img=linux-image-$abi$a
+		hver=$(pkg_version "linux-headers-$abi$a")
 		[ -n "$hver" ] || die "$name: linux-headers-$abi not found"
 		# The common-headers and kbuild package names differ between 6.1 and
 		# 6.12 (linux-kbuild-6.1 vs linux-kbuild-6.12.95+deb12): ask the headers.
-		read -r common kbuild < <(apt-cache "${APT[@]}" show --no-all-versions "linux-headers-$abi" |
+		read -r common kbuild < <(apt-cache "${APT[@]}" show --no-all-versions "linux-headers-$abi$a" |
 			sed -n 's/^Depends: //p' | tr ',' '\n' | awk '$1 ~ /^linux-headers-.*-common$/ { c = $1 }
 				$1 ~ /^linux-kbuild-/ { k = $1 } END { print c, k }')
 		[ -n "$common" ] && [ -n "$kbuild" ] || die "$name: cannot parse linux-headers-$abi Depends"
-		for p in "$img" "linux-headers-$abi" "$common" "$kbuild"; do
+		common=${common%%:*} kbuild=${kbuild%%:*}
+		for p in "$img" "linux-headers-$abi$a" "$common" "$kbuild"; do
 			# Pin to the headers' version: bookworm main also has an older
 			# linux-kbuild-6.1 than bookworm-security's headers want. The
 			# headers want kbuild at their version or later, and kbuild
@@ -110,7 +129,7 @@ fetch_kernel() {
 				[ -n "$v" ] && dpkg --compare-versions "$v" ge "$hver" || v=
 			fi
 			[ -n "$v" ] || die "$name: $p $hver not found"
-			f=${p}_${v//:/%3a}_
+			f=${p%%:*}_${v//:/%3a}_
 			compgen -G "$debs/$f*.deb" >/dev/null || specs+=("$p=$v")
 			files+=("$f")
 		done
@@ -138,20 +157,74 @@ fetch_kernel() {
 		[ "$rel" = "$abi" ] && [ -f "$dest/boot/vmlinuz-$abi" ] && [ -d "$dest/lib/modules/$abi" ] ||
 			die "$name: unpacked tree is inconsistent (release '$rel', ABI $abi)"
 		# CC needs no override: .kernelvariables picks gcc-12 (6.1) and
-		# x86_64-linux-gnu-gcc-12 (6.12), both from the host's gcc-12.
-		printf 'KVER=%s\nKDIR=%s\nVMLINUZ=%s\nRELEASE=%s\nKBUILD_ARGS="%s"\n%s' "$kver" "$kdir" \
-			"$dest/boot/vmlinuz-$abi" "$rel" "${pahole:+PAHOLE=$pahole}" "${pahole:+PAHOLE=$pahole$'\n'}" \
+		# x86_64-linux-gnu-gcc-12 / aarch64-linux-gnu-gcc-12 (6.12); a cross
+		# build names the architecture and the prefix of the host's binutils.
+		[ "$ARCH" = amd64 ] || args="ARCH=$ARCH CROSS_COMPILE=aarch64-linux-gnu- "
+		args+=${pahole:+PAHOLE=$pahole}
+		printf 'KVER=%s\nKDIR=%s\nVMLINUZ=%s\nRELEASE=%s\nKBUILD_ARGS="%s"\n%s%s' \
+			"$kver${a:+-$ARCH}" "$kdir" "$dest/boot/vmlinuz-$abi" "$rel" "${args% }" \
+			"${pahole:+PAHOLE=$pahole$'\n'}" "${BUSYBOX:+BUSYBOX=$BUSYBOX$'\n'}" \
 			>"$CACHE/$name.env"
 		printf '%s\n' "$abi" "${files[@]}" >"$CACHE/$name.stamp"
 	fi
 	# shellcheck source=/dev/null disable=SC2153  # KVER etc. come from the .env
-	(. "$CACHE/$name.env" && echo "KVER=$KVER KDIR=$KDIR VMLINUZ=$VMLINUZ RELEASE=$RELEASE${PAHOLE:+ PAHOLE=$PAHOLE}")
+	(PAHOLE= && . "$CACHE/$name.env" && echo "KVER=$KVER KDIR=$KDIR VMLINUZ=$VMLINUZ RELEASE=$RELEASE${PAHOLE:+ PAHOLE=$PAHOLE}")
 }
 
 mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"	# serialise concurrent runs on the same cache
 flock 9
 host_tools
+
+# The unpacked pahole 1.24 of bookworm: the 6.12 headers ship vmlinux, so
+# kbuild makes module BTF with pahole, which need not be installed.
+PAHOLE=$CACHE/tools/usr/bin/pahole
+unpack_pahole() {
+	local v
+	"$PAHOLE" --version >/dev/null 2>&1 && return 0
+	[ -n "$(pkg_version pahole)" ] || apt_update
+	v=$(pkg_version pahole)
+	mkdir -p "$CACHE/tools" "$CACHE/debs/tools"
+	(cd "$CACHE/debs/tools" && apt-get "${NOSANDBOX[@]}" -q download "pahole=$v" >&2) ||
+		die "apt-get download pahole failed"
+	dpkg-deb -x "$CACHE/debs/tools/pahole_${v//:/%3a}_amd64.deb" "$CACHE/tools"
+	"$PAHOLE" --version >/dev/null || die "unpacked pahole does not run"
+}
+
+if [ "$ARCH" = arm64 ]; then
+	unpack_pahole
+	# Private apt state: the host's sources and bookworm-backports, for
+	# amd64 (kbuild) and arm64 (image, headers).
+	A=$CACHE/apt-arm64
+	APT=(-o "Dir::Etc::SourceList=$A/sources.list" -o Dir::Etc::SourceParts=/etc/apt/sources.list.d
+		-o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache"
+		-o APT::Architectures::=amd64 -o APT::Architectures::=arm64)
+	if [ ! -f "$CACHE/k61-arm64.stamp" ] || [ ! -f "$CACHE/k612-arm64.stamp" ]; then
+		mirror=$(mirror_uri)
+		mkdir -p "$A/lists/partial" "$A/cache/archives/partial"
+		{ cat /etc/apt/sources.list 2>/dev/null || true
+		  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm-backports main"
+		} >"$A/sources.list"
+		log "apt-get update (private lists with arm64)"
+		apt-get "${APT[@]}" "${NOSANDBOX[@]}" -q --error-on=any update >&2 ||
+			die "apt-get update for arm64 failed"
+	fi
+	# The guests' static busybox, of the arm64 port.
+	BUSYBOX=$CACHE/arm64-tools/bin/busybox
+	if [ ! -x "$BUSYBOX" ]; then
+		v=$(pkg_version busybox-static:arm64)
+		[ -n "$v" ] || die "busybox-static:arm64 not found"
+		mkdir -p "$CACHE/debs/arm64-tools"
+		(cd "$CACHE/debs/arm64-tools" && apt-get "${APT[@]}" "${NOSANDBOX[@]}" -q download \
+			"busybox-static:arm64=$v" >&2) || die "apt-get download busybox-static:arm64 failed"
+		rm -rf "$CACHE/arm64-tools"
+		dpkg-deb -x "$CACHE/debs/arm64-tools/busybox-static_${v//:/%3a}_arm64.deb" "$CACHE/arm64-tools"
+		[ -x "$BUSYBOX" ] || die "no bin/busybox in busybox-static:arm64"
+	fi
+	[ "$WANT" = 6.12 ] || fetch_kernel k61-arm64 6.1
+	[ "$WANT" = 6.1 ] || fetch_kernel k612-arm64 6.12 "$PAHOLE"
+	exit 0
+fi
 
 if [ "$WANT" != 6.12 ]; then
 	# A fresh machine may have no package lists yet.
@@ -160,18 +233,7 @@ if [ "$WANT" != 6.12 ]; then
 fi
 
 if [ "$WANT" != 6.1 ]; then
-	# The 6.12 headers ship vmlinux, so kbuild makes module BTF with pahole;
-	# bookworm's pahole 1.24 does it and need not be installed, just unpacked.
-	PAHOLE=$CACHE/tools/usr/bin/pahole
-	if ! "$PAHOLE" --version >/dev/null 2>&1; then
-		[ -n "$(pkg_version pahole)" ] || apt_update
-		v=$(pkg_version pahole)
-		mkdir -p "$CACHE/tools" "$CACHE/debs/tools"
-		(cd "$CACHE/debs/tools" && apt-get "${NOSANDBOX[@]}" -q download "pahole=$v" >&2) ||
-			die "apt-get download pahole failed"
-		dpkg-deb -x "$CACHE/debs/tools/pahole_${v//:/%3a}_amd64.deb" "$CACHE/tools"
-		"$PAHOLE" --version >/dev/null || die "unpacked pahole does not run"
-	fi
+	unpack_pahole
 	# Private apt state: bookworm-backports never reaches the host's sources or lists.
 	A=$CACHE/apt
 	APT=(-o "Dir::Etc::SourceList=$A/sources.list" -o Dir::Etc::SourceParts=/dev/null

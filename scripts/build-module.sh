@@ -4,6 +4,8 @@
 #   no KVER     against the running kernel (/lib/modules/$(uname -r)/build),
 #               or KDIR= if set
 #   6.1, 6.12   against Debian's headers, fetched by qemu-tests/fetch-kernels.sh
+#   6.1-arm64, 6.12-arm64
+#               cross-built against Debian's arm64 headers (the same script)
 #   6.12-debug, 6.12-kcsan
 #               against Debian's 6.12 built with the kernel's checkers
 #               (qemu-tests/debug-kernel.sh)
@@ -17,6 +19,7 @@ kver=${1:-}
 args=()
 if [ -n "$kver" ]; then
 	case $kver in
+	*-arm64) "$top/qemu-tests/fetch-kernels.sh" "${kver%-*}" arm64 >/dev/null ;;
 	*-*) "$top/qemu-tests/debug-kernel.sh" "${kver#*-}" >/dev/null ;;
 	*) "$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null ;;
 	esac
