@@ -258,7 +258,7 @@ static bool ramtrail_saved_get_ref(struct ramtrail_saved_cursor *c,
 		*p += sizeof(le);
 		*off = le32_to_cpu(le);
 		c->names[c->nr_names++] = *off;
-		return *off && *off <= RAMTRAIL_TEXT_OFFSET_MAX;
+		return *off != 0;
 	}
 	if (ref != RAMTRAIL_SR_INDEX || !ramtrail_get_varint(p, c->end, &i) ||
 	    i >= c->nr_names)

@@ -33,12 +33,6 @@ void ramtrail_saved_count(struct ramtrail_saved_trace *t,
 		le64_add_cpu(&t->dropped, le64_to_cpu(f->zone[cpu].dropped));
 }
 
-/* A function offset a zone writer produces: 0 (none) or one below 2^31. */
-static u32 ramtrail_saved_func_off(u32 off)
-{
-	return off <= RAMTRAIL_TEXT_OFFSET_MAX ? off : 0;
-}
-
 /**
  * ramtrail_saved_keeps() - does a saved trace keep a decoded record
  * @r: the record
@@ -52,7 +46,7 @@ bool ramtrail_saved_keeps(const struct ramtrail_record *r)
 {
 	if (r->type == RAMTRAIL_W_EVENT)
 		return r->id != RAMTRAIL_EV_TASK;
-	return ramtrail_saved_func_off(r->ip) != 0;
+	return r->ip != 0;
 }
 
 /* Does @r change what the open chunk says of its CPU's task? */
@@ -275,7 +269,7 @@ static __always_inline u8 *
 ramtrail_saved_put_func(struct ramtrail_saved_writer *w, u8 *p,
 			const struct ramtrail_record *r, u64 ns)
 {
-	u32 parent = ramtrail_saved_func_off(r->parent);
+	u32 parent = r->parent;
 	u8 tag = r->ctx & RAMTRAIL_ST_CTX_MASK, *refs;
 	bool new;
 	u32 i = ramtrail_saved_name(w, (u64)r->ip << 32 | parent,

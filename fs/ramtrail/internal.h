@@ -281,7 +281,7 @@ struct ramtrail_reloc {
 
 /*
  * Offset of a function from the text base, as records store it: 0 for an
- * address outside RAMTRAIL_TEXT_OFFSET_MAX.
+ * address outside the RAMTRAIL_TEXT_OFFSET_MAX bytes above it.
  */
 static __always_inline u32 ramtrail_text_offset(unsigned long ip)
 {

@@ -84,22 +84,15 @@ void fill_random(struct test_region *t, u32 nr_cpus, u32 n, u32 damage)
 
 /*
  * What a saved trace keeps of @n decoded records, compacted: not a
- * function past the text (damage can make one), nor a caller there.
+ * function outside the text (offset 0), which has no name.
  */
 size_t kept(struct ramtrail_record *r, size_t n)
 {
 	size_t i, k = 0;
 
-	for (i = 0; i < n; i++) {
-		if (r[i].type != RAMTRAIL_W_EVENT &&
-		    r[i].parent > RAMTRAIL_TEXT_OFFSET_MAX) {
-			r[i].parent = 0;
-			r[i].type = RAMTRAIL_W_FUNC;
-		}
-		if (r[i].type == RAMTRAIL_W_EVENT ||
-		    (r[i].ip && r[i].ip <= RAMTRAIL_TEXT_OFFSET_MAX))
+	for (i = 0; i < n; i++)
+		if (r[i].type == RAMTRAIL_W_EVENT || r[i].ip)
 			r[k++] = r[i];
-	}
 	return k;
 }
 

@@ -1044,7 +1044,7 @@ static void test_saved_hostile_entries_are_refused_and_counted(void)
 			      (r->type == RAMTRAIL_W_EVENT ?
 			       r->len <= RAMTRAIL_EVENT_MAX_LEN &&
 			       !(r->flags & ~RAMTRAIL_EF_MASK) :
-			       r->ip && r->ip <= RAMTRAIL_TEXT_OFFSET_MAX),
+			       r->ip != 0),
 			      "round %zu record at %llu", k,
 			      (unsigned long long)r->pos);
 			within++;

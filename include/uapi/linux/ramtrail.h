@@ -219,11 +219,12 @@ enum ramtrail_ctx {
 #define RAMTRAIL_EF_MASK		0xfU
 
 /*
- * Function offsets from the text base are below 2^31 (on x86-64 the
- * kernel and its modules lie within 2 GiB of __START_KERNEL_map). A
- * function outside is recorded as offset 0.
+ * Function offsets from the text base take 32 bits (on x86-64 the kernel
+ * and its modules lie within 2 GiB of __START_KERNEL_map; on arm64
+ * within 2 GiB of panic(), the text base 2 GiB below it). A function
+ * outside is recorded as offset 0.
  */
-#define RAMTRAIL_TEXT_OFFSET_MAX	0x7fffffffU
+#define RAMTRAIL_TEXT_OFFSET_MAX	0xffffffffU
 
 /*
  * Event ids. Below RAMTRAIL_EV_USER: ramtrail's own, with the payloads
