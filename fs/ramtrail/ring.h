@@ -20,7 +20,8 @@
  * a record some of whose words carry the old lap: the reader drops it.
  *
  * Ordering points (all on one CPU; interrupts and NMIs observe program
- * order, so compiler barriers are enough):
+ * order, so compiler barriers are enough; [R4] is also read by the
+ * freeze from another CPU, and orders for it too):
  *
  *  [R1] The counter is read between loading ring->pos and the local_cmpxchg
  *       that reserves. If an interrupt reserved in between, the cmpxchg
@@ -41,7 +42,13 @@
  *       in a newer lap's block, and a block whose header the outer writer
  *       has not stored yet takes its time base from the block before.
  *       They drop (and count) their records instead, as ftrace does on a
- *       commit overrun.
+ *       commit overrun. A freeze on another CPU reads the positions, then
+ *       (smp_rmb()) waits for each floor to be idle before it seals the
+ *       zone up to its position: the reservation's cmpxchg is fully
+ *       ordered after the floor's store, so a position it read names a
+ *       writer whose floor it sees; the floor is released with
+ *       smp_store_release() after the record's words, so the seal hashes
+ *       the words (on arm64 a plain store may be seen before earlier ones).
  *  [R5] ring->task names the task of the last task event written in the
  *       current block, or is 0. It is stored after the event's words
  *       (barrier()), so a nested writer that sees the old value writes a
@@ -363,8 +370,8 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 	}
 out:
 	if (outer) {
-		barrier();	/* [R4]: stores done before floor is released */
-		WRITE_ONCE(r->floor, RAMTRAIL_FLOOR_IDLE);
+		/* [R4]: stores done before floor is released */
+		smp_store_release(&r->floor, RAMTRAIL_FLOOR_IDLE);
 	}
 	return ok;
 }

@@ -515,6 +515,7 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
 	u64 pos;
 	int us;
 
+	smp_rmb();	/* [R4]: ramtrail_end()'s positions before the floors */
 	for (us = 0; left && us < RAMTRAIL_SEAL_WAIT_US; us++) {
 		for (cpu = 0; cpu < nr; cpu++) {
 			struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);

@@ -36,6 +36,7 @@ typedef int64_t s64;
 #define barrier()	__asm__ __volatile__("" : : : "memory")
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define smp_store_release(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define BIT(n)		(1UL << (n))
