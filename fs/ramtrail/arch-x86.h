@@ -17,8 +17,23 @@
 /* The module area, taken to the top of the address space. */
 #define RAMTRAIL_ARCH_MODULES_START	MODULES_VADDR
 #define RAMTRAIL_ARCH_MODULES_SIZE	(-(u64)MODULES_VADDR)
+#define RAMTRAIL_ARCH_MODULES_MOVE	0
 /* The kernel is placed at multiples of CONFIG_PHYSICAL_ALIGN (2 MiB). */
 #define RAMTRAIL_ARCH_KASLR_ALIGN	CONFIG_PHYSICAL_ALIGN
+#define RAMTRAIL_ARCH_UNCACHED		1
+#define RAMTRAIL_ARCH_RESERVE_HOW	"reserved with memmap=SIZE$ADDR"
+
+/* Say how to reserve @start, @size bytes, which is System RAM. */
+static inline void ramtrail_arch_say_reserve(phys_addr_t start, u64 size)
+{
+	pr_err("%pa+%#llx is System RAM: reserve it with memmap=%lluK$%#llx on the kernel command line\n",
+	       &start, size, size >> 10, (u64)start);
+}
+
+static inline int ramtrail_arch_init(void)
+{
+	return 0;
+}
 
 static __always_inline u64 ramtrail_arch_clock(void)
 {

@@ -15,16 +15,23 @@
  *                                ips are stored as 32-bit offsets from it
  *   RAMTRAIL_ARCH_MODULES_START  start of the module area
  *   RAMTRAIL_ARCH_MODULES_SIZE   its size
- *   ramtrail_arch_is_module()    an address is in the module area
+ *   RAMTRAIL_ARCH_MODULES_MOVE   1 if the module area moves with KASLR
+ *   ramtrail_arch_is_module()    an address is in this boot's module area
  *   ramtrail_arch_text_anchor()  an address of kernel text that moves with
  *                                KASLR: two boots' difference is the delta
  *   RAMTRAIL_ARCH_KASLR_ALIGN    KASLR moves kernel text by multiples of it
+ *   ramtrail_arch_init()         0, or why the module cannot run (at load)
+ *   RAMTRAIL_ARCH_UNCACHED       1 where mem_type=1 (uncached) is offered
+ *   RAMTRAIL_ARCH_RESERVE_HOW    how a range is reserved, for messages
+ *   ramtrail_arch_say_reserve()  the error for a range that is System RAM
  */
 #ifndef _RAMTRAIL_ARCH_H
 #define _RAMTRAIL_ARCH_H
 
 #if defined(CONFIG_X86_64)
 #include "arch-x86.h"
+#elif defined(CONFIG_ARM64)
+#include "arch-arm64.h"
 #else
 #error "ramtrail: this architecture is not supported yet (see arch.h)"
 #endif

@@ -329,6 +329,9 @@ static int __init ramtrail_init(void)
 	struct ramtrail_context *cxt = &ramtrail_cxt;
 	int err;
 
+	err = ramtrail_arch_init();
+	if (err)
+		return err;
 	mutex_init(&cxt->modules_lock);
 	cxt->kernel_build = ramtrail_kernel_build();
 	err = ramtrail_params_read(&cxt->params);

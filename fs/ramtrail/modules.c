@@ -418,7 +418,7 @@ static bool ramtrail_kernel_same(struct ramtrail_context *cxt,
  * Kernel text is relocated only when the recording kernel is this very
  * build (release and version string, and its functions where this one's
  * are) and the KASLR delta is whole units of the architecture's
- * (RAMTRAIL_ARCH_KASLR_ALIGN, 2 MiB on x86-64): after a kernel update
+ * (RAMTRAIL_ARCH_KASLR_ALIGN, 2 MiB on x86-64, 64 KiB on arm64): after a kernel update
  * the same offset is another function, and a wrong name is worse than
  * none.
  */
@@ -464,6 +464,20 @@ static int ramtrail_module_now(const struct ramtrail_reloc *rl,
 }
 
 /*
+ * Was @a a module's address in the boot that recorded it? Where the
+ * module area moves with the kernel (RAMTRAIL_ARCH_MODULES_MOVE), this
+ * boot's area tells only for the same build, at the KASLR delta; for
+ * another build every address is looked up in the recording boot's
+ * table, which has no entry for kernel text.
+ */
+static bool ramtrail_was_module(const struct ramtrail_reloc *rl, u64 a)
+{
+	if (!RAMTRAIL_ARCH_MODULES_MOVE)
+		return ramtrail_arch_is_module(a);
+	return !rl->same_build || ramtrail_arch_is_module(a + rl->delta);
+}
+
+/*
  * Where @off of a record at counter time @ts was: the recording boot's
  * module table entry, if in a module (NULL if none is sure), and in
  * *@addr the address to print: relocated to this boot, or the bare
@@ -483,7 +497,7 @@ ramtrail_reloc_find(const struct ramtrail_reloc *rl, u32 off, u64 ts,
 	*timed = false;
 	if (!off)
 		return NULL;
-	if (!ramtrail_arch_is_module(a)) {
+	if (!ramtrail_was_module(rl, a)) {
 		if (rl->same_build)
 			*addr = a + rl->delta;
 		return NULL;

@@ -162,7 +162,8 @@ static int ramtrail_find_region(const struct ramtrail_params *p,
 		return 0;
 	}
 	if (!p->mem_address || !p->mem_size) {
-		pr_err("no region: give mem_address= and mem_size= (reserved with memmap=SIZE$ADDR)\n");
+		pr_err("no region: give mem_address= and mem_size= (%s)\n",
+		       RAMTRAIL_ARCH_RESERVE_HOW);
 		return -EINVAL;
 	}
 	*start = p->mem_address;
@@ -185,7 +186,7 @@ static int ramtrail_find_region(const struct ramtrail_params *p,
 int ramtrail_storage_map(struct ramtrail_context *cxt)
 {
 	bool reserve_mem = cxt->params.mem_name && *cxt->params.mem_name;
-	unsigned int mem_type = cxt->params.mem_type;
+	unsigned int mem_type;
 	phys_addr_t start;
 	u64 size;
 	int err;
@@ -193,9 +194,14 @@ int ramtrail_storage_map(struct ramtrail_context *cxt)
 	err = ramtrail_find_region(&cxt->params, &start, &size);
 	if (err)
 		return err;
+	mem_type = cxt->params.mem_type;	/* the device tree's, maybe */
 	if (mem_type > RAMTRAIL_MEM_CACHED) {
 		pr_err("mem_type=%u: use 0 (write-combined), 1 (uncached) or 2 (cached)\n",
 		       mem_type);
+		return -EINVAL;
+	}
+	if (mem_type == RAMTRAIL_MEM_UNCACHED && !RAMTRAIL_ARCH_UNCACHED) {
+		pr_err("mem_type=1: uncached is device memory here, where memset() and unaligned accesses fault: use 0 (write-combined) or 2 (cached)\n");
 		return -EINVAL;
 	}
 	if (reserve_mem) {
@@ -206,8 +212,7 @@ int ramtrail_storage_map(struct ramtrail_context *cxt)
 	} else {
 		if (region_intersects(start, size, IORESOURCE_SYSTEM_RAM,
 				      IORES_DESC_NONE) != REGION_DISJOINT) {
-			pr_err("%pa+%#llx is System RAM: reserve it with memmap=%lluK$%#llx on the kernel command line\n",
-			       &start, size, size >> 10, (u64)start);
+			ramtrail_arch_say_reserve(start, size);
 			return -EINVAL;
 		}
 		if (!request_mem_region(start, size, "ramtrail")) {
