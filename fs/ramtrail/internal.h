@@ -43,9 +43,21 @@
 /* Tracepoint probes of events.c */
 #define RAMTRAIL_NR_PROBES	15
 
+/* Parameters a device tree node may set too: bits of params.given */
+enum ramtrail_param_bit {
+	RAMTRAIL_GIVEN_MEM_TYPE,
+	RAMTRAIL_GIVEN_MAX_REASON,
+	RAMTRAIL_GIVEN_DMESG_SIZE,
+	RAMTRAIL_GIVEN_DMESG_COUNT,
+	RAMTRAIL_GIVEN_MAX_MODULES,
+	RAMTRAIL_GIVEN_SAVED_SIZE,
+	RAMTRAIL_GIVEN_ECC,
+};
+
 /**
  * struct ramtrail_params - what the module parameters ask for
- * @mem_address: physical start of the region (memmap=), or 0
+ * @given: BIT(RAMTRAIL_GIVEN_*) of the parameters given at load
+ * @mem_address: physical start of the region (memmap=, a no-map node), or 0
  * @mem_size: its size in bytes
  * @mem_name: a reserve_mem= region's name, instead of @mem_address
  * @mem_type: 0 write-combined, 1 uncached, 2 cached
@@ -61,6 +73,7 @@
  * @reset: ignore and clear what the region holds
  */
 struct ramtrail_params {
+	unsigned long given;
 	unsigned long mem_address;
 	u64 mem_size;
 	const char *mem_name;

@@ -45,35 +45,86 @@ static char *mem_name;
 module_param(mem_name, charp, 0400);
 MODULE_PARM_DESC(mem_name, "name of a reserve_mem= region (Linux 6.12+), instead of mem_address/mem_size");
 
-static unsigned int mem_type;
-module_param(mem_type, uint, 0400);
-MODULE_PARM_DESC(mem_type, "mapping: 0 write-combined (default), 1 uncached, 2 cached");
-
 static char *functions = "";
 static char *events = "";
 
+/*
+ * The parameters a device tree node may give too (storage.c): given at
+ * load, they win over the node. Each notes that it was given.
+ */
+static unsigned int mem_type;
 static int max_reason = KMSG_DUMP_OOPS;
-module_param(max_reason, int, 0400);
-MODULE_PARM_DESC(max_reason, "highest kmsg dump reason kept in dmesg records (as ramoops; 2 = oops and panic)");
-
 static unsigned long dmesg_size = 32768;
-module_param(dmesg_size, ulong, 0400);
-MODULE_PARM_DESC(dmesg_size, "bytes per dmesg record, 1072 to 1 MiB (default 32768)");
-
 static unsigned int dmesg_count = 4;
-module_param(dmesg_count, uint, 0400);
-MODULE_PARM_DESC(dmesg_count, "number of dmesg records (default 4)");
-
 static unsigned int max_modules = RAMTRAIL_MODTAB_COUNT;
-module_param(max_modules, uint, 0400);
-MODULE_PARM_DESC(max_modules, "module table entries of a newly formatted region, 4 to 4096 (default 512)");
-
 static char *saved_size;
-module_param(saved_size, charp, 0400);
-MODULE_PARM_DESC(saved_size, "bytes kept for traces of earlier boots (default: a third of mem_size)");
-
 static unsigned int ecc = 16;
-module_param(ecc, uint, 0400);
+static unsigned long given;
+
+static const struct {
+	void *arg;
+	int (*set)(const char *val, const struct kernel_param *kp);
+	unsigned int bit;
+} given_params[] = {
+	{ &mem_type, param_set_uint, RAMTRAIL_GIVEN_MEM_TYPE },
+	{ &max_reason, param_set_int, RAMTRAIL_GIVEN_MAX_REASON },
+	{ &dmesg_size, param_set_ulong, RAMTRAIL_GIVEN_DMESG_SIZE },
+	{ &dmesg_count, param_set_uint, RAMTRAIL_GIVEN_DMESG_COUNT },
+	{ &max_modules, param_set_uint, RAMTRAIL_GIVEN_MAX_MODULES },
+	{ &saved_size, param_set_charp, RAMTRAIL_GIVEN_SAVED_SIZE },
+	{ &ecc, param_set_uint, RAMTRAIL_GIVEN_ECC },
+};
+
+static int given_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(given_params); i++) {
+		if (kp->arg != given_params[i].arg)
+			continue;
+		err = given_params[i].set(val, kp);
+		if (!err)
+			given |= BIT(given_params[i].bit);
+		return err;
+	}
+	return -EINVAL;
+}
+
+static const struct kernel_param_ops given_uint_ops = {
+	.set = given_set,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops given_int_ops = {
+	.set = given_set,
+	.get = param_get_int,
+};
+
+static const struct kernel_param_ops given_ulong_ops = {
+	.set = given_set,
+	.get = param_get_ulong,
+};
+
+static const struct kernel_param_ops given_charp_ops = {
+	.set = given_set,
+	.get = param_get_charp,
+	.free = param_free_charp,
+};
+
+module_param_cb(mem_type, &given_uint_ops, &mem_type, 0400);
+MODULE_PARM_DESC(mem_type, "mapping: 0 write-combined (default), 1 uncached, 2 cached");
+module_param_cb(max_reason, &given_int_ops, &max_reason, 0400);
+MODULE_PARM_DESC(max_reason, "highest kmsg dump reason kept in dmesg records (as ramoops; 2 = oops and panic)");
+module_param_cb(dmesg_size, &given_ulong_ops, &dmesg_size, 0400);
+MODULE_PARM_DESC(dmesg_size, "bytes per dmesg record, 1072 to 1 MiB (default 32768)");
+module_param_cb(dmesg_count, &given_uint_ops, &dmesg_count, 0400);
+MODULE_PARM_DESC(dmesg_count, "number of dmesg records (default 4)");
+module_param_cb(max_modules, &given_uint_ops, &max_modules, 0400);
+MODULE_PARM_DESC(max_modules, "module table entries of a newly formatted region, 4 to 4096 (default 512)");
+module_param_cb(saved_size, &given_charp_ops, &saved_size, 0400);
+MODULE_PARM_DESC(saved_size, "bytes kept for traces of earlier boots (default: a third of mem_size)");
+module_param_cb(ecc, &given_uint_ops, &ecc, 0400);
 MODULE_PARM_DESC(ecc, "Reed-Solomon parity bytes per 255-byte codeword of a saved trace, 0 (none) to 32 (default 16: up to 8 wrong bytes corrected in each)");
 
 static bool stop_when_full;
@@ -264,6 +315,7 @@ static int ramtrail_params_read(struct ramtrail_params *p)
 	kernel_param_unlock(THIS_MODULE);
 	if (!p->functions || !p->events)
 		return -ENOMEM;
+	p->given = given;
 	p->mem_address = mem_address;
 	p->mem_name = mem_name;
 	p->mem_type = mem_type;

@@ -10,6 +10,8 @@
 #include <linux/io.h>
 #include <linux/ioport.h>
 #include <linux/mm.h>
+#include <linux/of.h>
+#include <linux/of_reserved_mem.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -114,12 +116,127 @@ void ramtrail_resume(struct ramtrail_context *cxt)
 }
 
 /* Where the parameters put the region: 0 or -errno, said why. */
-static int ramtrail_find_region(const struct ramtrail_params *p,
+/* A property of the device tree's node: 4 or 8 bytes. */
+static bool ramtrail_dt_u64(struct device_node *np, const char *name, u64 *v)
+{
+	u32 v32;
+	int len;
+
+	if (!of_find_property(np, name, &len))
+		return false;
+	if (len == sizeof(*v))
+		return !of_property_read_u64(np, name, v);
+	if (of_property_read_u32(np, name, &v32))
+		return false;
+	*v = v32;
+	return true;
+}
+
+/* The node's properties for the parameters not given at load. */
+static void ramtrail_dt_params(struct device_node *np,
+			       struct ramtrail_params *p)
+{
+	static const struct {
+		const char *name;
+		unsigned int bit;
+	} props[] = {
+		{ "mem-type", RAMTRAIL_GIVEN_MEM_TYPE },
+		{ "max-reason", RAMTRAIL_GIVEN_MAX_REASON },
+		{ "dmesg-size", RAMTRAIL_GIVEN_DMESG_SIZE },
+		{ "dmesg-count", RAMTRAIL_GIVEN_DMESG_COUNT },
+		{ "max-modules", RAMTRAIL_GIVEN_MAX_MODULES },
+		{ "saved-size", RAMTRAIL_GIVEN_SAVED_SIZE },
+		{ "ecc", RAMTRAIL_GIVEN_ECC },
+	};
+	unsigned int i;
+	u64 v;
+
+	for (i = 0; i < ARRAY_SIZE(props); i++) {
+		if ((p->given & BIT(props[i].bit)) ||
+		    !ramtrail_dt_u64(np, props[i].name, &v))
+			continue;
+		/* Out of range: too big for any, refused as the parameter's. */
+		v = min_t(u64, v, U32_MAX);
+		switch (props[i].bit) {
+		case RAMTRAIL_GIVEN_MEM_TYPE:
+			p->mem_type = v;
+			break;
+		case RAMTRAIL_GIVEN_MAX_REASON:
+			p->max_reason = min_t(u64, v, INT_MAX);
+			break;
+		case RAMTRAIL_GIVEN_DMESG_SIZE:
+			p->dmesg_size = v;
+			break;
+		case RAMTRAIL_GIVEN_DMESG_COUNT:
+			p->dmesg_count = v;
+			break;
+		case RAMTRAIL_GIVEN_MAX_MODULES:
+			p->max_modules = v;
+			break;
+		case RAMTRAIL_GIVEN_SAVED_SIZE:
+			p->saved_size = v;
+			break;
+		case RAMTRAIL_GIVEN_ECC:
+			p->ecc = v;
+			break;
+		}
+	}
+}
+
+/*
+ * The region of a device tree's /reserved-memory node compatible with
+ * "ramtrail" (Documentation/ramtrail/ramtrail.yaml), and its properties
+ * for the parameters @p was not given.
+ * Return: 0, -ENOENT if there is none, or another errno, said why.
+ */
+static int ramtrail_dt_find(struct ramtrail_params *p, phys_addr_t *start,
+			    u64 *size)
+{
+	struct device_node *np = of_find_compatible_node(NULL, NULL,
+							 "ramtrail");
+	struct reserved_mem *rmem;
+
+	if (!np)
+		return -ENOENT;
+	rmem = of_reserved_mem_lookup(np);
+	if (!rmem || !rmem->size) {
+		pr_err("%pOF is not a /reserved-memory node with a reg: not used\n",
+		       np);
+		of_node_put(np);
+		return -EINVAL;
+	}
+	ramtrail_dt_params(np, p);
+	of_node_put(np);
+	*start = rmem->base;
+	*size = rmem->size;
+	if (!PAGE_ALIGNED(*start) || !PAGE_ALIGNED(*size) ||
+	    *size < 16 * PAGE_SIZE) {
+		pr_err("device tree region %pa+%#llx: need a page-aligned range of at least 64K\n",
+		       start, *size);
+		return -EINVAL;
+	}
+	pr_info("region %pa+%#llx from the device tree\n", start, *size);
+	return 0;
+}
+
+/*
+ * Where the region is: mem_name's reserve_mem= region, mem_address and
+ * mem_size, or, with none of them, a device tree node, whose properties
+ * then set the parameters @p was not given. Checks the parameters.
+ */
+static int ramtrail_find_region(struct ramtrail_params *p,
 				phys_addr_t *start, u64 *size)
 {
 	/* A trace takes its header, the kernel's entry and a chunk at least. */
 	u64 least = ramtrail_saved_fixed(1) + RAMTRAIL_SAVED_CHUNK_MIN;
+	bool named = p->mem_name && *p->mem_name;
+	int err = -ENOENT;
 
+	if (!named && !p->mem_address && !p->mem_size) {
+		err = ramtrail_dt_find(p, start, size);
+		if (err != -ENOENT && err)
+			return err;
+	}
 	if (!p->dmesg_count || p->dmesg_count > RAMTRAIL_MAX_DMESG) {
 		pr_err("dmesg_count=%u: give 1 to %u (pstore needs a dmesg front end)\n",
 		       p->dmesg_count, RAMTRAIL_MAX_DMESG);
@@ -141,7 +258,9 @@ static int ramtrail_find_region(const struct ramtrail_params *p,
 		       p->saved_size, least);
 		return -EINVAL;
 	}
-	if (p->mem_name && *p->mem_name) {
+	if (!err)		/* the device tree's */
+		return 0;
+	if (named) {
 		phys_addr_t s, sz;
 
 		if (!RAMTRAIL_HAVE_RESERVE_MEM) {
