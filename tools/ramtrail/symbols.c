@@ -51,6 +51,7 @@ struct rt_ko {
 	const char *path;
 	u64 text_size;
 	u64 init_size;	/* of its init text */
+	bool plts;	/* the loader adds text of its own after these */
 	u64 syms_hash;	/* of its text's functions: an entry's funcs_hash */
 	struct rt_sym *syms;
 	size_t nr;
@@ -261,6 +262,17 @@ static int rt_ko_parse(struct rt_ko *ko, const u8 *b, u64 len)
 				    strnlen(m, mend - m) < mend - m)
 					snprintf(ko->name, sizeof(ko->name),
 						 "%s", m + 5);
+		}
+		/*
+		 * arm64's loader sizes these placeholders (PLTs, ftrace's
+		 * trampolines) at load, after the code: they move no function.
+		 */
+		if (e->e_machine == EM_AARCH64 &&
+		    (!strcmp(name, ".plt") || !strcmp(name, ".init.plt") ||
+		     !strcmp(name, ".text.ftrace_trampoline") ||
+		     !strcmp(name, ".init.text.ftrace_trampoline"))) {
+			ko->plts = true;
+			continue;
 		}
 		/* The loader's text layout: core and init text, in order. */
 		if ((sh->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
@@ -631,14 +643,17 @@ static int rt_map_traced(const struct rt_symbols *s, const struct rt_trace *t)
 
 /*
  * KASLR's granule on the traced machine (x86-64: the kernel's
- * CONFIG_PHYSICAL_ALIGN): a map whose panic() is not a whole number of
- * them from the trace's is another kernel's. 0: not known here.
+ * CONFIG_PHYSICAL_ALIGN; arm64: 64 KiB, where a boot loader may place
+ * the image): a map whose panic() is not a whole number of them from the
+ * trace's is another kernel's. 0: not known here.
  */
 static u64 rt_kaslr_align(const struct rt_trace *t)
 {
 	switch (le32_to_cpu(t->reg.hdr.machine)) {
 	case RAMTRAIL_MACHINE_X86_64:
 		return 0x200000;
+	case RAMTRAIL_MACHINE_AARCH64:
+		return 0x10000;
 	default:
 		return 0;
 	}
@@ -711,7 +726,8 @@ int rt_symbols_bind(struct rt_symbols *s, struct rt_trace *t)
 		if (!rt_ko_traced(t, i, ko))
 			continue;
 		size = init ? ko->init_size : ko->text_size;
-		if (RT_PAGE_ALIGN(size) != RT_PAGE_ALIGN(le64_to_cpu(m->size))) {
+		if (ko->plts ? RT_PAGE_ALIGN(size) > RT_PAGE_ALIGN(le64_to_cpu(m->size)) :
+		    RT_PAGE_ALIGN(size) != RT_PAGE_ALIGN(le64_to_cpu(m->size))) {
 			rt_err("%s: %stext is %llu bytes, the traced %s had %llu: not used\n",
 			       ko->path, init ? "init " : "",
 			       (unsigned long long)size, name,
