@@ -28,6 +28,8 @@
 #define RAMTRAIL_ARCH_MODULES_START	RAMTRAIL_ARCH_TEXT_BASE
 #define RAMTRAIL_ARCH_MODULES_SIZE	SZ_4G
 #define RAMTRAIL_ARCH_MODULES_MOVE	1
+/* Below the kernel image and above it */
+#define RAMTRAIL_ARCH_MODULE_AREAS	2
 /*
  * KASLR moves the image by multiples of 2 MiB, but where the boot loader
  * or the EFI stub put it (at 64 KiB alignment when it could not
@@ -84,6 +86,15 @@ static inline bool ramtrail_arch_is_module(unsigned long addr)
 	return addr - RAMTRAIL_ARCH_MODULES_START < RAMTRAIL_ARCH_MODULES_SIZE &&
 	       addr - ramtrail_arch_image_start >=
 			ramtrail_arch_image_end - ramtrail_arch_image_start;
+}
+
+static inline void ramtrail_arch_module_areas(u64 *start, u64 *size)
+{
+	start[0] = RAMTRAIL_ARCH_MODULES_START;
+	size[0] = ramtrail_arch_image_start - start[0];
+	start[1] = ramtrail_arch_image_end;
+	size[1] = RAMTRAIL_ARCH_MODULES_START + RAMTRAIL_ARCH_MODULES_SIZE -
+		  start[1];
 }
 
 /* panic(): exported, in kernel text, moved by KASLR with it. */

@@ -18,6 +18,7 @@
 #define RAMTRAIL_ARCH_MODULES_START	MODULES_VADDR
 #define RAMTRAIL_ARCH_MODULES_SIZE	(-(u64)MODULES_VADDR)
 #define RAMTRAIL_ARCH_MODULES_MOVE	0
+#define RAMTRAIL_ARCH_MODULE_AREAS	1
 /* The kernel is placed at multiples of CONFIG_PHYSICAL_ALIGN (2 MiB). */
 #define RAMTRAIL_ARCH_KASLR_ALIGN	CONFIG_PHYSICAL_ALIGN
 #define RAMTRAIL_ARCH_UNCACHED		1
@@ -56,6 +57,12 @@ static inline u32 ramtrail_arch_clock_flags(void)
 static inline void ramtrail_arch_flush_cached(void *p, size_t len)
 {
 	clflush_cache_range(p, len);
+}
+
+static inline void ramtrail_arch_module_areas(u64 *start, u64 *size)
+{
+	start[0] = RAMTRAIL_ARCH_MODULES_START;
+	size[0] = RAMTRAIL_ARCH_MODULES_SIZE;
 }
 
 static inline bool ramtrail_arch_is_module(unsigned long addr)

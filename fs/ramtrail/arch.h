@@ -17,6 +17,8 @@
  *   RAMTRAIL_ARCH_MODULES_SIZE   its size
  *   RAMTRAIL_ARCH_MODULES_MOVE   1 if the module area moves with KASLR
  *   ramtrail_arch_is_module()    an address is in this boot's module area
+ *   ramtrail_arch_module_areas() its RAMTRAIL_ARCH_MODULE_AREAS ranges
+ *                                (start, size), for a full module table
  *   ramtrail_arch_text_anchor()  an address of kernel text that moves with
  *                                KASLR: two boots' difference is the delta
  *   RAMTRAIL_ARCH_KASLR_ALIGN    KASLR moves kernel text by multiples of it

@@ -153,19 +153,26 @@ static void ramtrail_module_describe(struct ramtrail_module_entry *e,
 }
 
 /*
- * What the table's last entry says once a module found no room (it is
- * kept for this): from when modules may lie where no entry tells
- * (RAMTRAIL_MOD_FULL), so that an unloaded module's entry stops naming
- * what a later one recorded in its place.
+ * What the table's last entries say once a module found no room (they
+ * are kept for this), one per part of the module area: from when modules
+ * may lie where no entry tells (RAMTRAIL_MOD_FULL), so that an unloaded
+ * module's entry stops naming what a later one recorded in its place.
  */
 static void ramtrail_describe_full(struct ramtrail_module_entry *e)
 {
-	memset(e, 0, sizeof(*e));
-	e->base = cpu_to_le64(RAMTRAIL_ARCH_MODULES_START);
-	e->size = cpu_to_le64(RAMTRAIL_ARCH_MODULES_SIZE);
-	e->full_since =
-		cpu_to_le64((ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1);
-	e->flags = cpu_to_le32(RAMTRAIL_MOD_FULL);
+	u64 start[RAMTRAIL_ARCH_MODULE_AREAS], size[RAMTRAIL_ARCH_MODULE_AREAS];
+	u64 since = (ramtrail_clock() & RAMTRAIL_CLOCK_MASK) ?: 1;
+	unsigned int i;
+
+	ramtrail_arch_module_areas(start, size);
+	for (i = 0; i < RAMTRAIL_ARCH_MODULE_AREAS; i++) {
+		memset(&e[i], 0, sizeof(e[i]));
+		e[i].base = cpu_to_le64(start[i]);
+		e[i].size = cpu_to_le64(size[i]);
+		e[i].full_since = cpu_to_le64(since);
+		e[i].flags = cpu_to_le32(RAMTRAIL_MOD_FULL);
+		e[i].checksum = cpu_to_le32(ramtrail_module_checksum(&e[i]));
+	}
 }
 
 /*
@@ -176,13 +183,13 @@ static void ramtrail_describe_full(struct ramtrail_module_entry *e)
  * taking over its names. A module without text (only init text, or only
  * data) has nothing to name, and an entry at 0 would end the table for
  * its readers: none (the kernel's entry covers no address on purpose).
- * The last entry is kept for ramtrail_describe_full().
+ * The last entries are kept for ramtrail_describe_full().
  */
 static void ramtrail_add_entry(struct ramtrail_context *cxt,
 			       const struct ramtrail_module_entry *d)
 {
-	struct ramtrail_module_entry *e = ramtrail_modtab(cxt), full;
-	unsigned int n, i;
+	struct ramtrail_module_entry *e = ramtrail_modtab(cxt);
+	unsigned int n, i, count = 1;
 
 	if (!le64_to_cpu(d->base) ||
 	    (!le64_to_cpu(d->size) &&
@@ -199,20 +206,23 @@ static void ramtrail_add_entry(struct ramtrail_context *cxt,
 		    !(le32_to_cpu(e[i].flags) & RAMTRAIL_MOD_GONE) &&
 		    !strncmp(e[i].name, d->name, sizeof(e[i].name)))
 			goto out;
-	if (n + 1 >= le32_to_cpu(cxt->hdr->modtab_count)) {
-		if (n + 1 != le32_to_cpu(cxt->hdr->modtab_count))
-			goto out;
-		ramtrail_describe_full(&full);
-		d = &full;
-		pr_warn("module table full (max_modules=%u): from now on, no name offline for modules loaded or unloaded\n",
-			n + 1);
-	}
 	e += n;
-	*e = *d;
-	e->checksum = cpu_to_le32(ramtrail_module_checksum(e));
-	ramtrail_flush(cxt, e, sizeof(*e));
+	if (n + RAMTRAIL_ARCH_MODULE_AREAS >=
+	    le32_to_cpu(cxt->hdr->modtab_count)) {
+		if (n + RAMTRAIL_ARCH_MODULE_AREAS !=
+		    le32_to_cpu(cxt->hdr->modtab_count))
+			goto out;
+		ramtrail_describe_full(e);
+		count = RAMTRAIL_ARCH_MODULE_AREAS;
+		pr_warn("module table full (max_modules=%u): from now on, no name offline for modules loaded or unloaded\n",
+			n + count);
+	} else {
+		*e = *d;
+		e->checksum = cpu_to_le32(ramtrail_module_checksum(e));
+	}
+	ramtrail_flush(cxt, e, count * sizeof(*e));
 	/* Pairs with the smp_load_acquire() of readers of this boot's table. */
-	smp_store_release(&cxt->nr_modules, n + 1);
+	smp_store_release(&cxt->nr_modules, n + count);
 out:
 	mutex_unlock(&cxt->modules_lock);
 }

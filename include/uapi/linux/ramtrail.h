@@ -477,10 +477,11 @@ struct ramtrail_region_header {
  */
 #define RAMTRAIL_MOD_INIT		(1U << 1)
 /*
- * The table's last entry once a module found no room in it: it covers
- * the whole module area (@base its start, @size its size; on x86-64 up
- * to the top of the address space), has no name, and @full_since says
- * when that module came. From then on a module may lie where no entry
+ * The table's last entries once a module found no room in it: one per
+ * part of the module area (@base its start, @size its size; on x86-64
+ * one, up to the top of the address space; on arm64 two, the text
+ * window below the kernel image and above it), no name, and @full_since
+ * says when that module came. From then on a module may lie where no entry
  * says: a record of that time or later is named only by an entry of a
  * module still loaded when the table was last written, or of an init
  * text before its end. Set with the entry and covered by its checksum.
