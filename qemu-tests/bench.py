@@ -217,9 +217,9 @@ DUMP_LINES = (64, 1024, 16384)
 
 
 def pingpong():
-    """The event workload, static for the guest: build/bench/pingpong."""
-    out = OUT / "pingpong"
-    subprocess.run(["cc", "-static", "-O2", "-Wall", "-o", str(out),
+    """The event workload, static for the guest: build/bench/pingpong-ARCH."""
+    out = OUT / f"pingpong-{rg.ARCH}"
+    subprocess.run([rg.GUEST_CC, "-static", "-O2", "-Wall", "-o", str(out),
                     str(h.REPO / "qemu-tests" / "pingpong.c")], check=True)
     return out
 

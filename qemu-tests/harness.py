@@ -11,6 +11,12 @@ Guest RAM is a shared file, so it survives warm reboots (panic=1, same QEMU
 process) and QEMU exits, and the host can read and write it: for RAM below
 the PCI hole (3 GiB on -machine pc), file offset == guest physical address.
 Only TCG works here; run_qemu() holds a lock so two QEMUs never run at once.
+
+arm64 ("6.12-arm64", "6.1-arm64"): -machine virt, whose RAM starts at
+RAM_BASE["arm64"] (RamFile's base: its methods take guest physical
+addresses), a device tree of QEMU's own with a /reserved-memory node
+(no-map) for each memmap=SIZE$ADDR of the command line, which arm64
+does not have.
 """
 import fcntl
 import gzip
@@ -25,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -35,6 +42,8 @@ from check import Results  # noqa: E402,F401  (one result format: tools/tests/ch
 BUILD = REPO / "build" / "qemu"          # logs and scratch; gitignored
 CACHE = Path(os.environ.get("RAMTRAIL_CACHE", Path.home() / ".cache" / "ramtrail"))
 BUSYBOX = "/bin/busybox"
+# Guest physical address of the RAM file's first byte.
+RAM_BASE = {"x86_64": 0, "arm64": 0x40000000}
 BANNER = re.compile(r"^\[ *\d+\.\d+\] Linux version ", re.M)   # printk, once per boot
 
 
@@ -48,8 +57,9 @@ def kernel(kver):
     debug-kernel.sh if needed."""
     env = CACHE / ("k" + kver.replace(".", "") + ".env")
     if not env.exists():
-        flavour = kver.partition("-")[2]
-        cmd = ["debug-kernel.sh", flavour] if flavour else ["fetch-kernels.sh", kver]
+        base, _, flavour = kver.partition("-")
+        cmd = ["fetch-kernels.sh", base, "arm64"] if flavour == "arm64" else \
+            ["debug-kernel.sh", flavour] if flavour else ["fetch-kernels.sh", kver]
         subprocess.run([str(HERE / cmd[0]), *cmd[1:]], check=True,
                        stdout=subprocess.DEVNULL)
     v = {}
@@ -68,12 +78,18 @@ def kernel(kver):
     # one thread: fewer races seen, but none of QEMU's stale int3s.
     parallel = v["KVER"].endswith("-kcsan") and \
         os.environ.get("RAMTRAIL_TCG") != "single"
+    arch = "arm64" if v["KVER"].endswith("-arm64") else "x86_64"
     return SimpleNamespace(kver=v["KVER"], vmlinuz=v["VMLINUZ"], release=v["RELEASE"],
                            kdir=v["KDIR"], kbuild_args=shlex.split(v.get("KBUILD_ARGS", "")),
                            modules_dir=root / "lib" / "modules" / v["RELEASE"],
-                           slowdown=5 if "-" in v["KVER"] else 1,
+                           arch=arch, busybox=v.get("BUSYBOX", BUSYBOX),
+                           ram_base=RAM_BASE[arch],
+                           slowdown=5 if v["KVER"].endswith(("-debug", "-kcsan")) else 1,
                            parallel=parallel,
-                           preempt_full="CONFIG_PREEMPT=y" in config.read_text().splitlines())
+                           preempt_full="CONFIG_PREEMPT=y" in config.read_text().splitlines(),
+                           # preempt=full on the command line takes
+                           preemptible="CONFIG_PREEMPT=y" in config.read_text().splitlines() or
+                           "CONFIG_PREEMPT_DYNAMIC=y" in config.read_text().splitlines())
 
 
 def _modname(path):
@@ -175,7 +191,10 @@ class Initramfs:
         self._add("dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1))
         for d in ("sbin", "usr/bin", "usr/sbin"):
             self._add(d, stat.S_IFLNK | 0o777, b"/bin")
-        self._add("bin/busybox", 0o100755, Path(BUSYBOX).read_bytes())
+        # The kernel's architecture's busybox; the host's, of the same
+        # Debian package version, lists the applets.
+        self._add("bin/busybox", 0o100755,
+                  Path(getattr(k, "busybox", BUSYBOX)).read_bytes())
         applets = subprocess.run([BUSYBOX, "--list"], check=True, capture_output=True,
                                  text=True).stdout.split()
         for a in applets:
@@ -230,8 +249,8 @@ class RamFile:
 
     made = []           # paths made since the last drop_rams()
 
-    def __init__(self, path, size_bytes, fresh=True):
-        self.path, self.size = Path(path), size_bytes
+    def __init__(self, path, size_bytes, fresh=True, base=0):
+        self.path, self.size, self.base = Path(path), size_bytes, base
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path not in RamFile.made:
             RamFile.made.append(self.path)
@@ -242,12 +261,12 @@ class RamFile:
 
     def read(self, phys_addr, length):
         with open(self.path, "rb") as f:
-            return os.pread(f.fileno(), length, phys_addr)
+            return os.pread(f.fileno(), length, phys_addr - self.base)
 
     def write(self, phys_addr, data):
-        assert phys_addr + len(data) <= self.size
+        assert self.base <= phys_addr and phys_addr - self.base + len(data) <= self.size
         with open(self.path, "r+b") as f:
-            os.pwrite(f.fileno(), data, phys_addr)
+            os.pwrite(f.fileno(), data, phys_addr - self.base)
 
 
 KEEP_RAMS = 4           # a failing run keeps this many RAM files at most
@@ -273,6 +292,52 @@ drop_rams.kept = 0
 
 
 # ---------------------------------------------------------------- QEMU
+# arm64: QEMU's virt board, GICv3 (any number of CPUs), a CPU with every
+# feature QEMU has, pointer authentication in its fast form.
+ARM64_MACHINE = ["-machine", "virt,gic-version=3,memory-backend=mem",
+                 "-cpu", "max,pauth-impdef=on"]
+MEMMAP = re.compile(r"(?:^|\s)memmap=(\d+[KMG]?)\$(0x[0-9a-fA-F]+|\d+)(?=\s|$)")
+
+
+def _memmaps(append):
+    """(append without its memmap=SIZE$ADDR, [(addr, size)] of them)."""
+    resv = [(int(a, 0), _size(sz)) for sz, a in MEMMAP.findall(append)]
+    return " ".join(MEMMAP.sub(" ", append).split()), resv
+
+
+def arm64_dtb(machine, resv, nodes=""):
+    """QEMU's own device tree for `machine` (its arguments: -machine, -cpu,
+    -smp, -m...) with a no-map /reserved-memory node for each (addr, size)
+    of `resv` and the dts text `nodes` inside that node; built once per
+    content under build/qemu/dtb/."""
+    body = "".join(f"\t\treserved@{a:x} {{\n\t\t\treg = <{a >> 32:#x} {a & 0xffffffff:#x} "
+                   f"{sz >> 32:#x} {sz & 0xffffffff:#x}>;\n\t\t\tno-map;\n\t\t}};\n"
+                   for a, sz in resv) + nodes
+    overlay = ("\n/ {\n\treserved-memory {\n\t\t#address-cells = <2>;\n"
+               "\t\t#size-cells = <2>;\n\t\tranges;\n" + body + "\t};\n};\n")
+    # The board's tree depends on -smp, -m and -cpu, not on the RAM file.
+    key = [re.sub(r"mem-path=[^,]*", "", a) for a in machine]
+    name = "%08x" % (zlib.crc32(("\0".join(key) + overlay).encode()) & 0xffffffff)
+    out = BUILD / "dtb" / f"{name}.dtb"
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        board = Path(tmp) / "board.dtb"
+        ram = Path(tmp) / "ram"
+        args = [a.replace(re.search(r"mem-path=[^,]*", a).group(0), f"mem-path={ram}")
+                if "mem-path=" in a else a for a in machine]
+        args = [a + f",dumpdtb={board}" if a.startswith("virt,") else a for a in args]
+        subprocess.run(["qemu-system-aarch64", "-accel", "tcg", *args, "-nodefaults",
+                        "-display", "none"], check=True, capture_output=True)
+        dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(board)], check=True,
+                             capture_output=True, text=True).stdout
+        subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(out) + ".tmp", "-"],
+                       input=dts + overlay, check=True, text=True)
+    os.replace(str(out) + ".tmp", out)
+    return out
+
+
 def _size(mem):                                   # "1G" -> 1 << 30
     shift = {"K": 10, "M": 20, "G": 30}.get(mem[-1].upper())
     return int(mem[:-1]) << shift if shift else int(mem)
@@ -280,7 +345,7 @@ def _size(mem):                                   # "1G" -> 1 << 30
 
 def run_qemu(kernel, initrd, ramfile, smp, append, timeout, mem="1G",
              kill_on=None, kill_delay=0.0, log_path=None, marks=(), tcg_single=True,
-             extra=()):
+             extra=(), dt=""):
     """Boot `kernel` with `initrd` (path or Initramfs) and RAM backed by
     `ramfile` (RamFile or path) until QEMU exits (guest `poweroff -f`).
 
@@ -290,7 +355,8 @@ def run_qemu(kernel, initrd, ramfile, smp, append, timeout, mem="1G",
     and timed_out is set.  The serial output is streamed to `log_path`.
     `tcg_single` runs every vCPU in one host thread (-accel tcg,thread=single),
     unless the kernel wants them `parallel` (KCSAN's).
-    `extra`: more QEMU arguments (a disk).  The timeout is multiplied by
+    `extra`: more QEMU arguments (a disk). `dt`: arm64, dts text of more
+    nodes under /reserved-memory.  The timeout is multiplied by
     the kernel's `slowdown` (5 for a kernel built with the checkers).
     Returns .log (text, \\r\\n -> \\n), .rc, .killed, .timed_out, .boots
     (printk "Linux version" banners), .duration, .marks {string in `marks`:
@@ -310,12 +376,21 @@ def run_qemu(kernel, initrd, ramfile, smp, append, timeout, mem="1G",
     # 0 of 200 boots, 4.4 s (6.1: 0 of 25 either way, 6.6 s against 5.8 s).
     accel = "tcg,thread=single" if tcg_single and not getattr(kernel, "parallel", False) \
         else "tcg"
-    cmd = ["qemu-system-x86_64", "-accel", accel, "-smp", str(smp), "-m", mem,
-           "-object", f"memory-backend-file,id=mem,size={mem},mem-path={ram_path},share=on",
-           "-machine", "pc,memory-backend=mem", "-kernel", str(kernel.vmlinuz),
-           "-initrd", str(initrd), "-append", f"console=ttyS0 panic=1 {append}".strip(),
-           "-nodefaults", "-no-user-config", "-display", "none",
-           "-serial", "stdio", "-monitor", "none", *extra]
+    backend = ["-object", f"memory-backend-file,id=mem,size={mem},mem-path={ram_path},share=on"]
+    if getattr(kernel, "arch", "x86_64") == "arm64":
+        append, resv = _memmaps(append)
+        machine = [*ARM64_MACHINE, "-smp", str(smp), "-m", mem, *backend]
+        cmd = ["qemu-system-aarch64", "-accel", accel, *machine,
+               "-dtb", str(arm64_dtb(machine, resv, dt)), "-kernel", str(kernel.vmlinuz),
+               "-initrd", str(initrd), "-append", f"console=ttyAMA0 panic=1 {append}".strip(),
+               "-nodefaults", "-no-user-config", "-display", "none",
+               "-serial", "stdio", "-monitor", "none", *extra]
+    else:
+        cmd = ["qemu-system-x86_64", "-accel", accel, "-smp", str(smp), "-m", mem, *backend,
+               "-machine", "pc,memory-backend=mem", "-kernel", str(kernel.vmlinuz),
+               "-initrd", str(initrd), "-append", f"console=ttyS0 panic=1 {append}".strip(),
+               "-nodefaults", "-no-user-config", "-display", "none",
+               "-serial", "stdio", "-monitor", "none", *extra]
     BUILD.mkdir(parents=True, exist_ok=True)
     lock = open(BUILD / ".qemu.lock", "w")
     fcntl.flock(lock, fcntl.LOCK_EX)          # one QEMU at a time (2 host cores)

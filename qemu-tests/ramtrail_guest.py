@@ -18,11 +18,31 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import harness as h
 
+# The guests' architecture, for the whole run: x86_64, or arm64
+# (test_module.py --kver 6.12-arm64 sets it). Guest physical addresses
+# below are RAM_BASE plus an offset in the RAM file.
+ARCH = os.environ.get("RAMTRAIL_ARCH", "x86_64")
+RAM_BASE = h.RAM_BASE[ARCH]
+
+
+def use_arch(kvers):
+    """Run this script again with RAMTRAIL_ARCH set if kernels `kvers`
+    (e.g. "6.12-arm64") are of another architecture than the guests'
+    addresses were made for at import; None if they are, or an error
+    message if they mix two."""
+    arches = {"arm64" if k.endswith("-arm64") else "x86_64" for k in kvers}
+    if len(arches) > 1:
+        return "the kernels of one architecture per run"
+    if arches != {ARCH}:
+        os.environ["RAMTRAIL_ARCH"] = arches.pop()
+        os.execv(sys.executable, [sys.executable, *sys.argv])
+    return None
 # The region every guest reserves, and the module's parameters for it.
-RESV, RESV_SIZE = 0x30000000, 64 << 20
+RESV, RESV_SIZE = RAM_BASE + 0x30000000, 64 << 20
 MEMMAP = f"memmap={RESV_SIZE >> 20}M${RESV:#x}"
 PARAMS = f"mem_address={RESV:#x} mem_size={RESV_SIZE >> 20}M"
 # Functions the workload calls on every CPU, and the sysrq crash path.
@@ -39,10 +59,20 @@ REGION = "/sys/kernel/debug/ramtrail/region"
 
 # The command, on the host and (static) as /bin/ramtrail in guests.
 TOOL = h.REPO / "build" / "tools" / "ramtrail"
-STATIC = h.REPO / "build" / "tools" / "ramtrail-static"
+# The compiler of the guests' static programs.
+GUEST_CC = "cc" if ARCH == "x86_64" else "aarch64-linux-gnu-gcc"
+STATIC = h.REPO / "build" / ("tools" if ARCH == "x86_64" else "tools-arm64") / "ramtrail-static"
 # The guest copies its /proc/kallsyms here (ksyms_out) for the host: Debian's
 # System.map is a placeholder, the real one is in an 858 MB -dbg package.
-KSYMS, KSYMS_SIZE = 0x3c000000, 16 << 20
+KSYMS, KSYMS_SIZE = RAM_BASE + 0x3c000000, 16 << 20
+# arm64's /dev/mem writes mapped RAM only, never a no-map range: there the
+# guest writes its kallsyms to a virtio disk of the scenario's directory.
+KSYMS_DISK = "ksyms.img"
+KSYMS_MODULES = ("virtio_mmio", "virtio_blk") if ARCH == "arm64" else ()
+KSYMS_OUT = (f"""    dd if=/proc/kallsyms of=/dev/mem bs=4096 seek=$(({KSYMS:#x} / 4096)) 2>/dev/null"""
+             if ARCH == "x86_64" else """    for m in virtio_mmio virtio_blk; do insmod /lib/modules/$m.ko 2>/dev/null; done
+    n=0; while [ ! -b /dev/vda ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    dd if=/proc/kallsyms of=/dev/vda bs=4096 conv=fsync 2>/dev/null""")
 KSYMS_MEMMAP = f"memmap={KSYMS_SIZE >> 20}M${KSYMS:#x}"
 
 # Shell helpers of every ramtrail guest (after harness.PRELUDE).
@@ -107,7 +137,7 @@ before_kmemleak() {{
     done
 }}
 ksyms_out() {{
-    dd if=/proc/kallsyms of=/dev/mem bs=4096 seek=$(({KSYMS:#x} / 4096)) 2>/dev/null
+{KSYMS_OUT}
     echo "kallsyms bytes $(wc -c </proc/kallsyms)"
 }}
 """
@@ -141,8 +171,8 @@ def build_stretch(kver):
 
 def build_insection():
     """qemu-tests/insection.c, static for the guest."""
-    out = h.BUILD / "insection"
-    subprocess.run(["cc", "-static", "-O2", "-Wall", "-o", str(out),
+    out = h.BUILD / f"insection-{ARCH}"
+    subprocess.run([GUEST_CC, "-static", "-O2", "-Wall", "-o", str(out),
                     str(h.REPO / "qemu-tests/insection.c")], check=True)
     return out
 
@@ -167,9 +197,14 @@ def build_oops(k, name="ramtrail_oops", other=False):
 
 
 def build_tools(*targets):
-    """The command (host and static) or other targets of tools/Makefile."""
+    """The command (host and static) or other targets of tools/Makefile;
+    for arm64 guests, the static command cross-built."""
     subprocess.run(["make", "-s", "-C", str(h.REPO / "tools"), f"O={h.REPO}/build/tools",
-                    *map(str, targets or (TOOL, STATIC))], check=True)
+                    *map(str, targets or (TOOL, h.REPO / "build/tools/ramtrail-static"))],
+                   check=True)
+    if not targets and ARCH == "arm64":
+        subprocess.run(["make", "-s", "-C", str(h.REPO / "tools"), f"O={STATIC.parent}",
+                        "CC=aarch64-linux-gnu-gcc", str(STATIC)], check=True)
 
 
 # ---------------------------------------------------------------- guests
@@ -183,11 +218,18 @@ class Guest:
         self.work = h.BUILD / self.name
         self.rd = h.Initramfs(k, self.work, h.init_script(GUEST + body),
                               files={"bin/ramtrail": STATIC, **(files or {})},
-                              modules=list(modules) + [ko])
-        self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh)
+                              modules=list(modules) + list(KSYMS_MODULES) + [ko])
+        self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh, base=RAM_BASE)
 
     def run(self, append="", timeout=240, **kw):
         kw.setdefault("log_path", h.BUILD / f"{self.name}.log")
+        if ARCH == "arm64":
+            disk = self.work / KSYMS_DISK
+            with open(disk, "wb") as f:
+                f.truncate(KSYMS_SIZE)
+            kw["extra"] = [*kw.get("extra", ()), "-drive",
+                           f"file={disk},format=raw,if=none,id=ksyms",
+                           "-device", "virtio-blk-device,drive=ksyms"]
         return h.run_qemu(self.k, self.rd, self.ram, smp=self.smp,
                           append=f"{MEMMAP} {KSYMS_MEMMAP} {append}".strip(),
                           timeout=timeout, **kw)
@@ -195,7 +237,7 @@ class Guest:
     # Where the region is in the RAM file. Without it the command searches
     # from address 0 and may find a stale copy of the header first (the
     # guest's memory holds some: the module's own, what it read of debugfs).
-    REGION_ARGS = ("--offset", hex(RESV), "--size", RESV_SIZE)
+    REGION_ARGS = ("--offset", hex(RESV - RAM_BASE), "--size", RESV_SIZE)
 
     def stats(self):
         """The region in the RAM file, as the host's command sees it."""
@@ -227,7 +269,11 @@ def kallsyms(g, r, name="kallsyms"):
     if not sizes:
         return None
     path = g.work / name
-    path.write_bytes(g.ram.read(KSYMS, int(sizes[-1])))
+    if ARCH == "arm64":
+        with open(g.work / KSYMS_DISK, "rb") as f:
+            path.write_bytes(f.read(int(sizes[-1])))
+    else:
+        path.write_bytes(g.ram.read(KSYMS, int(sizes[-1])))
     return path
 
 
