@@ -6,9 +6,11 @@
 #   make KVER=6.12 ARCH=arm64  the same for Debian's arm64 kernel,
 #                     cross-built (KVER defaults to 6.12 there)
 #   make demo         record, panic, reboot and read back in QEMU
+#                     (ARCH=arm64: on QEMU's arm64 virt board)
 #   make check        all tests (installs what they need first)
 #   make check-full   the same, with 4 CPUs and the Debian guest on both
-#                     kernels
+#                     kernels, and every arm64 scenario on both arm64
+#                     kernels with 2 and 4 CPUs
 #   make fuzz         fuzz the header, the decoder and the command, FUZZ_TIME s
 #                     each (600)
 #   make stress       crash campaign in QEMU: STRESS_CYCLES=10 cycles of
@@ -54,8 +56,13 @@ module:
 	@$(TOP)/scripts/build-module.sh $(if $(filter arm64,$(ARCH)),$(or $(KVER),6.12)-arm64,$(KVER))
 
 demo: tools
+ifeq ($(ARCH),arm64)
+	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 arm64 >/dev/null
+	@python3 $(TOP)/qemu-tests/demo.py --kver 6.12-arm64
+else
 	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
 	@python3 $(TOP)/qemu-tests/demo.py
+endif
 
 STRESS_CYCLES ?= 10
 STRESS_KVERS ?= 6.1,6.12
@@ -93,6 +100,7 @@ check: deps
 
 check-full: deps
 	@DEBIAN_KVERS=6.1,6.12 SMP4_KVERS=6.1,6.12 SMP4_SKIP= QEMU_SKIP= \
+		ARM64_KVERS=6.1-arm64,6.12-arm64 ARM64_SMPS=2,4 ARM64_ONLY= \
 		$(TOP)/tools/run-checks.sh
 
 fuzz: deps

@@ -5,7 +5,10 @@ reboots warm (same RAM), and reads back the merged trace and the panic log
 from /sys/fs/pstore; then the host reads the same trace offline from the
 guest's RAM file with tools/ramtrail, and exports it for KernelShark.
 
-usage: demo.py [--kver 6.12] [--smp 4]
+usage: demo.py [--kver 6.12|6.12-arm64] [--smp 4]
+
+On arm64 (QEMU's virt board) the region is a device tree's no-map
+/reserved-memory node, as on a phone or a board.
 """
 import argparse
 import re
@@ -25,11 +28,16 @@ def main():
     ap.add_argument("--kver", default="6.12")
     ap.add_argument("--smp", type=int, default=4)
     a = ap.parse_args()
+    err = rg.use_arch([a.kver])
+    if err:
+        ap.error(err)
     k = h.kernel(a.kver)
     rg.build_tools()
     ko = rg.build_all(a.kver)
+    where = rg.MEMMAP if k.arch == "x86_64" else \
+        f"a no-map /reserved-memory node at {rg.RESV:#x} (the device tree)"
     print(f"Booting Debian {k.release} in QEMU (TCG, {a.smp} CPUs) with "
-          f"{rg.MEMMAP}; ramtrail records: {rg.FUNCS}", flush=True)
+          f"{where}; ramtrail records: {rg.FUNCS}", flush=True)
     for attempt in range(1, RETRIES + 2):
         g = rg.Guest(k, ko, "demo", a.smp, rg.RECORD_AND_CRASH)
         r = g.run()
@@ -65,7 +73,7 @@ def main():
                       "--system-map", ksyms)
         lines = out.stdout.splitlines()
         print(f"\n--- offline on the host: {rg.TOOL.name} decode {g.ram.path} "
-              f"--offset {rg.RESV:#x} --boot 1 --system-map <guest's kallsyms> ---")
+              f"--offset {rg.RESV - rg.RAM_BASE:#x} --boot 1 --system-map <guest's kallsyms> ---")
         print("\n".join(lines[:7] + ["   ..."] + lines[-8:]))
         dat = g.work / "trace.dat"
         out = rg.tool("export", g.ram.path, *g.REGION_ARGS, "--boot", 1,

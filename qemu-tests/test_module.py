@@ -8,6 +8,9 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   allfuncs  functions='*', sysrq crash: the crashing CPU's tail is the crash path
   garbage   the host damages zones (and, apart, the header); load survives
   crashloop crash, reboot, crash again before reading: first trace kept
+  regionsrc the region from a device tree node (arm64): its properties set
+            the parameters not given, mem_type=1 refused; from reserve_mem=
+            and mem_name (6.12)
   erase     rm in /sys/fs/pstore; the next boot shows nothing stale
   oops      an oops the kernel survives freezes recording and dumps the
             oopsing CPU's tail once (dump_on_oops=1); changes are refused;
@@ -70,6 +73,9 @@ the guest printed, with the guest's /proc/kallsyms copied out through RAM:
 
 usage: test_module.py [--kver 6.1,6.12] [--smp 2,4] [--only NAME,...]
                       [--skip NAME,...]
+
+--kver 6.12-arm64 or 6.1-arm64 runs the scenarios on arm64 (QEMU's virt
+board; one architecture per run).
 
 --skip names scenarios counted as skipped, not run, NAME on every kernel
 or NAME@KVER on one: make check's 4-CPU suite skips those whose subject
@@ -606,6 +612,94 @@ pstore
     no_oops(res, t + " (future version)", r.log)
 
 
+# A region of its own for the device tree's node (x86: no device tree).
+DT_RESV, DT_RESV_SIZE = rg.RAM_BASE + 0x34000000, 64 << 20
+DT_SAVED = 8 << 20
+
+
+def live_saved_size(r, name):
+    """saved_size of the live region as the guest's command read it in
+    the first section `name` (or None)."""
+    try:
+        return json.loads(h.sections(r.log, name)[0]).get("saved_size")
+    except (ValueError, IndexError):
+        return None
+
+
+def scenario_regionsrc(k, ko, smp, res):
+    """Where the region comes from beside mem_address/mem_size: arm64's
+    /reserved-memory node compatible with "ramtrail" (its properties
+    setting the parameters the load was not given; mem_type=1 refused
+    there), and 6.12's reserve_mem= with mem_name."""
+    t = f"[{k.kver} smp{smp} regionsrc]"
+    if k.arch == "arm64":
+        node = (f'ramtrail@{DT_RESV:x} {{ compatible = "ramtrail"; '
+                f'reg = <0x0 {DT_RESV:#x} 0x0 {DT_RESV_SIZE:#x}>; no-map; '
+                f'saved-size = <{DT_SAVED:#x}>; dmesg-count = <2>; }};')
+        g = Guest(k, ko, "regionsrc", smp, f"""
+debugfs
+rt_load functions={FUNCS}
+begin live; quiet ramtrail stats {rg.REGION} --format json; end live
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 2
+    echo c > /proc/sysrq-trigger
+fi
+pstore
+rmmod ramtrail
+rt_load reset=1 saved_size=4M dmesg_count=1
+begin given; quiet ramtrail stats {rg.REGION} --format json; end given
+rmmod ramtrail
+rt_load mem_type=1
+""")
+        r = g.run(dt=node)
+        res.check(f"{t} crash, warm reboot, poweroff", boots(r) == 2 and r.rc == 0, brief(r))
+        rcs = re.findall(r"^insmod rc=(\d+)", r.log, re.M)
+        res.check(f"{t} loaded with no region parameter in both boots, then with "
+                  "the parameters given; mem_type=1 refused (EINVAL): uncached is "
+                  "device memory on arm64", rcs == ["0", "0", "0", "22"], rcs)
+        rc, js, err = rg.stats(g.ram.path, "--offset", hex(DT_RESV - rg.RAM_BASE),
+                               "--size", DT_RESV_SIZE)
+        res.check(f"{t} the region is the node's range: the host reads there the "
+                  "header of the last load (reset=1: boot 1, saved_size=4M)",
+                  rc == 0 and js and js.get("boot_id") == 1 and
+                  js.get("saved_size") == 4 << 20, (rc, err.strip()[:200], js and
+                                                    (js.get("boot_id"), js.get("saved_size"))))
+        res.check(f"{t} the node's saved-size is the load's saved_size",
+                  live_saved_size(r, "live") == DT_SAVED, live_saved_size(r, "live"))
+        res.check(f"{t} a parameter given at load wins over the node's property",
+                  live_saved_size(r, "given") == 4 << 20, live_saved_size(r, "given"))
+        dmesg = sorted(re.findall(r"^(dmesg-ramtrail-\d+)$", section(r, "files"), re.M))
+        st = (rg.status(r) or [{}])[1] if len(rg.status(r)) > 1 else {}
+        res.check(f"{t} boot 2 reads boot 1's trace and its panic log back",
+                  st.get("previous_trace") == "saved" and
+                  st.get("previous_freeze_reason") == "panic" and
+                  "Kernel panic" in section(r, "dmesg-ramtrail-0") and
+                  section(r, "ftrace-ramtrail-0").count("\n") > 10, (st, dmesg))
+        no_oops(res, t, r.log)
+    else:
+        res.skip(f"{t} a device tree's node: arm64's")
+    if not k.kver.startswith("6.12"):
+        res.skip(f"{t} reserve_mem=: Linux 6.12 and later")
+        return
+    g = Guest(k, ko, "regionsrc-rmem", smp, f"""
+debugfs
+rt_load mem_name=rtmem functions={FUNCS}
+if [ "$(boot_id)" = 1 ]; then
+    workload; sleep 2
+    echo c > /proc/sysrq-trigger
+fi
+pstore
+""")
+    r = g.run(append="reserve_mem=16M:4096:rtmem")
+    rcs = re.findall(r"^insmod rc=(\d+)", r.log, re.M)
+    st = (rg.status(r) or [{}])[-1]
+    res.check(f"{t} reserve_mem= and mem_name: loaded in both boots, boot 2 reads "
+              "boot 1's trace back", boots(r) == 2 and r.rc == 0 and rcs == ["0", "0"] and
+              st.get("previous_trace") == "saved" and
+              section(r, "ftrace-ramtrail-0").count("\n") > 10, (brief(r), rcs, st))
+    no_oops(res, t, r.log)
+
+
 def scenario_crashloop(k, ko, smp, res):
     t = f"[{k.kver} smp{smp} crashloop]"
     g = Guest(k, ko, "crashloop", smp, f"""
@@ -1120,11 +1214,19 @@ NO_RAM = 0x80000000
 def scenario_memtypes(k, ko, smp, res):
     """mem_type=1 (uncached, a vmap of the range's pages) and 2 (cached,
     flushed line by line) keep a crash's trace as the default mapping does.
-    The mapping does not depend on the CPU count: 2 CPUs only."""
+    The mapping does not depend on the CPU count: 2 CPUs only. arm64
+    refuses mem_type=1 (Device memory): the load fails with EINVAL."""
     if smp != 2:
         res.skip(f"[{k.kver} smp{smp} memtypes] 2 CPUs only")
         return
-    for mt in (1, 2):
+    if k.arch == "arm64":
+        t = f"[{k.kver} smp{smp} mem_type=1]"
+        g = Guest(k, ko, "memtype1", smp, f"rt_load {PARAMS} mem_type=1\nrt_load {PARAMS}\n")
+        r = g.run()
+        rcs = re.findall(r"^insmod rc=(\d+)", r.log, re.M)
+        res.check(f"{t} refused on arm64 (EINVAL), loaded without it: uncached is "
+                  "Device memory there", rcs == ["22", "0"] and r.rc == 0, (rcs, brief(r)))
+    for mt in (1, 2) if k.arch != "arm64" else (2,):
         t = f"[{k.kver} smp{smp} mem_type={mt}]"
         g = Guest(k, ko, f"memtype{mt}", smp,
                   rg.RECORD_AND_CRASH.replace("rt_load ", f"rt_load mem_type={mt} "))
@@ -1241,7 +1343,7 @@ def scenario_modinit(k, ko, smp, res):
     dump printed as the kernel dies.
 
     Then the later module is unloaded and the module table, sized for it
-    (max_modules=7, the kernel's build its first entry), is full: a third module takes its place with no entry
+    (max_modules=7 on x86, 8 on arm64, the kernel's build its first entry), is full: a third module takes its place with no entry
     of its own. Its call must not take the unloaded module's name (which
     alone covered that place in the table) anywhere: it has none.
 
@@ -1257,8 +1359,11 @@ def scenario_modinit(k, ko, smp, res):
     # KASAN's constructor and destructor give ramtrail_inita text outside
     # its init: an entry of its own, and the table one entry longer.
     core = core_text(mods[0])
+    # arm64 keeps two entries for a full table (its module area lies on
+    # both sides of the kernel image).
+    full = 2 if k.arch == "arm64" else 1
     g = Guest(k, ko, "modinit", smp, f"""
-rt_load {PARAMS} functions={FUNCS},msleep dump_on_oops=2 dump_lines=64 max_modules={7 + core}
+rt_load {PARAMS} functions={FUNCS},msleep dump_on_oops=2 dump_lines=64 max_modules={6 + core + full}
 if [ "$(boot_id)" = 1 ]; then
     insmod /lib/modules/ramtrail_inita.ko
     sleep 1     # its init text is freed after an RCU grace period
@@ -1314,7 +1419,8 @@ ksyms_out
     kinds = [(m["name"], m["init"], m["full"], m["kernel"]) for m in table]
     res.check(f"{t} boot 1's table: the kernel's build, ramtrail, its init, "
               "inita's init, initb and its init (gone), then the entry of a "
-              "full table; none for ramtrail_late",
+              "full table (arm64: two, around the kernel image); none for "
+              "ramtrail_late",
               kinds == [("vmlinux", False, False, True),
                         ("ramtrail", False, False, False),
                         ("ramtrail", True, False, False),
@@ -1322,7 +1428,7 @@ ksyms_out
                         ("ramtrail_inita", True, False, False),
                         ("ramtrail_initb", False, False, False),
                         ("ramtrail_initb", True, False, False),
-                        ("", False, True, False)] and
+                        *[("", False, True, False)] * full] and
               table[4 + core]["gone"] and table[5 + core]["gone"] and
               not table[3 + core]["gone"], table)
     # msleep's callers in time order: a's init, b's poke, late's poke
@@ -1470,14 +1576,14 @@ state() {{
 }}
 try_one() {{ name=$1; shift; begin $name; rt_load "$@"; state; end $name; }}
 try() {{ quiet try_one "$@"; }}
-try sysram mem_address=0x1000000 mem_size=16M
+try sysram mem_address={rg.RAM_BASE + 0x1000000:#x} mem_size=16M
 try memtype {PARAMS} mem_type=7
 try size mem_address={RESV:#x} mem_size=banana
 try sizetail mem_address={RESV:#x} mem_size=64Mx
 try savedsize {PARAMS} saved_size=lots
 try savedtiny {PARAMS} saved_size=512
 try noregion
-try nomem mem_address={NO_RAM:#x} mem_size=16M
+[ {int(k.arch == "x86_64")} = 1 ] && try nomem mem_address={NO_RAM:#x} mem_size=16M
 try nofunc {PARAMS} functions=no_such_function_xyz
 try noevent {PARAMS} events=sched:sched_switch,sched:no_such_event
 try untraced {PARAMS} events=sched:sched_stat_runtime
@@ -1531,7 +1637,9 @@ try reload {PARAMS}
 
     expect = {"sysram": EINVAL, "memtype": EINVAL, "size": EINVAL, "sizetail": EINVAL,
               "savedsize": EINVAL, "savedtiny": EINVAL, "noregion": EINVAL,
-              "nomem": EIO,
+              # arm64: nothing at an address is an external abort, an oops,
+              # as on hardware: x86 only.
+              **({"nomem": EIO} if k.arch == "x86_64" else {}),
               "nofunc": EINVAL, "noevent": EINVAL, "untraced": EINVAL,
               "frozenload": EINVAL, "dumpmode": EINVAL, "dumplines": EINVAL,
               "fewmods": EINVAL, "manymods": EINVAL, "badecc": EINVAL,
@@ -2178,6 +2286,10 @@ def scenario_preempt(k, ko, smp, res):
     if smp != 2:
         res.skip(f"{t} 2 CPUs only")
         return
+    if not k.preemptible:
+        res.skip(f"{t} the kernel cannot preempt the kernel (no PREEMPT, no "
+                 "PREEMPT_DYNAMIC for preempt=full: Debian's arm64)")
+        return
     P = PARAMS_DIR
     g = Guest(k, rg.build_stretch(k.kver), "preempt", smp, f"""
 rt_load {PARAMS} functions={FUNCS}
@@ -2227,16 +2339,19 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--skip", default="")
     a = ap.parse_args()
+    err = rg.use_arch(a.kver.split(","))
+    if err:
+        ap.error(f"--kver: {err}")
     res = h.Results()
-    rg.build_tools()
+    kernels = {kver: h.kernel(kver) for kver in a.kver.split(",")}  # fetched first:
+    rg.build_tools()                            # arm64's brings the cross compiler
     scenarios = {n[9:]: f for n, f in globals().items() if n.startswith("scenario_")}
     only = [s for s in a.only.split(",") if s] or list(scenarios)
     skip = {s for s in a.skip.split(",") if s}
     unknown = sorted((set(only) | {s.split("@")[0] for s in skip}) - set(scenarios))
     if unknown:
         ap.error(f"no such scenario: {', '.join(unknown)}")
-    for kver in a.kver.split(","):
-        k = h.kernel(kver)
+    for kver, k in kernels.items():
         ko = rg.build_all(kver)
         for smp in [int(s) for s in a.smp.split(",")]:
             for name in only:

@@ -17,6 +17,10 @@
 #               version: ONCE; and LONG on every kernel; check-full: none)
 #   STRESS_CYCLES, STRESS_SEED  crash campaign cycles on the last kernel (3, 1)
 #   DEBIAN_KVERS  kernels of the Debian guest scenario (default 6.12)
+#   ARM64_KVERS, ARM64_SMPS, ARM64_ONLY  the arm64 suite: kernels (default
+#               6.12-arm64; check-full: 6.1-arm64 too), CPU counts (2;
+#               check-full: 2,4) and scenarios (default ARM64; check-full:
+#               all)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=$top/build/tools
@@ -59,10 +63,10 @@ fuzz() {
 	fi
 }
 
-# The module must build for both kernels without a single warning (W=1).
+# The module must build for every kernel without a single warning (W=1).
 build_module() {
 	local kver log ok=0 bad=0
-	for kver in ${KVERS//,/ }; do
+	for kver in ${KVERS//,/ } ${ARM64_BUILD//,/ }; do
 		log=$top/build/module-$kver.log
 		if "$top/scripts/build-module.sh" "$kver" >"$log" 2>&1 &&
 		   ! grep -q 'warning:' "$log"; then
@@ -83,6 +87,12 @@ ONCE=lowmem,garbage,savedfull,torn,forged,memtypes
 # Scenarios only make check-full and make check-debug run: churn (ftrace
 # beside ramtrail, about four minutes a kernel).
 LONG=churn
+# arm64's in make check: those of its own code (counter, mapping, text
+# window, device tree), the crash paths and the tools on its images.
+ARM64=panic,powercut,oops,tasks,dump,control,crashloop,regionsrc,modinit
+ARM64_KVERS=${ARM64_KVERS:-6.12-arm64}
+# Built (and checked for warnings) for both arm64 kernels whatever runs.
+ARM64_BUILD=6.1-arm64,6.12-arm64
 once_skip() {
 	local kver name out=(${LONG//,/ })
 	for kver in ${KVERS//,/ }; do
@@ -116,8 +126,9 @@ if [ "${QEMU:-1}" != 0 ]; then
 	for kver in ${KVERS//,/ }; do
 		"$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null || true
 	done
+	"$top/qemu-tests/fetch-kernels.sh" all arm64 >/dev/null || true
 	suite module build_module
-	suite packages "$top/scripts/package/test-packages.sh" "$KVERS"
+	suite packages "$top/scripts/package/test-packages.sh" "$KVERS,$ARM64_BUILD"
 	suite qemu python3 "$top/qemu-tests/test_module.py" --kver "$KVERS" \
 		--smp "${SMPS:-2}" --skip "${QEMU_SKIP-$(once_skip)}"
 	# Four CPUs on one kernel (make check-full: on each, every scenario).
@@ -132,6 +143,10 @@ if [ "${QEMU:-1}" != 0 ]; then
 	# A few cycles of the crash campaign (make stress runs the long one).
 	suite stress python3 "$top/qemu-tests/stress.py" --cycles "${STRESS_CYCLES:-3}" \
 		--kver "${KVERS##*,}" --smp 2 --seed "${STRESS_SEED:-1}"
+	# arm64 on QEMU's virt board (make check-full: both kernels, 4 CPUs,
+	# every scenario).
+	suite qemu-arm64 python3 "$top/qemu-tests/test_module.py" --kver "$ARM64_KVERS" \
+		--smp "${ARM64_SMPS:-2}" --only "${ARM64_ONLY-$ARM64}"
 fi
 echo
 printf '%s\n' "${summary[@]}"
