@@ -4,8 +4,11 @@
 #   ramtrail-dkms_<version>_all.deb     the module's source for DKMS, the
 #                                       initramfs-tools hook, modprobe.d file
 #   ramtrail-tools_<version>_amd64.deb  the ramtrail command and its man page
-# into OUTDIR (default build/deb). Needs dpkg-deb and the tools' build
-# (make tools); prints the paths of the two packages.
+#   ramtrail-tools_<version>_arm64.deb  the same, cross-built for arm64
+# into OUTDIR (default build/deb); DEB_ARCHS="amd64 arm64" (the default)
+# names the tools' architectures. Needs dpkg-deb and the tools' build
+# (make tools), and for arm64 Debian's gcc-aarch64-linux-gnu; prints the
+# paths of the packages.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/scripts/package
@@ -74,18 +77,25 @@ Description: crash-surviving per-CPU trace store in persistent RAM (DKMS)
 END
 
 # ---- ramtrail-tools: the command, dynamically linked, and its man page
-make -s -C "$top/tools" O="$top/build/tools" "$top/build/tools/ramtrail"
-t=$stage/tools
-mkdir -p "$t/DEBIAN" "$t/usr/bin" "$t/usr/share/man/man1"
-install -m 755 -s "$top/build/tools/ramtrail" "$t/usr/bin/ramtrail"
-gzip -9n <"$top/Documentation/ramtrail/ramtrail.1" >"$t/usr/share/man/man1/ramtrail.1.gz"
-doc "$t" ramtrail-tools
-# The newest glibc symbol version the command uses.
-glibc=$(objdump -T "$t/usr/bin/ramtrail" | grep -o 'GLIBC_[0-9.]*' | cut -d_ -f2 | sort -V | tail -n1)
-cat >"$t/DEBIAN/control" <<END
+# tools_stage ARCH: the package's tree for Debian architecture ARCH
+tools_stage() {
+	local arch=$1 o=$top/build/tools cc=cc cross= t=$stage/tools-$1 glibc
+	if [ "$arch" = arm64 ]; then
+		o=$top/build/tools-arm64 cc=aarch64-linux-gnu-gcc cross=aarch64-linux-gnu-
+	fi
+	make -s -C "$top/tools" O="$o" CC="$cc" "$o/ramtrail"
+	mkdir -p "$t/DEBIAN" "$t/usr/bin" "$t/usr/share/man/man1"
+	install -m 755 "$o/ramtrail" "$t/usr/bin/ramtrail"
+	"${cross}strip" "$t/usr/bin/ramtrail"
+	gzip -9n <"$top/Documentation/ramtrail/ramtrail.1" >"$t/usr/share/man/man1/ramtrail.1.gz"
+	doc "$t" ramtrail-tools
+	# The newest glibc symbol version the command uses.
+	glibc=$("${cross}objdump" -T "$t/usr/bin/ramtrail" | grep -o 'GLIBC_[0-9.]*' |
+		cut -d_ -f2 | sort -V | tail -n1)
+	cat >"$t/DEBIAN/control" <<END
 Package: ramtrail-tools
 Version: $ver
-Architecture: amd64
+Architecture: $arch
 Maintainer: $maint
 Depends: libc6 (>= $glibc)
 Suggests: ramtrail-dkms, trace-cmd, kernelshark
@@ -99,9 +109,19 @@ Description: read ramtrail traces: decode, export to trace.dat, stats
  prints the trace as ftrace text, or exports it for trace-cmd and
  KernelShark (trace.dat) or Perfetto (JSON).
 END
+}
+archs=${DEB_ARCHS:-amd64 arm64}
+for a in $archs; do
+	case $a in amd64|arm64) tools_stage "$a" ;; *) echo "mkdeb: no architecture '$a'" >&2; exit 1 ;; esac
+done
 
 dpkg-deb --root-owner-group -Zxz --build "$d" "$out/ramtrail-dkms_${ver}_all.deb" >/dev/null
-dpkg-deb --root-owner-group -Zxz --build "$t" "$out/ramtrail-tools_${ver}_amd64.deb" >/dev/null
+for a in $archs; do
+	dpkg-deb --root-owner-group -Zxz --build "$stage/tools-$a" \
+		"$out/ramtrail-tools_${ver}_$a.deb" >/dev/null
+done
 rm -rf "$stage"
 echo "$out/ramtrail-dkms_${ver}_all.deb"
-echo "$out/ramtrail-tools_${ver}_amd64.deb"
+for a in $archs; do
+	echo "$out/ramtrail-tools_${ver}_$a.deb"
+done

@@ -29,10 +29,11 @@ rm -rf "$work"; mkdir -p "$work"
 mapfile -t debs < <("$top/scripts/package/mkdeb.sh" "$work/deb" 2>"$work/mkdeb.err")
 dkms_deb=$work/deb/ramtrail-dkms_${ver}_all.deb
 tools_deb=$work/deb/ramtrail-tools_${ver}_amd64.deb
-[ "${debs[*]:-}" = "$dkms_deb $tools_deb" ]
-check "make deb: ramtrail-dkms and ramtrail-tools of version $ver" $? \
+arm_deb=$work/deb/ramtrail-tools_${ver}_arm64.deb
+[ "${debs[*]:-}" = "$dkms_deb $tools_deb $arm_deb" ]
+check "make deb: ramtrail-dkms, ramtrail-tools for amd64 and arm64, of version $ver" $? \
 	"${debs[*]:-none} $(head -c 300 "$work/mkdeb.err")"
-[ -f "$dkms_deb" ] && [ -f "$tools_deb" ] || finish
+[ -f "$dkms_deb" ] && [ -f "$tools_deb" ] && [ -f "$arm_deb" ] || finish
 
 fields() { dpkg-deb -f "$1" Package Version Architecture | tr '\n' ' '; }
 f=$(fields "$dkms_deb")
@@ -41,6 +42,9 @@ check "ramtrail-dkms control: name, version, all" $? "$f"
 f=$(fields "$tools_deb")
 [ "$f" = "Package: ramtrail-tools Version: $ver Architecture: amd64 " ]
 check "ramtrail-tools control: name, version, amd64" $? "$f"
+f=$(fields "$arm_deb")
+[ "$f" = "Package: ramtrail-tools Version: $ver Architecture: arm64 " ]
+check "ramtrail-tools control: name, version, arm64" $? "$f"
 
 d=$work/dkms t=$work/tools
 dpkg-deb -R "$dkms_deb" "$d" && dpkg-deb -R "$tools_deb" "$t"
@@ -50,7 +54,7 @@ grep -qx "PACKAGE_VERSION=\"$ver\"" "$src/dkms.conf" &&
 	grep -qx 'AUTOINSTALL="yes"' "$src/dkms.conf"
 check "dkms.conf: version, module, autoinstall" $?
 # Every object of ramtrail.ko has its source; the benchmark is left out.
-want=$(sed -n '/^ramtrail-y/,/^$/p' "$top/Kbuild" | grep -o 'fs/ramtrail/[a-z_-]*\.o' |
+want=$(sed -n '/^ramtrail-y/,/^$/p' "$top/Kbuild" | grep -o 'fs/ramtrail/[a-z0-9_-]*\.o' |
 	sed 's/\.o$/.c/' | sort)
 have=$(cd "$src" && ls fs/ramtrail/*.c | sort)
 [ -n "$want" ] && [ "$want" = "$have" ] && [ -f "$src/VERSION" ] &&
@@ -72,6 +76,11 @@ check "maintainer scripts parse, postinst names the version" $? "$bad"
 out=$("$t/usr/bin/ramtrail" --version)
 [ -n "$fmt" ] && [ "$out" = "ramtrail $ver (on-RAM format $fmt)" ]
 check "ramtrail --version of the package" $? "$out"
+a=$work/tools-arm64
+dpkg-deb -x "$arm_deb" "$a"
+out=$(QEMU_LD_PREFIX=/usr/aarch64-linux-gnu qemu-aarch64 "$a/usr/bin/ramtrail" --version 2>&1)
+file "$a/usr/bin/ramtrail" | grep -q "ARM aarch64" && [ "$out" = "ramtrail $ver (on-RAM format $fmt)" ]
+check "the arm64 package's command is an arm64 binary; its --version (qemu-aarch64)" $? "$out"
 zcat "$t/usr/share/man/man1/ramtrail.1.gz" | grep -q '^\.TH RAMTRAIL 1'
 check "man page ramtrail(1)" $?
 
@@ -97,7 +106,9 @@ check "init-top: prereqs answered" $?
 # DKMS builds the packaged source against each kernel's headers.
 for kver in ${kvers//,/ }; do
 	env=$cache/k${kver//./}.env
-	if ! "$top/qemu-tests/fetch-kernels.sh" "$kver" >/dev/null 2>"$work/fetch.err"; then
+	arch=amd64 karch=x86_64
+	case $kver in *-arm64) arch=arm64 karch=aarch64 ;; esac
+	if ! "$top/qemu-tests/fetch-kernels.sh" "${kver%-arm64}" "$arch" >/dev/null 2>"$work/fetch.err"; then
 		check "dkms build for $kver" 1 "no headers: $(tail -n 3 "$work/fetch.err")"
 		continue
 	fi
@@ -109,12 +120,16 @@ for kver in ${kvers//,/ }; do
 		cp -r "$src" "$tree/src/"
 		# 6.12's kbuild makes BTF with pahole, unpacked beside the kernels.
 		export PATH=$cache/tools/usr/bin:$PATH
+		# arm64's headers: DKMS cross-builds as an arm64 machine's would
+		# build natively (kbuild takes ARCH and CROSS_COMPILE from the
+		# environment).
+		[ "$arch" = amd64 ] || export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 		dk=(dkms --dkmstree "$tree/var" --sourcetree "$tree/src" --installtree "$tree/inst")
 		"${dk[@]}" add -m ramtrail -v "$ver" >"$tree/out" 2>&1 &&
-			"${dk[@]}" build -m ramtrail -v "$ver" -k "$RELEASE" \
+			"${dk[@]}" build -m ramtrail -v "$ver" -k "$RELEASE" -a "$karch" \
 				--kernelsourcedir "$KDIR" >>"$tree/out" 2>&1
 		rc=$?
-		ko=$tree/var/ramtrail/$ver/$RELEASE/x86_64/module/ramtrail.ko
+		ko=$tree/var/ramtrail/$ver/$RELEASE/$karch/module/ramtrail.ko
 		log=$tree/var/ramtrail/$ver/build/make.log
 		[ -f "$log" ] || log=$(find "$tree/var" -name make.log | head -n 1)
 		v=$(modinfo -F version "$ko" 2>/dev/null)
