@@ -155,8 +155,9 @@ static void ramtrail_dt_params(struct device_node *np,
 		if ((p->given & BIT(props[i].bit)) ||
 		    !ramtrail_dt_u64(np, props[i].name, &v))
 			continue;
-		/* Out of range: too big for any, refused as the parameter's. */
-		v = min_t(u64, v, U32_MAX);
+		/* saved-size may take 64 bits; past 32, the others are refused. */
+		if (props[i].bit != RAMTRAIL_GIVEN_SAVED_SIZE)
+			v = min_t(u64, v, U32_MAX);
 		switch (props[i].bit) {
 		case RAMTRAIL_GIVEN_MEM_TYPE:
 			p->mem_type = v;
