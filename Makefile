@@ -17,7 +17,8 @@
 #                     random panics, oopses, soft lockups, power cuts and
 #                     erases on one RAM file per STRESS_KVERS=6.1,6.12 and
 #                     STRESS_SMPS=2,4; STRESS_SEED=S replays a campaign
-#   make bench        every benchmark against the anchors (QEMU, 4-9 min)
+#   make bench        every benchmark against the anchors (QEMU, 4-9 min;
+#                     ARCH=arm64: on QEMU's arm64 virt board)
 #   make bench-core   userspace benchmark of the writer and decoder
 #   make bitflip      what flipped bits cost the zones and the saved area
 #                     (BITFLIP_TRIALS=2000 a row)
@@ -120,8 +121,13 @@ bench: tools
 		grep -q 'ok installed' || { apt-get update -q >/dev/null; \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 		--no-install-recommends python3-matplotlib >/dev/null; }
+ifeq ($(ARCH),arm64)
+	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 arm64 >/dev/null
+	/usr/bin/python3 $(TOP)/qemu-tests/bench.py --kver 6.12-arm64
+else
 	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
 	/usr/bin/python3 $(TOP)/qemu-tests/bench.py
+endif
 
 bench-core: tools
 	$(BUILD)/tools/bench_core

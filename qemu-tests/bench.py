@@ -37,6 +37,8 @@ table. Asserts nothing.
 
 usage: bench.py [--kver 6.12] [--smp 2] [--rounds 3] [--ev-rounds 9]
                 [--pingpong 30000] (--help: all options)
+
+--kver 6.12-arm64 runs it on QEMU's arm64 virt board, into build/bench-arm64.
 """
 import argparse
 import json
@@ -50,9 +52,9 @@ import time
 import harness as h
 import ramtrail_guest as rg
 
-OUT = h.REPO / "build" / "bench"
+OUT = h.REPO / "build" / ("bench" if rg.ARCH == "x86_64" else f"bench-{rg.ARCH}")
 CORE = h.REPO / "build" / "tools" / "bench_core"
-BENCH_RESV = 0x2c000000                    # 16M for ramtrail_bench's zones
+BENCH_RESV = rg.RAM_BASE + 0x2c000000      # 16M for ramtrail_bench's zones
 REGION = 64                                # MiB, for ramtrail and ftrace
 # nokaslr: with the kernel's physical place random, reserve_mem= sometimes
 # found its top-down spot taken in the second boot and placed the persistent
@@ -351,6 +353,9 @@ def main():
                     help="round trips in the event workload (on CPU 0)")
     ap.add_argument("--ev-rounds", type=int, default=9)
     a = ap.parse_args()
+    err = rg.use_arch([a.kver])
+    if err:
+        ap.error(err)
     OUT.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     k = h.kernel(a.kver)
