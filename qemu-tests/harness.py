@@ -78,6 +78,7 @@ def kernel(kver):
     # one thread: fewer races seen, but none of QEMU's stale int3s.
     parallel = v["KVER"].endswith("-kcsan") and \
         os.environ.get("RAMTRAIL_TCG") != "single"
+    options = set(config.read_text().splitlines())
     arch = "arm64" if v["KVER"].endswith("-arm64") else "x86_64"
     return SimpleNamespace(kver=v["KVER"], vmlinuz=v["VMLINUZ"], release=v["RELEASE"],
                            kdir=v["KDIR"], kbuild_args=shlex.split(v.get("KBUILD_ARGS", "")),
@@ -86,10 +87,10 @@ def kernel(kver):
                            ram_base=RAM_BASE[arch],
                            slowdown=5 if v["KVER"].endswith(("-debug", "-kcsan")) else 1,
                            parallel=parallel,
-                           preempt_full="CONFIG_PREEMPT=y" in config.read_text().splitlines(),
+                           preempt_full="CONFIG_PREEMPT=y" in options,
                            # preempt=full on the command line takes
-                           preemptible="CONFIG_PREEMPT=y" in config.read_text().splitlines() or
-                           "CONFIG_PREEMPT_DYNAMIC=y" in config.read_text().splitlines())
+                           preemptible=bool({"CONFIG_PREEMPT=y",
+                                             "CONFIG_PREEMPT_DYNAMIC=y"} & options))
 
 
 def _modname(path):

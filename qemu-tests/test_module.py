@@ -668,13 +668,14 @@ rt_load mem_type=1
                   live_saved_size(r, "live") == DT_SAVED, live_saved_size(r, "live"))
         res.check(f"{t} a parameter given at load wins over the node's property",
                   live_saved_size(r, "given") == 4 << 20, live_saved_size(r, "given"))
-        dmesg = sorted(re.findall(r"^(dmesg-ramtrail-\d+)$", section(r, "files"), re.M))
-        st = (rg.status(r) or [{}])[1] if len(rg.status(r)) > 1 else {}
+        files = section(r, "files")
+        sts = rg.status(r)
+        st = sts[1] if len(sts) > 1 else {}
         res.check(f"{t} boot 2 reads boot 1's trace and its panic log back",
                   st.get("previous_trace") == "saved" and
                   st.get("previous_freeze_reason") == "panic" and
                   "Kernel panic" in section(r, "dmesg-ramtrail-0") and
-                  section(r, "ftrace-ramtrail-0").count("\n") > 10, (st, dmesg))
+                  section(r, "ftrace-ramtrail-0").count("\n") > 10, (st, files))
         no_oops(res, t, r.log)
     else:
         res.skip(f"{t} a device tree's node: arm64's")
