@@ -735,6 +735,15 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 		case RAMTRAIL_W_PAD:
 			break;
 		default:
+			/*
+			 * Every complete record was written, so it is a time
+			 * base for the next (a task event, a reference to a
+			 * record gone included): the writer counts from the
+			 * last it committed, within 2^26.
+			 */
+			if (c->have_base)
+				c->ts += (ramtrail_tsbits(w) - c->ts) &
+					 RAMTRAIL_TS_MASK;
 			if (ramtrail_task_event(c, b + c->word, w))
 				break;
 			if (!c->have_base) {
@@ -757,8 +766,6 @@ bool ramtrail_zone_next(struct ramtrail_zone_cursor *c)
 					break;
 				}
 			}
-			/* The writer keeps records within 2^26 of the base. */
-			c->ts += (ramtrail_tsbits(w) - c->ts) & RAMTRAIL_TS_MASK;
 			ramtrail_fill(c, b + c->word, w, n);
 			if (type == RAMTRAIL_W_FUNC_REF) {
 				c->rec.type = RAMTRAIL_W_FUNC_PARENT;

@@ -142,7 +142,9 @@ static u64 xorshift(u64 *s)
 /*
  * Per simulated CPU, monotonic even when a signal handler interrupts the
  * read: one atomic add. Steps are mostly small, now and then past 2^26 ticks
- * so that extended timestamps are exercised too.
+ * so that extended timestamps are exercised too, or just short of it, so
+ * that a record the reader does not return (a lost FUNC_REF) is the last
+ * the writer counted from.
  */
 u64 ramtrail_clock(void)
 {
@@ -150,6 +152,8 @@ u64 ramtrail_clock(void)
 
 	if ((r >> 8) % 4096 == 0)
 		step += RAMTRAIL_TS_SPAN + ((r >> 20) & 0xffffff);
+	else if ((r >> 8) % 4096 == 1)
+		step += RAMTRAIL_TS_SPAN - 64 - ((r >> 20) & 0xff);
 	now = atomic_fetch_add_explicit(&clock_now, step,
 					memory_order_relaxed) + step;
 

@@ -547,6 +547,52 @@ static void test_large_clock_gaps_use_extended_timestamps(void)
 	test_region_free(t);
 }
 
+/*
+ * A record the reader does not return is still a time base ([R2]): a task
+ * renamed, and a FUNC_REF whose record is gone, each just short of 2^26
+ * ticks after the record before, the next record 10 ticks later without
+ * a TSEXT.
+ */
+static void test_records_not_returned_still_carry_the_time(void)
+{
+	struct test_region *t = fresh(1, 4);
+	struct ramtrail_ring *r = &t->ring[0];
+	struct ramtrail_ev_task ev;
+	u64 *full, expect[2];
+	size_t n;
+
+	ramtrail_env_describe(&ev);
+	ramtrail_ring_func(r, 1, 0);	/* opens the block */
+	ramtrail_ring_func(r, 5, 6);
+	full = word_at(t, 0, local_read(&r->pos) - 16);
+	ramtrail_ring_func(r, 2, 0);
+	clock_step = RAMTRAIL_TS_SPAN - 5;
+	CHECK(ramtrail_ring_event(r, RAMTRAIL_EV_TASK, (const u32 *)&ev,
+				  sizeof(ev)), "rename refused");
+	clock_step = 10;
+	ramtrail_ring_func(r, 7, 0);
+	expect[0] = reserved_ts;
+	clock_step = RAMTRAIL_TS_SPAN - 5;
+	ramtrail_ring_func(r, 5, 6);
+	clock_step = 10;
+	ramtrail_ring_func(r, 9, 0);
+	expect[1] = reserved_ts;
+	CHECK(test_decode(t, out, MAXREC, &st) == 6 &&
+	      out[4].ip == 5 && out[4].parent == 6,
+	      "the reference does not decode");
+
+	/* The record the reference names, of the lap before: both dropped. */
+	*full |= 3ULL << RAMTRAIL_LAP_SHIFT;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == 4 && out[2].ip == 7 && out[3].ip == 9 &&
+	      !st.ts_backwards, "%zu records", n);
+	CHECK(out[2].ts == expect[0] && out[3].ts == expect[1],
+	      "after a rename %llx want %llx, after a lost reference %llx want %llx",
+	      (unsigned long long)out[2].ts, (unsigned long long)expect[0],
+	      (unsigned long long)out[3].ts, (unsigned long long)expect[1]);
+	test_region_free(t);
+}
+
 static void test_clock_wrap_at_58_bits_stays_monotonic(void)
 {
 	struct test_region *t = fresh(1, 8);
@@ -1117,6 +1163,7 @@ void test_zone_all(void)
 	RUN(test_func_ref_to_nothing_is_dropped);
 	RUN(test_every_record_kind_round_trips);
 	RUN(test_large_clock_gaps_use_extended_timestamps);
+	RUN(test_records_not_returned_still_carry_the_time);
 	RUN(test_clock_wrap_at_58_bits_stays_monotonic);
 	RUN(test_backwards_clock_is_clamped_and_counted);
 	RUN(test_torn_continuation_drops_only_that_record);
