@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Installs the Debian packages the userspace checks need (clang with the
-# libFuzzer and sanitizer runtimes, spin, sparse, trace-cmd, xz). Does nothing when they
+# libFuzzer and sanitizer runtimes, spin, sparse, trace-cmd, xz, the arm64
+# cross compiler with its C library and qemu-user). Does nothing when they
 # are there.
 set -eu
 need=()
@@ -16,6 +17,12 @@ command -v sparse >/dev/null || need+=(sparse)
 # trace-cmd reads the exported trace.dat back; xz unpacks 6.12's .ko.xz.
 command -v trace-cmd >/dev/null || need+=(trace-cmd)
 command -v xz >/dev/null || need+=(xz-utils)
+# The command for arm64 guests and package, and its tests under qemu-user:
+# the compiler only recommends its C library, which --no-install-recommends
+# leaves out.
+command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
+[ -e /usr/aarch64-linux-gnu/include/stdio.h ] || need+=(libc6-dev-arm64-cross)
+command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "deps: installing ${need[*]}"
 export DEBIAN_FRONTEND=noninteractive
