@@ -15,8 +15,9 @@
 #                     each (600)
 #   make stress       crash campaign in QEMU: STRESS_CYCLES=10 cycles of
 #                     random panics, oopses, soft lockups, power cuts and
-#                     erases on one RAM file per STRESS_KVERS=6.1,6.12 and
-#                     STRESS_SMPS=2,4; STRESS_SEED=S replays a campaign
+#                     erases on one RAM file per STRESS_KVERS=6.1,6.12,
+#                     STRESS_SMPS=2,4 and STRESS_ARCHS=x86_64 (or
+#                     x86_64,arm64); STRESS_SEED=S replays a campaign
 #   make bench        every benchmark against the anchors (QEMU, 4-9 min;
 #                     ARCH=arm64: on QEMU's arm64 virt board)
 #   make bench-core   userspace benchmark of the writer and decoder
@@ -68,12 +69,17 @@ endif
 STRESS_CYCLES ?= 10
 STRESS_KVERS ?= 6.1,6.12
 STRESS_SMPS ?= 2,4
+STRESS_ARCHS ?= x86_64
 stress: tools
-	@for k in $(subst $(comma), ,$(STRESS_KVERS)); do \
-		$(TOP)/qemu-tests/fetch-kernels.sh $$k >/dev/null || exit 1; done
-	@python3 $(TOP)/qemu-tests/stress.py --cycles $(STRESS_CYCLES) \
-		--kver $(STRESS_KVERS) --smp $(STRESS_SMPS) \
-		$(if $(STRESS_SEED),--seed $(STRESS_SEED))
+	@rc=0; for a in $(subst $(comma), ,$(STRESS_ARCHS)); do \
+		case $$a in arm64) sfx=-arm64 deb=arm64;; *) sfx= deb=amd64;; esac; \
+		kv=; for k in $(subst $(comma), ,$(STRESS_KVERS)); do \
+			$(TOP)/qemu-tests/fetch-kernels.sh $$k $$deb >/dev/null || exit 1; \
+			kv=$${kv:+$$kv,}$$k$$sfx; done; \
+		python3 $(TOP)/qemu-tests/stress.py --cycles $(STRESS_CYCLES) \
+			--kver $$kv --smp $(STRESS_SMPS) \
+			$(if $(STRESS_SEED),--seed $(STRESS_SEED)) || rc=1; \
+	done; exit $$rc
 
 checkpatch:
 	@$(TOP)/scripts/checkpatch.sh

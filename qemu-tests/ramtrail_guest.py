@@ -62,18 +62,22 @@ TOOL = h.REPO / "build" / "tools" / "ramtrail"
 # The compiler of the guests' static programs.
 GUEST_CC = "cc" if ARCH == "x86_64" else "aarch64-linux-gnu-gcc"
 STATIC = h.REPO / "build" / ("tools" if ARCH == "x86_64" else "tools-arm64") / "ramtrail-static"
+# Where a guest hands bytes to the host ("out"): on x86 /dev/mem, into a
+# memmap'ed range of the RAM file (offsets are physical addresses); arm64's
+# /dev/mem writes mapped RAM only, never a no-map range, so there a virtio
+# disk of the scenario's directory (offsets in it), flushed by each write.
+OUT_DEV = "/dev/mem" if ARCH == "x86_64" else "/dev/vda"
+OUT_SYNC = "" if ARCH == "x86_64" else " conv=fsync"
+OUT_DISK = "out.img"
+OUT_MODULES = ("virtio_mmio", "virtio_blk") if ARCH == "arm64" else ()
+OUT_UP = ("" if ARCH == "x86_64" else
+          """for m in virtio_mmio virtio_blk; do insmod /lib/modules/$m.ko 2>/dev/null; done
+    n=0; while [ ! -b /dev/vda ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done""")
 # The guest copies its /proc/kallsyms here (ksyms_out) for the host: Debian's
 # System.map is a placeholder, the real one is in an 858 MB -dbg package.
-KSYMS, KSYMS_SIZE = RAM_BASE + 0x3c000000, 16 << 20
-# arm64's /dev/mem writes mapped RAM only, never a no-map range: there the
-# guest writes its kallsyms to a virtio disk of the scenario's directory.
-KSYMS_DISK = "ksyms.img"
-KSYMS_MODULES = ("virtio_mmio", "virtio_blk") if ARCH == "arm64" else ()
-KSYMS_OUT = (f"""    dd if=/proc/kallsyms of=/dev/mem bs=4096 seek=$(({KSYMS:#x} / 4096)) 2>/dev/null"""
-             if ARCH == "x86_64" else """    for m in virtio_mmio virtio_blk; do insmod /lib/modules/$m.ko 2>/dev/null; done
-    n=0; while [ ! -b /dev/vda ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
-    dd if=/proc/kallsyms of=/dev/vda bs=4096 conv=fsync 2>/dev/null""")
-KSYMS_MEMMAP = f"memmap={KSYMS_SIZE >> 20}M${KSYMS:#x}"
+KSYMS_SIZE = 16 << 20
+KSYMS = RAM_BASE + 0x3c000000 if ARCH == "x86_64" else 0
+KSYMS_MEMMAP = f"memmap={KSYMS_SIZE >> 20}M${KSYMS:#x}" if ARCH == "x86_64" else ""
 
 # Shell helpers of every ramtrail guest (after harness.PRELUDE).
 GUEST = rf"""
@@ -136,8 +140,12 @@ before_kmemleak() {{
         [ -w /sys/module/ramtrail/parameters/$p ] && echo 2>/dev/null >/sys/module/ramtrail/parameters/$p
     done
 }}
+out_up() {{
+    {OUT_UP or ":"}
+}}
 ksyms_out() {{
-{KSYMS_OUT}
+    out_up
+    dd if=/proc/kallsyms of={OUT_DEV} bs=4096 seek=$(({KSYMS:#x} / 4096)){OUT_SYNC} 2>/dev/null
     echo "kallsyms bytes $(wc -c </proc/kallsyms)"
 }}
 """
@@ -213,25 +221,28 @@ class Guest:
     static command as /bin/ramtrail, and a 1 GiB RAM file, as
     build/qemu/<kver>-smp<N>-<name>/."""
 
-    def __init__(self, k, ko, name, smp, body, modules=(), fresh=True, files=None):
+    def __init__(self, k, ko, name, smp, body, modules=(), fresh=True, files=None,
+                 out_size=KSYMS_SIZE):
         self.k, self.smp, self.name = k, smp, f"{k.kver}-smp{smp}-{name}"
         self.work = h.BUILD / self.name
         self.rd = h.Initramfs(k, self.work, h.init_script(GUEST + body),
                               files={"bin/ramtrail": STATIC, **(files or {})},
-                              modules=list(modules) + list(KSYMS_MODULES) + [ko])
+                              modules=list(modules) + list(OUT_MODULES) + [ko])
         self.ram = h.RamFile(self.work / "guest.ram", 1 << 30, fresh=fresh, base=RAM_BASE)
+        self.out_size = out_size
 
     def run(self, append="", timeout=240, **kw):
+        """Boot the guest; on arm64 with its out disk, zeroed."""
         kw.setdefault("log_path", h.BUILD / f"{self.name}.log")
         if ARCH == "arm64":
-            disk = self.work / KSYMS_DISK
+            disk = self.work / OUT_DISK
             with open(disk, "wb") as f:
-                f.truncate(KSYMS_SIZE)
+                f.truncate(self.out_size)
             kw["extra"] = [*kw.get("extra", ()), "-drive",
-                           f"file={disk},format=raw,if=none,id=ksyms",
-                           "-device", "virtio-blk-device,drive=ksyms"]
+                           f"file={disk},format=raw,if=none,id=out",
+                           "-device", "virtio-blk-device,drive=out"]
         return h.run_qemu(self.k, self.rd, self.ram, smp=self.smp,
-                          append=f"{MEMMAP} {KSYMS_MEMMAP} {append}".strip(),
+                          append=" ".join(filter(None, (MEMMAP, KSYMS_MEMMAP, append))),
                           timeout=timeout, **kw)
 
     # Where the region is in the RAM file. Without it the command searches
@@ -242,6 +253,14 @@ class Guest:
     def stats(self):
         """The region in the RAM file, as the host's command sees it."""
         return stats(self.ram.path, *self.REGION_ARGS)
+
+    def out_read(self, off, size):
+        """`size` bytes the guest wrote to OUT_DEV at `off`."""
+        if ARCH == "x86_64":
+            return self.ram.read(off, size)
+        with open(self.work / OUT_DISK, "rb") as f:
+            f.seek(off)
+            return f.read(size)
 
 
 def tool(*args):
@@ -269,11 +288,7 @@ def kallsyms(g, r, name="kallsyms"):
     if not sizes:
         return None
     path = g.work / name
-    if ARCH == "arm64":
-        with open(g.work / KSYMS_DISK, "rb") as f:
-            path.write_bytes(f.read(int(sizes[-1])))
-    else:
-        path.write_bytes(g.ram.read(KSYMS, int(sizes[-1])))
+    path.write_bytes(g.out_read(KSYMS, int(sizes[-1])))
     return path
 
 

@@ -19,9 +19,9 @@ cycle picks, from a seeded RNG, one crash kind and instant:
 
 Every boot loads ramtrail (recording FUNCS); the boot after the crash (in the
 same QEMU after a panic, in a new QEMU after a power cut) mounts pstore,
-lists it and copies every file out through /dev/mem to a memmap'ed range the
-host reads (with its md5 printed on the console to check the copy), then
-sometimes erases some files with rm. The checker, against what earlier
+lists it and copies every file out (x86: through /dev/mem to a memmap'ed
+range; arm64: to a virtio disk) for the host to read (with its md5 printed
+on the console to check the copy), then sometimes erases some files with rm. The checker, against what earlier
 cycles showed:
 
   - every file shown before and not erased is still there, identical
@@ -40,6 +40,7 @@ cycles showed:
   - the region's boot counter (boot_id in the module's status file) goes up
 
 usage: stress.py [--cycles N] [--seed S] [--kver 6.1,6.12] [--smp 2,4]
+(arm64: --kver 6.1-arm64,6.12-arm64; one architecture a run)
 """
 import argparse
 import collections
@@ -53,9 +54,12 @@ import time
 import harness as h
 import ramtrail_guest as rg
 
-DUMP, DUMP_SIZE = 0x34000000, 128 << 20      # pstore files copied out here
+# pstore files copied out here (rg.OUT_DEV): x86's memmap'ed range, after
+# the kallsyms on arm64's disk
+DUMP_SIZE = 128 << 20
+DUMP = 0x34000000 if rg.ARCH == "x86_64" else rg.KSYMS_SIZE
 TOKEN = DUMP + DUMP_SIZE - 4096              # "A<cycle>": the crash boot ran
-MEMMAP3 = f"memmap={DUMP_SIZE >> 20}M${DUMP:#x}"
+MEMMAP3 = f"memmap={DUMP_SIZE >> 20}M${DUMP:#x}" if rg.ARCH == "x86_64" else ""
 DMESG_SLOTS = 4                              # ramtrail's default dmesg_count
 FUNCS = rg.FUNCS + ",do_one_initcall,watchdog_timer_fn"
 KINDS = {"panic": 3, "oops": 2, "lockup": 2, "cut-rec": 2, "cut-load": 3,
@@ -72,14 +76,15 @@ BODY = f"""
 arg() {{ tr ' ' '\\n' </proc/cmdline | sed -n "s/^st\\.$1=//p"; }}
 CYCLE=$(arg cycle) ACT=$(arg act) T=$(arg t) ERASE=$(arg erase) REC=$(arg rec)
 TOK=$(({TOKEN:#x} / 4096))
-tok=$(dd if=/dev/mem bs=4096 skip=$TOK count=1 2>/dev/null | tr -d '\\000' | head -c 32)
+out_up
+tok=$(dd if={rg.OUT_DEV} bs=4096 skip=$TOK count=1 2>/dev/null | tr -d '\\000' | head -c 32)
 # Markers the host cuts power on go through printk: a line still in the
 # tty's buffer when the kernel panics never reaches the console. (rt_load
 # prints "=== INSMOD ===" so.)
 mark() {{ echo "=== $1 ===" >/dev/kmsg; }}
 if [ "$ACT" != none ] && [ "$tok" != "A$CYCLE" ]; then
     # The crash boot. Next boot of this QEMU (after the panic) reads back.
-    printf 'A%s' "$CYCLE" | dd of=/dev/mem bs=4096 seek=$TOK 2>/dev/null
+    printf 'A%s' "$CYCLE" | dd of={rg.OUT_DEV} bs=4096 seek=$TOK{rg.OUT_SYNC} 2>/dev/null
     echo "=== PHASE A ==="
     rt_load {rg.PARAMS} functions={FUNCS} dump_on_oops=2 dump_lines={DUMP_LINES}
     echo "bootid $(boot_id)"
@@ -113,7 +118,7 @@ readback() {{
         [ -f "$f" ] || continue
         n=$(basename $f); sz=$(wc -c <"$f")
         if [ $((off + sz)) -gt $(({TOKEN - DUMP})) ]; then echo "dumpfull $n $sz"; continue; fi
-        dd if="$f" of=/dev/mem bs=4096 seek=$((({DUMP:#x} + off) / 4096)) 2>/dev/null
+        dd if="$f" of={rg.OUT_DEV} bs=4096 seek=$((({DUMP:#x} + off) / 4096)){rg.OUT_SYNC} 2>/dev/null
         echo "file $n $off $sz $(md5sum <"$f" | cut -d' ' -f1)"
         off=$(((off + sz + 4095) / 4096 * 4096))
     done
@@ -215,7 +220,8 @@ class Campaign:
     def __init__(self, k, ko, oops_ko, smp, seed, res):
         self.k, self.smp, self.res = k, smp, res
         self.rng = random.Random(f"{seed}-{k.kver}-{smp}")
-        self.g = rg.Guest(k, ko, "stress", smp, BODY, modules=[oops_ko])
+        self.g = rg.Guest(k, ko, "stress", smp, BODY, modules=[oops_ko],
+                          out_size=DUMP + DUMP_SIZE)
         self.work, self.ram = self.g.work, self.g.ram
         self.known = collections.Counter()     # fingerprints alive
         self.first = {}                        # fingerprint -> (cycle, name)
@@ -228,7 +234,8 @@ class Campaign:
 
     # ------------------------------------------------------------ running
     def run(self, cycle, act, t=0.0, erase="", rec=1, append="", **kw):
-        self.ram.write(TOKEN, bytes(64))
+        if rg.ARCH == "x86_64":
+            self.ram.write(TOKEN, bytes(64))    # (arm64's disk: zeroed by run)
         args = (f"{MEMMAP3} st.cycle={cycle} st.act={act} "
                 f"st.t={t:.2f} st.erase={erase} st.rec={rec} "
                 f"st.ksyms={int(self.ksyms is None)} {append}")
@@ -339,13 +346,13 @@ class Campaign:
         rb = rb[-1]
         if rb["ksyms"] and self.ksyms is None:
             path = self.work / "kallsyms"
-            path.write_bytes(self.ram.read(rg.KSYMS, int(rb["ksyms"][-1])))
+            path.write_bytes(self.g.out_read(rg.KSYMS, int(rb["ksyms"][-1])))
             self.ksyms = {line.split()[2] for line in path.read_text().splitlines()
                           if len(line.split()) >= 3}
 
         files, bad_copy = {}, []
         for name, off, size, md5 in rb["files"]:
-            data = self.ram.read(DUMP + off, size)
+            data = self.g.out_read(DUMP + off, size)
             files[name] = data
             if hashlib.md5(data).hexdigest() != md5:
                 bad_copy.append(name)
@@ -481,6 +488,9 @@ def main():
     ap.add_argument("--kver", default="6.1,6.12")
     ap.add_argument("--smp", default="2,4")
     a = ap.parse_args()
+    err = rg.use_arch(a.kver.split(","))
+    if err:
+        ap.error(err)
     seed = a.seed if a.seed is not None else random.randrange(1 << 31)
     print(f"     stress: seed {seed} (rerun with --seed {seed}), {a.cycles} cycles "
           f"per kernel and CPU count", flush=True)
