@@ -359,6 +359,7 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     k = h.kernel(a.kver)
+    rg.build_tools()                    # the guest's command (arm64's too)
     ko = rg.build_all(a.kver)
     bko = str(h.REPO / "build" / f"module-{a.kver}" / "ramtrail_bench.ko")
     for attempt in range(3):
