@@ -344,7 +344,7 @@ int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 	struct ramtrail_record z;
 	struct rt_text x;
 	struct rt_rec r;
-	const char *name;
+	const char *name, *ev;
 	int n = 0;
 
 	rt_text_init(&x, t, s, false);
@@ -354,11 +354,13 @@ int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 		rt_text_record(&x, &r, &z);
 		ramtrail_text_flags(flags, &z);
 		fprintf(out, ",\n{\"name\":");
-		name = ramtrail_text_event_name(&z);
-		if (r.type == RAMTRAIL_W_EVENT && !name) {
+		ev = ramtrail_text_event_name(&z);
+		if (ev) {
+			name = ev;
+		} else if (r.type == RAMTRAIL_W_EVENT) {
 			snprintf(a, sizeof(a), "event %u", r.id);
 			name = a;
-		} else if (r.type != RAMTRAIL_W_EVENT) {
+		} else {
 			name = rt_name(t, s, r.ip, r.ts, r.ip_sym, false, a);
 		}
 		rt_json_string(out, name);
@@ -372,15 +374,15 @@ int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 			fprintf(out, ",\"pid\":-1,\"tid\":%u", r.cpu);
 		fprintf(out, ",\"args\":{\"cpu\":%u,\"flags\":\"%s\"", r.cpu,
 			flags);
-		if (r.type == RAMTRAIL_W_EVENT && !name) {
-			fprintf(out, ",\"data\":\"");
-			rt_hex(out, r.data, r.len);
-			fputc('"', out);
-		} else if (r.type == RAMTRAIL_W_EVENT) {
+		if (ev) {
 			/* "name: text" */
 			ramtrail_text_event(text, sizeof(text), &z, &x.tx);
 			fprintf(out, ",\"text\":");
-			rt_json_string(out, text + strlen(name) + 2);
+			rt_json_string(out, text + strlen(ev) + 2);
+		} else if (r.type == RAMTRAIL_W_EVENT) {
+			fprintf(out, ",\"data\":\"");
+			rt_hex(out, r.data, r.len);
+			fputc('"', out);
 		} else if (r.parent) {
 			fprintf(out, ",\"caller\":");
 			rt_json_string(out, rt_name(t, s, r.parent, r.ts,

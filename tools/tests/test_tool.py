@@ -705,6 +705,17 @@ def test_export(img):
           len(inst) == len(parsed) and
           all(e["tid"] == int(m[2]) and threads.get((e["pid"], e["tid"])) == m[1].strip()
               for e, m in zip(inst, parsed)), sorted(threads.items())[:8])
+    # Kernel events: decode's text after "name: "; others: their id and bytes.
+    want_j = [(f"event {u[1]}", "data", u[3]) if u else
+              (k, "text", x.split(": ", 1)[1])
+              for x, k, u in ((m[6], kernel_event(m[6]),
+                               re.search(r"^ramtrail_event: id=(\d+) len=(\d+) data=(\w*)$", m[6]))
+                              for m in parsed) if k or u]
+    got_j = [(e["name"], *next((f, e["args"][f]) for f in ("data", "text") if f in e["args"]))
+             for e in inst if e["cat"] == "event"]
+    check("export json: kernel events' name and text as decode prints them, others' "
+          "id and data in hex", len(got_j) == len(want_j) > 50 and got_j == want_j,
+          next(((a, b) for a, b in zip(got_j + [None], want_j + [None]) if a != b), None))
 
 
 def test_stats(img):
