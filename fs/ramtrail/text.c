@@ -231,6 +231,25 @@ static void ramtrail_text_console(struct ramtrail_line *l,
 	ramtrail_put(l, "%.*s", (int)n, (const char *)r->data);
 }
 
+/*
+ * A marker: the bytes user space wrote, up to a NUL, a final newline
+ * dropped; a control byte prints as '?', so that a record is one line.
+ */
+static void ramtrail_text_marker(struct ramtrail_line *l,
+				 const struct ramtrail_record *r,
+				 const struct ramtrail_text *tx)
+{
+	size_t i, n = strnlen((const char *)r->data, r->len);
+	char c[RAMTRAIL_EVENT_MAX_LEN];
+
+	if (n && r->data[n - 1] == '\n')
+		n--;
+	for (i = 0; i < n; i++)
+		c[i] = r->data[i] < 0x20 || r->data[i] == 0x7f ? '?' :
+							       r->data[i];
+	ramtrail_put_str(l, c, n);
+}
+
 static void ramtrail_text_switch(struct ramtrail_line *l,
 				 const struct ramtrail_record *r,
 				 const struct ramtrail_text *tx)
@@ -347,6 +366,12 @@ static const struct ramtrail_event_field ramtrail_console_fields[] = {
 	{ }
 };
 
+static const struct ramtrail_event_field ramtrail_print_fields[] = {
+	RT_F("unsigned long ip",		8, 8, 0, LABEL, 0),
+	RT_F("char buf[]",			16, 0, 0, CSTR, 0),
+	{ }
+};
+
 static const struct ramtrail_event_field ramtrail_switch_fields[] = {
 	RT_F("char prev_comm[16]",		8, 16, 0, COMM, 0),
 	RT_F("pid_t prev_pid",			24, 4, 1, U32, 0),
@@ -431,6 +456,7 @@ static const struct ramtrail_event_field ramtrail_timer_exit_fields[] = {
 	"\"timer=%p function=%ps now=%lu baseclk=%lu\", REC->timer, "	\
 	"REC->function, REC->now, REC->baseclk"
 #define RT_TIMER_EXIT_PRINT	"\"timer=%p\", REC->timer"
+#define RT_PRINT_PRINT		"\"%ps: %s\", (void *)REC->ip, REC->buf"
 
 /*
  * The kernel events ramtrail records, by enum ramtrail_event_id: the one
@@ -439,55 +465,60 @@ static const struct ramtrail_event_field ramtrail_timer_exit_fields[] = {
  * writes each event's format file and fills its payload from its fields,
  * as the kernel's format files in tracefs describe them on x86-64
  * (TP_STRUCT__entry of include/trace/events/sched.h, irq.h, workqueue.h,
- * timer.h, printk.h). A new event: its id and payload in the uapi, its
- * entry here, its probe in events.c.
+ * timer.h, printk.h; ftrace's print of kernel/trace/trace_entries.h). A
+ * new event: its id and payload in the uapi, its entry here, its probe in
+ * events.c (or its writer: marker.c).
  */
 static const struct ramtrail_event_desc ramtrail_event_descs[RAMTRAIL_EV_NR] = {
 	[RAMTRAIL_EV_PRINTK] = { "printk", "console", 0,
 		ramtrail_text_console,
-		RT_FORMAT(RT_CONSOLE_PRINT, ramtrail_console_fields) },
+		RT_FORMAT(RT_CONSOLE_PRINT, ramtrail_console_fields), NULL },
 	[RAMTRAIL_EV_SCHED_SWITCH] = { "sched", "sched_switch",
 		sizeof(struct ramtrail_ev_switch), ramtrail_text_switch,
-		RT_FORMAT(RT_SWITCH_PRINT, ramtrail_switch_fields) },
+		RT_FORMAT(RT_SWITCH_PRINT, ramtrail_switch_fields), NULL },
 	[RAMTRAIL_EV_SCHED_WAKEUP] = { "sched", "sched_wakeup",
 		sizeof(struct ramtrail_ev_wakeup), ramtrail_text_wakeup,
-		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields) },
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields), NULL },
 	[RAMTRAIL_EV_SCHED_WAKING] = { "sched", "sched_waking",
 		sizeof(struct ramtrail_ev_wakeup), ramtrail_text_wakeup,
-		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields) },
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields), NULL },
 	[RAMTRAIL_EV_SCHED_WAKEUP_NEW] = { "sched", "sched_wakeup_new",
 		sizeof(struct ramtrail_ev_wakeup), ramtrail_text_wakeup,
-		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields) },
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields), NULL },
 	[RAMTRAIL_EV_IRQ_ENTRY] = { "irq", "irq_handler_entry", 4,
 		ramtrail_text_irq_entry,
-		RT_FORMAT(RT_IRQ_ENTRY_PRINT, ramtrail_irq_entry_fields) },
+		RT_FORMAT(RT_IRQ_ENTRY_PRINT, ramtrail_irq_entry_fields), NULL },
 	[RAMTRAIL_EV_IRQ_EXIT] = { "irq", "irq_handler_exit", 8,
 		ramtrail_text_irq_exit,
-		RT_FORMAT(RT_IRQ_EXIT_PRINT, ramtrail_irq_exit_fields) },
+		RT_FORMAT(RT_IRQ_EXIT_PRINT, ramtrail_irq_exit_fields), NULL },
 	[RAMTRAIL_EV_SOFTIRQ_ENTRY] = { "irq", "softirq_entry", 4,
 		ramtrail_text_softirq,
-		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields) },
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields), NULL },
 	[RAMTRAIL_EV_SOFTIRQ_EXIT] = { "irq", "softirq_exit", 4,
 		ramtrail_text_softirq,
-		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields) },
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields), NULL },
 	[RAMTRAIL_EV_SOFTIRQ_RAISE] = { "irq", "softirq_raise", 4,
 		ramtrail_text_softirq,
-		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields) },
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields), NULL },
 	[RAMTRAIL_EV_WORK_START] = { "workqueue", "workqueue_execute_start",
 		offsetof(struct ramtrail_ev_work, function) + 4,
 		ramtrail_text_work,
-		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields) },
+		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields), NULL },
 	[RAMTRAIL_EV_WORK_END] = { "workqueue", "workqueue_execute_end",
 		offsetof(struct ramtrail_ev_work, function) + 4,
 		ramtrail_text_work,
-		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields) },
+		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields), NULL },
 	[RAMTRAIL_EV_TIMER_ENTRY] = { "timer", "timer_expire_entry",
 		offsetof(struct ramtrail_ev_timer, function) + 4,
 		ramtrail_text_timer_entry,
-		RT_FORMAT(RT_TIMER_ENTRY_PRINT, ramtrail_timer_entry_fields) },
+		RT_FORMAT(RT_TIMER_ENTRY_PRINT, ramtrail_timer_entry_fields), NULL },
 	[RAMTRAIL_EV_TIMER_EXIT] = { "timer", "timer_expire_exit", 8,
 		ramtrail_text_timer_exit,
-		RT_FORMAT(RT_TIMER_EXIT_PRINT, ramtrail_timer_exit_fields) },
+		RT_FORMAT(RT_TIMER_EXIT_PRINT, ramtrail_timer_exit_fields), NULL },
+	/* ftrace's own event (its ftrace section), as trace_marker writes */
+	[RAMTRAIL_EV_MARKER] = { "ftrace", "print", 0, ramtrail_text_marker,
+		RT_FORMAT(RT_PRINT_PRINT, ramtrail_print_fields),
+		.label = "tracing_mark_write" },
 };
 
 /**
@@ -586,7 +617,8 @@ size_t ramtrail_text_event(char *buf, size_t len,
 					  RAMTRAIL_TEXT_PARENT);
 		}
 	} else if (name) {
-		ramtrail_put(&l, "%s: ", name);
+		ramtrail_put(&l, "%s: ", ramtrail_event_descs[r->id].label ?:
+					 name);
 		ramtrail_event_descs[r->id].text(&l, r, tx);
 	} else {
 		ramtrail_put(&l, "ramtrail_event: id=%u len=%u data=", r->id,

@@ -74,6 +74,9 @@ enum ramtrail_field_kind {
 	RAMTRAIL_FIELD_FUNC,	/* the address of the text offset at @src */
 	RAMTRAIL_FIELD_STR,	/* __data_loc: the string from @src on */
 	RAMTRAIL_FIELD_LINE,	/* the same, a final newline dropped */
+	/* char[]: the bytes from @src on up to a NUL, no final newline */
+	RAMTRAIL_FIELD_CSTR,
+	RAMTRAIL_FIELD_LABEL,	/* the address of the function @label names */
 };
 
 /**
@@ -108,6 +111,8 @@ struct ramtrail_line;
  * @format.print: the "print fmt" line
  * @format.fields: the fields after the common ones, ended by one without
  *	@decl
+ * @label: what its text line begins with, if not @name: ftrace's print
+ *	event names the kernel function user space wrote through
  */
 struct ramtrail_event_desc {
 	const char *system;
@@ -119,6 +124,7 @@ struct ramtrail_event_desc {
 		const char *print;
 		const struct ramtrail_event_field *fields;
 	} format;
+	const char *label;
 };
 
 const struct ramtrail_event_desc *ramtrail_event_desc(u32 id);

@@ -375,10 +375,12 @@ int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out)
 		fprintf(out, ",\"args\":{\"cpu\":%u,\"flags\":\"%s\"", r.cpu,
 			flags);
 		if (ev) {
-			/* "name: text" */
+			const char *label = ramtrail_event_desc(z.id)->label;
+
+			/* "name: text", or "label: text" */
 			ramtrail_text_event(text, sizeof(text), &z, &x.tx);
 			fprintf(out, ",\"text\":");
-			rt_json_string(out, text + strlen(ev) + 2);
+			rt_json_string(out, text + strlen(label ?: ev) + 2);
 		} else if (r.type == RAMTRAIL_W_EVENT) {
 			fprintf(out, ",\"data\":\"");
 			rt_hex(out, r.data, r.len);

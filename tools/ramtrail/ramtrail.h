@@ -186,6 +186,7 @@ const char *rt_symbolize(const struct rt_symbols *s, const struct rt_trace *t,
 			 u64 addr, u64 ts, bool offset, char *buf, size_t len,
 			 bool *timed);
 int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out);
+u64 rt_symbols_find(const struct rt_symbols *s, const char *name);
 void rt_symbols_free(struct rt_symbols *s);
 
 /**

@@ -886,6 +886,25 @@ int rt_symbols_kallsyms(const struct rt_symbols *s, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
+/**
+ * rt_symbols_find() - the address of a kernel function, by name
+ * @s: symbols bound for a trace
+ * @name: the function's name
+ *
+ * Return: its address as rt_symbols_kallsyms() prints it, or 0 if the
+ * kernel (modules aside) has no text symbol of that name.
+ */
+u64 rt_symbols_find(const struct rt_symbols *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!s->v[i].mod && !s->v[i].freed &&
+		    !strcmp(s->v[i].name, name))
+			return s->v[i].addr;
+	return 0;
+}
+
 /** rt_symbols_free() - release a symbol set */
 void rt_symbols_free(struct rt_symbols *s)
 {

@@ -213,9 +213,12 @@ static u32 rt_put_string(u8 *e, u32 loc, u32 off, const u8 *s, u32 len)
 	return off + len + 1;
 }
 
-/* A kernel event, its fields filled as ramtrail_event_desc() says; returns its length. */
+/*
+ * A kernel event, its fields filled as ramtrail_event_desc() says, @label
+ * the address of its label's function (or 0); returns its length.
+ */
 static u32 rt_kernel_payload(const struct rt_text *x,
-			     const struct ramtrail_record *z, u8 *e)
+			     const struct ramtrail_record *z, u64 label, u8 *e)
 {
 	const struct ramtrail_event_desc *d = ramtrail_event_desc(z->id);
 	const struct ramtrail_event_field *f;
@@ -254,14 +257,30 @@ static u32 rt_kernel_payload(const struct rt_text *x,
 				n--;
 			len = rt_put_string(e, f->offset, len, z->data + f->src, n);
 			break;
+		case RAMTRAIL_FIELD_CSTR:
+			n = strnlen((const char *)z->data + f->src,
+				    z->len - f->src);
+			if (n && z->data[f->src + n - 1] == '\n')
+				n--;
+			memcpy(e + f->offset, z->data + f->src, n);
+			e[f->offset + n] = 0;
+			len = f->offset + n + 1;
+			break;
+		case RAMTRAIL_FIELD_LABEL:
+			rt_put64(e + f->offset, label);
+			break;
 		}
 	}
 	return len;
 }
 
-/* A record as the payload of its event; returns its length. */
+/*
+ * A record as the payload of its event, @labels[] the addresses of the
+ * events' labels; returns its length.
+ */
 static u32 rt_payload(const struct rt_text *x, const struct rt_rec *r,
-		      const struct ramtrail_record *z, u8 *e)
+		      const struct ramtrail_record *z, const u64 *labels,
+		      u8 *e)
 {
 	u32 len;
 
@@ -272,7 +291,7 @@ static u32 rt_payload(const struct rt_text *x, const struct rt_rec *r,
 		return 24;
 	}
 	if (ramtrail_text_event_name(z)) {
-		len = rt_kernel_payload(x, z, e);
+		len = rt_kernel_payload(x, z, labels[z->id], e);
 	} else {
 		rt_common(e, RT_EVENT_ID, z);
 		e[8] = r->id & 0xff;
@@ -321,12 +340,40 @@ static void rt_put_kernel_format(FILE *f, u32 id)
 	free(text);
 }
 
-/* The system of kernel event @id, NULL if no kernel event has @id. */
+/*
+ * The system of kernel event @id, NULL if no kernel event has @id or if
+ * it is ftrace's own (its formats go with the function's).
+ */
 static const char *rt_system(u32 id)
 {
 	const struct ramtrail_event_desc *d = ramtrail_event_desc(id);
 
-	return d ? d->system : NULL;
+	return d && strcmp(d->system, "ftrace") ? d->system : NULL;
+}
+
+/* Is kernel event @id one of ftrace's own, and among those in @seen? */
+static bool rt_ftrace_own(u32 id, u32 seen)
+{
+	return ramtrail_event_desc(id) && !rt_system(id) && (seen & BIT(id));
+}
+
+/*
+ * The ftrace section: the function's format, then those of ftrace's own
+ * events that the trace holds (BIT(id) in @seen).
+ */
+static void rt_put_ftrace(FILE *f, u32 seen)
+{
+	u32 i, n = 1;
+	u8 b[4];
+
+	for (i = 0; i < RAMTRAIL_EV_NR; i++)
+		n += rt_ftrace_own(i, seen);
+	rt_put32(b, n);
+	fwrite(b, 4, 1, f);
+	rt_put_blob(f, rt_function_format, strlen(rt_function_format), 8);
+	for (i = 0; i < RAMTRAIL_EV_NR; i++)
+		if (rt_ftrace_own(i, seen))
+			rt_put_kernel_format(f, i);
 }
 
 /* The event systems: ramtrail's own, then the kernel's, each once. */
@@ -389,9 +436,12 @@ static int rt_put_cmdlines(FILE *f, const struct ramtrail_comms *c)
 	return 0;
 }
 
-/* Every header section, up to and including "flyrecord\0". */
+/*
+ * Every header section, up to and including "flyrecord\0"; @seen has
+ * BIT(id) of each kernel event the trace holds.
+ */
 static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus,
-			    const struct ramtrail_comms *comms)
+			    const struct ramtrail_comms *comms, u32 seen)
 {
 	static const u8 magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i',
 				    'n', 'g', '6', 0, 0, 8 };
@@ -407,9 +457,7 @@ static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus,
 	rt_put_blob(f, rt_header_page, strlen(rt_header_page), 8);
 	fwrite("header_event", 13, 1, f);
 	rt_put_blob(f, rt_header_event, strlen(rt_header_event), 8);
-	rt_put32(b, 1);				/* ftrace formats */
-	fwrite(b, 4, 1, f);
-	rt_put_blob(f, rt_function_format, strlen(rt_function_format), 8);
+	rt_put_ftrace(f, seen);
 	rt_put_systems(f);
 	k = open_memstream(&syms, &syms_len);
 	if (!k || rt_symbols_kallsyms(s, k) || fclose(k))
@@ -439,10 +487,13 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 	struct rt_cpu_pages *cpu = calloc(t->nr_cpus ? t->nr_cpus : 1,
 					  sizeof(*cpu));
 	u8 payload[16 + RAMTRAIL_EVENT_MAX_LEN + 4];
+	const struct ramtrail_event_desc *d;
+	u64 labels[RAMTRAIL_EV_NR] = { 0 };
 	struct ramtrail_record z;
 	char *head = NULL;
 	size_t head_len = 0;
 	u64 off, n = 0;
+	u32 seen = 0;
 	struct rt_text x;
 	struct rt_rec r;
 	FILE *h;
@@ -451,13 +502,20 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 
 	if (!cpu)
 		return -1;
+	for (i = 0; i < RAMTRAIL_EV_NR; i++) {
+		d = ramtrail_event_desc(i);
+		if (d && d->label)
+			labels[i] = rt_symbols_find(s, d->label);
+	}
 	rt_text_init(&x, t, s, false);
 	while (rt_trace_next(t, &r)) {
 		if (r.cpu >= t->nr_cpus)
 			continue;
 		rt_text_record(&x, &r, &z);
+		if (ramtrail_text_event_name(&z))
+			seen |= BIT(z.id);
 		if (rt_put_event(&cpu[r.cpu], r.ns, payload,
-				 rt_payload(&x, &r, &z, payload)))
+				 rt_payload(&x, &r, &z, labels, payload)))
 			goto out;
 		n++;
 	}
@@ -465,7 +523,8 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 		if (cpu[i].nr)
 			rt_put64(rt_page(&cpu[i]) + 8, cpu[i].commit);
 	h = open_memstream(&head, &head_len);
-	if (!h || rt_write_headers(h, s, t->nr_cpus, &x.tx.comms) || fclose(h))
+	if (!h || rt_write_headers(h, s, t->nr_cpus, &x.tx.comms, seen) ||
+	    fclose(h))
 		goto out;
 	/* The CPU data starts on a page boundary, after the offset table. */
 	off = (head_len + 16ULL * t->nr_cpus + RT_PAGE - 1) & ~(RT_PAGE - 1ULL);

@@ -100,7 +100,7 @@ static const char *comm_of(u32 pid, char *buf)
 }
 
 /*
- * Kernel event number @k (0..13) on @cpu, with a payload as the module
+ * Kernel event number @k (0..14) on @cpu, with a payload as the module
  * records it; its context and flags set in ramtrail_user_env, its text in
  * @text as ftrace prints the kernel's event.
  */
@@ -215,6 +215,11 @@ static void kernel_event(struct ramtrail_ring *r, u32 cpu, u32 k, u32 i,
 		sprintf(text, "timer_expire_exit: timer=%016llx",
 			(unsigned long long)ptr);
 		break;
+	case 14:	/* a marker: a control byte, a final newline */
+		id = RAMTRAIL_EV_MARKER;
+		len = sprintf((char *)d, "request %u\tdone\n", i);
+		sprintf(text, "tracing_mark_write: request %u?done", i);
+		break;
 	default:
 		id = RAMTRAIL_EV_PRINTK;
 		len = sprintf((char *)d, "ramtrail: line %u of the log\n", i);
@@ -306,7 +311,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < RAMTRAIL_KERNEL_NR_FUNCS; i++)
 		fprintf(map, "%016llx T %s\n", PANIC + koff[i],
 			ramtrail_kernel_funcs[i]);
-	fprintf(map, "%016llx T _etext\n", PANIC + (i + 1) * FUNC_SIZE);
+	/* The function ftrace's print event names (markers). */
+	fprintf(map, "%016llx T tracing_mark_write\n", PANIC + (i + 1) * FUNC_SIZE);
+	fprintf(map, "%016llx T _etext\n", PANIC + (i + 2) * FUNC_SIZE);
 	fprintf(map, "%016llx D some_data\n", PANIC + 0x1000 + i * FUNC_SIZE);
 	fclose(map);
 
@@ -361,7 +368,7 @@ int main(int argc, char **argv)
 			break;
 		case 3:
 			if (i / 5 % 2 == 0) {
-				kernel_event(r, cpu, i / 10 % 14, i, text);
+				kernel_event(r, cpu, i / 10 % 15, i, text);
 				flags_text(flags, false, ramtrail_user_env.ctx,
 					   ramtrail_user_env.flags);
 				break;

@@ -93,6 +93,43 @@ static void test_text_line_is_ftrace_format(void)
 	      bad, lines);
 }
 
+/*
+ * A marker is user space's bytes: printed up to a NUL, a final newline
+ * dropped, each control byte as '?', so that it stays one line; the
+ * longest one whole.
+ */
+static void test_marker_text_is_one_line(void)
+{
+	static const struct { const char *data; u32 len; const char *text; } m[] = {
+		{ "request 42\n", 11, "request 42" },
+		{ "a\nb\n\n", 5, "a?b?" },
+		{ "ab\0cd", 5, "ab" },
+		{ "\x1b[31mred\x7f\t\xc3\xa9", 13, "?[31mred??\xc3\xa9" },
+		{ "", 0, "" },
+	};
+	struct ramtrail_text tx = { .name = test_name };
+	struct ramtrail_record r = { .type = RAMTRAIL_W_EVENT,
+				     .id = RAMTRAIL_EV_MARKER };
+	char got[RAMTRAIL_TEXT_LINE_MAX], want[RAMTRAIL_TEXT_LINE_MAX];
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		memset(r.data, 0, sizeof(r.data));
+		memcpy(r.data, m[i].data, m[i].len);
+		r.len = m[i].len;
+		snprintf(want, sizeof(want), "tracing_mark_write: %s", m[i].text);
+		ramtrail_text_event(got, sizeof(got), &r, &tx);
+		CHECK(!strcmp(got, want), "marker %u: \"%s\" want \"%s\"", i,
+		      got, want);
+	}
+	memset(r.data, 'y', RAMTRAIL_MARKER_MAX);
+	r.len = RAMTRAIL_MARKER_MAX;
+	CHECK(ramtrail_text_event(got, sizeof(got), &r, &tx) ==
+	      strlen("tracing_mark_write: ") + RAMTRAIL_MARKER_MAX &&
+	      strspn(got + strlen("tracing_mark_write: "), "y") ==
+	      RAMTRAIL_MARKER_MAX, "the longest marker is cut: %zu", strlen(got));
+}
+
 static void test_module_table_never_guesses(void)
 {
 	struct ramtrail_module_entry tab[3] = {
@@ -488,6 +525,7 @@ static void test_saved_module_table_in_nanoseconds(void)
 void test_text_all(void)
 {
 	RUN(test_text_line_is_ftrace_format);
+	RUN(test_marker_text_is_one_line);
 	RUN(test_module_table_never_guesses);
 	RUN(test_module_init_text_named_by_time);
 	RUN(test_unloaded_module_names_nothing_after_its_unload);

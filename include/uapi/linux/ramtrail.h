@@ -206,6 +206,12 @@ enum ramtrail_ctx {
 #define RAMTRAIL_REF_CHECK(ip, parent)	\
 	(RAMTRAIL_PAIR_HASH(ip, parent) >> RAMTRAIL_REF_CHECK_SHIFT)
 #define RAMTRAIL_EVENT_MAX_LEN		255
+/*
+ * The bytes of one write() to the marker device (/dev/ramtrail_marker) a
+ * RAMTRAIL_EV_MARKER record holds; a longer write records its first ones
+ * and returns their count.
+ */
+#define RAMTRAIL_MARKER_MAX		RAMTRAIL_EVENT_MAX_LEN
 #define RAMTRAIL_EVENT_ID(p)		((p) & 0xffff)
 #define RAMTRAIL_EVENT_LEN(p)		(((p) >> 16) & 0xff)
 #define RAMTRAIL_EVENT_FLAGS(p)		((p) >> 24)
@@ -248,7 +254,8 @@ enum ramtrail_event_id {
 	RAMTRAIL_EV_WORK_END		= 12,	/* struct ramtrail_ev_work */
 	RAMTRAIL_EV_TIMER_ENTRY		= 13,	/* struct ramtrail_ev_timer */
 	RAMTRAIL_EV_TIMER_EXIT		= 14,	/* u64 timer */
-	RAMTRAIL_EV_NR			= 15,
+	RAMTRAIL_EV_MARKER		= 15,	/* bytes user space wrote */
+	RAMTRAIL_EV_NR			= 16,
 	RAMTRAIL_EV_USER		= 0x100,
 };
 
