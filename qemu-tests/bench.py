@@ -454,7 +454,8 @@ def report(res):
     goals = {"ftrace": "goal <= 0.7", "persistent": "goal <= 0.7", "floor": "goal <= 1.3",
              "clock": ""}
     names = {"floor": "floor: empty ftrace callback",
-             "clock": "floor + the clock read (rdtsc; a helper call under TCG)"}
+             "clock": "floor + the clock read (" + ("rdtsc" if rg.ARCH == "x86_64" else
+                                                    "CNTVCT_EL0") + "; a helper call under TCG)"}
     for wl in ("pipe", "dd"):
         base = o.get(f"{wl} off", float("nan"))
         rt_over = o.get(f"{wl} ramtrail", float("nan")) - base
