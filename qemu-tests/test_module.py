@@ -22,9 +22,11 @@ Scenarios (each checked on the serial log and on the guest's RAM file):
   refusals  System RAM, no memory, bad parameters: clear errors, no load;
             pstore held by ramoops: it records without pstore, and the
             next load with pstore saves that trace
-  tasks     named tasks on every CPU, events=, sysrq crash from a named task:
-            tasks, contexts, sched_switch and log events read back through
-            pstore's text file, decode of the RAM file and trace-cmd report
+  tasks     named tasks on every CPU, events=, markers written by each task
+            and past the device's limit, sysrq crash from a named task:
+            tasks, contexts, sched_switch, log events and markers (in time
+            order among the task's records) read back through pstore's
+            text file, decode of the RAM file and trace-cmd report
   dump      dump_on_oops=2: every CPU's tail on the serial console at the
             crash, the same lines in the saved trace and the dmesg record;
             a cold boot keeps the serial log only
@@ -1271,6 +1273,46 @@ def parse_report(text):
     return out
 
 
+# A marker as text: "tracing_mark_write: TEXT"; trace-cmd: "print: " first.
+MARKER = re.compile(r"^(?:print: )?tracing_mark_write: (.*)$")
+
+
+def check_markers(res, t, what, recs, smp, names):
+    """The tasks guest's markers: each CPU's worker wrote "rtmark CPU I"
+    every 16 reads of /proc/version, after opening the device; dd wrote
+    300 bytes (busybox's dd writes until all are taken: 255, then 45);
+    nothing while paused."""
+    def task_func(r, cpu, pid):
+        return r[2] == cpu and r[1] == pid and r[3][2] == "." and \
+            not r[5].split(" ", 1)[0].endswith(":")
+    bad, seen = [], {c: [] for c in range(smp)}
+    for j, r in enumerate(recs):
+        m = MARKER.match(r[5])
+        w = m and re.match(r"rtmark (\d+) (\d+)$", m[1])
+        if not w:
+            continue
+        c = int(w[1])
+        seen.setdefault(c, []).append(int(w[2]))
+        prev = next((x for x in reversed(recs[:j]) if task_func(x, r[2], r[1])), None)
+        nxt = next((x for x in recs[j + 1:] if task_func(x, r[2], r[1])), None)
+        if r[2] != c or r[0] != f"rtw{c}" or r[1] != names[f"rtw{c}"] or \
+           not prev or not prev[5].startswith("do_sys_openat2") or \
+           float(prev[4]) > float(r[4]) or \
+           (nxt and (not nxt[5].startswith("do_sys_openat2") or
+                     float(nxt[4]) < float(r[4]))):
+            bad.append((prev, r, nxt))
+    res.check(f"{t} {what}: each worker's markers on its CPU, as its task, numbered "
+              "up, each after the open of the device and before the next open",
+              all(len(v) >= 2 and v == sorted(set(v)) and v[0] % 16 == 0
+                  for v in seen.values()) and not bad,
+              ({c: v[:3] + v[-1:] for c, v in seen.items()}, bad[:2]))
+    xs = [len(m[1]) for m in map(MARKER.match, (r[5] for r in recs))
+          if m and m[1] and set(m[1]) == {"x"}]
+    res.check(f"{t} {what}: a 300-byte write records its first 255 bytes (a short "
+              "write), the rest as the next marker; no marker while paused",
+              xs == [255, 45] and not any(r[5].endswith("rtpaused") for r in recs), xs)
+
+
 def check_tasks(res, t, what, recs, smp, names, crasher, comm_per_pid=False):
     """The facts a trace of the tasks guest must show, in any text form.
     With comm_per_pid (trace-cmd), a pid's records all show its last name,
@@ -1314,6 +1356,7 @@ def check_tasks(res, t, what, recs, smp, names, crasher, comm_per_pid=False):
         after[cpu] = int(m[4])
     res.check(f"{t} {what}: sched_switch events agree with the tasks of the "
               "records before and after them", n > 10 and not bad, (n, bad[:3]))
+    check_markers(res, t, what, recs, smp, names)
     log = [r for r in recs if r[5].startswith("console: ")]
     trig = [r for r in log if "sysrq: Trigger a crash" in r[5]]
     crash_fn = [r for r in recs if r[5].startswith("sysrq_handle_crash")]
@@ -1498,11 +1541,27 @@ def scenario_tasks(k, ko, smp, res):
     g = Guest(k, ko, "tasks", smp, f"""
 rt_load {TASK_PARAMS} functions={TASK_FUNCS} events={EVENTS}
 if [ "$(boot_id)" = 1 ]; then
+    # The marker device: its mode, a write past its limit, one while paused.
+    marks() {{
+        ls -l /dev/ramtrail_marker
+        head -c 300 /dev/zero | tr '\\000' x >/tmp/x300
+        dd if=/tmp/x300 of=/dev/ramtrail_marker bs=300 count=1 2>/dev/null
+        echo "dd rc=$?"
+        echo 0 >/sys/module/ramtrail/parameters/enabled
+        echo rtpaused >/dev/ramtrail_marker; echo "paused rc=$?"
+        echo 1 >/sys/module/ramtrail/parameters/enabled
+    }}
+    begin marks; marks; end marks
     c=0
     while [ $c -lt $NCPU ]; do
         taskset -c $c sh -c "renice -n 19 -p \\$\\$ >/dev/null
             echo -n rtw$c >/proc/self/comm
-            while :; do read x </proc/version; done" &
+            i=0
+            while :; do
+                read x </proc/version
+                i=\\$((i + 1))
+                [ \\$((i % 16)) = 0 ] && echo \\"rtmark $c \\$i\\" >/dev/ramtrail_marker
+            done" &
         c=$((c + 1))
     done
     sleep 2
@@ -1532,6 +1591,12 @@ quiet show_files; ksyms_out
     if not crasher or len(names) != smp:
         return
     names["rtcrash"] = int(crasher[1])
+    marks = section(r, "marks")
+    paused = re.search(r"^paused rc=(\d+)", marks, re.M)
+    res.check(f"{t} the marker device: root's alone (crw-------), dd's 300-byte "
+              "write done (in more calls), a write while paused fails with EBADF",
+              marks.lstrip().startswith("crw------- ") and "dd rc=0" in marks and
+              paused and paused[1] != "0" and "Bad file descriptor" in marks, marks)
     # One part, or more on a slow kernel (its events take longer): in order.
     parts = sorted({int(n) // 100 for n in
                     re.findall(r"^=== BEGIN console-ramtrail-(\d+) ===$", r.log, re.M)})

@@ -351,6 +351,10 @@ struct ramtrail_module_entry *ramtrail_modtab(struct ramtrail_context *cxt);
 struct ramtrail_dmesg_header *ramtrail_dmesg(struct ramtrail_context *cxt,
 					     u32 slot);
 
+/* marker.c */
+int ramtrail_marker_init(void);
+void ramtrail_marker_exit(void);
+
 /* record.c */
 
 /*

@@ -6,7 +6,8 @@
  * trace the previous boot left in its zones (save.c), formats the zones
  * for this boot, registers the pstore backend (pstore.c), keeps the
  * module table (modules.c) and starts recording: kernel events and task
- * switches (events.c), function entries (record.c).
+ * switches (events.c), function entries (record.c), user space's markers
+ * (marker.c).
  * Documentation/ramtrail/admin-guide.rst describes the parameters.
  *
  * Files call only downwards, in this order:
@@ -14,7 +15,7 @@
  *   main.c → pstore.c → save.c → modules.c → storage.c
  *
  * with record.c beside them, calling storage.c and dump.c only, and
- * events.c and dump.c, calling none of them; all of them
+ * events.c, dump.c and marker.c, calling none of them; all of them
  * using the shared decoder (region.c to chunk_read.c) and the record path
  * (ring.h, ring.c). internal.h describes the one state object.
  */
@@ -422,10 +423,15 @@ static int __init ramtrail_init(void)
 	err = ramtrail_go_live(cxt);
 	if (err)
 		goto live;
+	err = ramtrail_marker_init();
+	if (err)
+		goto marker;
 	ramtrail_debugfs_init(cxt);
 	ramtrail_dump_debugfs(cxt);
 	ramtrail_test_debugfs(cxt);
 	return 0;
+marker:
+	ramtrail_stop(cxt);
 live:
 	ramtrail_freeze_hooks_exit(cxt);
 hooks:
@@ -451,6 +457,7 @@ static void __exit ramtrail_exit(void)
 {
 	struct ramtrail_context *cxt = &ramtrail_cxt;
 
+	ramtrail_marker_exit();
 	ramtrail_stop(cxt);
 	ramtrail_debugfs_exit(cxt);
 	ramtrail_freeze_hooks_exit(cxt);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # mkdeb.sh [OUTDIR]: build the Debian packages of the release in VERSION
 #   ramtrail-dkms_<version>_all.deb     the module's source for DKMS, the
-#                                       initramfs-tools hook, modprobe.d file
+#                                       initramfs-tools hook, modprobe.d file,
+#                                       the marker device's udev rule
 #   ramtrail-tools_<version>_amd64.deb  the ramtrail command and its man page
 #   ramtrail-tools_<version>_arm64.deb  the same, cross-built for arm64
 # into OUTDIR (default build/deb); DEB_ARCHS="amd64 arm64" (the default)
@@ -38,7 +39,7 @@ doc() {
 # ---- ramtrail-dkms: what DKMS builds (Kbuild, VERSION, fs/, include/), no bench
 d=$stage/dkms
 src=$d/usr/src/ramtrail-$ver
-mkdir -p "$src/fs/ramtrail" "$d/DEBIAN" "$d/etc/modprobe.d" \
+mkdir -p "$src/fs/ramtrail" "$d/DEBIAN" "$d/etc/modprobe.d" "$d/etc/udev/rules.d" \
 	"$d/usr/share/initramfs-tools/hooks" "$d/usr/share/initramfs-tools/scripts/init-top"
 cp "$top/Kbuild" "$top/VERSION" "$src/"
 for f in "$top"/fs/ramtrail/*.[ch]; do
@@ -50,8 +51,10 @@ sed "s/@VERSION@/$ver/" "$here/dkms.conf.in" >"$src/dkms.conf"
 install -m 755 "$here/initramfs-hook" "$d/usr/share/initramfs-tools/hooks/ramtrail"
 install -m 755 "$here/initramfs-init-top" "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail"
 install -m 644 "$here/modprobe.conf" "$d/etc/modprobe.d/ramtrail.conf"
+install -m 644 "$here/udev.rules" "$d/etc/udev/rules.d/60-ramtrail.rules"
 doc "$d" ramtrail-dkms
-echo /etc/modprobe.d/ramtrail.conf >"$d/DEBIAN/conffiles"
+printf '%s\n' /etc/modprobe.d/ramtrail.conf /etc/udev/rules.d/60-ramtrail.rules \
+	>"$d/DEBIAN/conffiles"
 for s in postinst prerm postrm; do
 	sed "s/@VERSION@/$ver/" "$here/dkms.$s" >"$d/DEBIAN/$s"
 	chmod 755 "$d/DEBIAN/$s"

@@ -61,10 +61,14 @@ have=$(cd "$src" && ls fs/ramtrail/*.c | sort)
 	[ -f "$src/include/uapi/linux/ramtrail.h" ]
 check "DKMS source: the module's sources, VERSION, headers, no benchmark" $? \
 	"$(comm -3 <(echo "$want") <(echo "$have") | tr '\n' ' ')"
-[ "$(cat "$d/DEBIAN/conffiles")" = /etc/modprobe.d/ramtrail.conf ] &&
+[ "$(cat "$d/DEBIAN/conffiles")" = "/etc/modprobe.d/ramtrail.conf
+/etc/udev/rules.d/60-ramtrail.rules" ] &&
 	[ -x "$d/usr/share/initramfs-tools/hooks/ramtrail" ] &&
-	[ -x "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail" ]
-check "initramfs hook, init-top script, modprobe.d conffile" $?
+	[ -x "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail" ] &&
+	grep -qx '#KERNEL=="ramtrail_marker", GROUP="tracing", MODE="0620"' \
+		"$d/etc/udev/rules.d/60-ramtrail.rules" &&
+	! grep -q '^[^#]' "$d/etc/udev/rules.d/60-ramtrail.rules"
+check "initramfs hook, init-top script, modprobe.d and udev conffiles (the rule commented out)" $?
 bad=
 for s in postinst prerm postrm; do
 	sh -n "$d/DEBIAN/$s" || bad="$bad $s"
