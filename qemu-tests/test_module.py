@@ -1618,6 +1618,20 @@ quiet show_files; ksyms_out
               (e.stderr[-200:], rep.stderr[-200:]))
     check_tasks(res, t, "trace-cmd report of the export", parse_report(rep.stdout),
                 smp, names, names["rtcrash"], comm_per_pid=True)
+    # The Perfetto export of the same trace, parsed back by Perfetto's own
+    # messages and compared with the JSON, record by record.
+    pf, js = g.work / "trace.pftrace", g.work / "trace.json"
+    for fmt, path in (("perfetto", pf), ("json", js)):
+        rg.tool("export", g.ram.path, *g.REGION_ARGS, "--boot", 1, "--system-map", ksyms,
+                "--format", fmt, "-o", path)
+    cmp = subprocess.run([sys.executable, str(h.REPO / "tools/tests/test_perfetto.py"),
+                          str(rg.TOOL.parent), str(pf), str(js)],
+                         capture_output=True, text=True)
+    res.check(f"{t} Perfetto export: parsed by Perfetto's messages, every record as the "
+              "JSON export's (time, task, CPU, name), tasks and sched_switch fields",
+              cmp.returncode == 0 and re.search(r"^[1-9]\d* passed, 0 failed$", cmp.stdout, re.M),
+              "\n".join(x for x in cmp.stdout.splitlines() if not x.startswith("ok"))[-1500:]
+              + cmp.stderr[-500:])
     res.check(f"{t} ftrace-ramtrail-0: over 100 function records",
               len(parse_ftrace(section(r, "ftrace-ramtrail-0"))[0]) > 100)
     check_ftrace_file(res, t, r)

@@ -18,8 +18,8 @@ static const char usage[] =
 "       ramtrail decode ftrace-ramtrail-0 ftrace-ramtrail-1 ... [options]\n"
 "                                         the parts of one trace in pstore\n"
 "       ramtrail export IMAGE -o FILE [options]\n"
-"                                         write trace.dat (trace-cmd, KernelShark)\n"
-"                                         or Chrome JSON (Perfetto)\n"
+"                                         write trace.dat (trace-cmd, KernelShark),\n"
+"                                         a Perfetto trace or Chrome JSON\n"
 "       ramtrail stats IMAGE [options]    what the image holds, drop counts\n"
 "                                         (--format json: one JSON object)\n"
 "       ramtrail kallsyms IMAGE [--system-map FILE] [--modules DIR]\n"
@@ -38,7 +38,7 @@ static const char usage[] =
 "  --system-map FILE   name kernel functions; the traced kernel's System.map\n"
 "  --modules DIR       name module functions from the .ko files below DIR\n"
 "  --format FORMAT     decode: ftrace (default) or json;\n"
-"                      export: tracedat (default) or json;\n"
+"                      export: tracedat (default), perfetto or json;\n"
 "                      stats: text (default) or json\n"
 "  --sym-offset        decode: print +offset/size after names\n"
 "  -o, --output FILE   write to FILE instead of standard output\n"
@@ -224,7 +224,8 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		def = "text";
 	if (!a->format)
 		a->format = def;
-	if (strcmp(a->format, "json") && strcmp(a->format, def))
+	if (strcmp(a->format, "json") && strcmp(a->format, def) &&
+	    (strcmp(a->cmd, "export") || strcmp(a->format, "perfetto")))
 		return rt_usage("format not offered by this command", a->format);
 	if (!strcmp(a->cmd, "export") && !a->output)
 		return rt_usage("export needs -o FILE", NULL);
@@ -431,6 +432,8 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 		n = rt_symbols_kallsyms(s, out) ? -1 : 0;
 	else if (!strcmp(a->format, "tracedat"))
 		n = rt_export_tracedat(t, s, out);
+	else if (!strcmp(a->format, "perfetto"))
+		n = rt_export_perfetto(t, s, out);
 	else if (!strcmp(a->format, "json"))
 		n = rt_print_json(t, s, out);
 	else

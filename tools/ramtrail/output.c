@@ -8,8 +8,6 @@
 #include <string.h>
 #include "ramtrail.h"
 
-#define RT_SYM_LEN	256
-
 /* "name+0x12/0x40 [mod]" -> "name [mod]": pstore prints callers with %pS. */
 static const char *rt_strip_offset(const char *sym, char *buf, size_t len)
 {
@@ -637,7 +635,7 @@ static void rt_print_modules(struct rt_trace *t, struct rt_out *o)
 }
 
 /* The region header's machine, as uname -m says it. */
-static const char *rt_machine_name(u32 machine)
+const char *rt_machine_name(u32 machine)
 {
 	switch (machine) {
 	case RAMTRAIL_MACHINE_X86_64:

@@ -206,6 +206,7 @@ struct rt_text {
 };
 
 /* output.c */
+#define RT_SYM_LEN	256	/* a function's name, as printed */
 void rt_text_init(struct rt_text *x, struct rt_trace *t,
 		  const struct rt_symbols *s, bool sym_offset);
 void rt_text_record(struct rt_text *x, const struct rt_rec *r,
@@ -214,9 +215,14 @@ int rt_print_ftrace(struct rt_trace *t, const struct rt_symbols *s,
 		    bool sym_offset, FILE *out);
 int rt_print_json(struct rt_trace *t, const struct rt_symbols *s, FILE *out);
 int rt_print_stats(struct rt_trace *t, bool json, FILE *out);
+const char *rt_machine_name(u32 machine);
 
 /* tracedat.c */
 int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
+		       FILE *out);
+
+/* perfetto.c */
+int rt_export_perfetto(struct rt_trace *t, const struct rt_symbols *s,
 		       FILE *out);
 
 /* main.c: the whole command, also called by the fuzz target */
