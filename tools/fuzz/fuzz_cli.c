@@ -65,19 +65,20 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		{ "decode" }, { "stats" },
 		{ "export", "-o", "/dev/null" },
 		{ "export", "--format=json", "-o", "/dev/null" },
+		{ "export", "--format=perfetto", "-o", "/dev/null" },
 	};
 	char *argv[16], boot[] = "--boot=1", offset[] = "--offset=0";
 	char sym_offset[] = "--sym-offset", smap[] = "--system-map";
 	u8 opt = size ? data[size - 1] : 0;
-	int argc = 0, i;
+	int argc = 0, i, c = opt & 64 ? 4 : opt & 3;
 
 	if (image_fd < 0)
 		setup();
 	if (ftruncate(image_fd, 0) || pwrite(image_fd, data, size, 0) != size)
 		abort();
 	argv[argc++] = "ramtrail";
-	for (i = 0; i < 4 && commands[opt & 3][i]; i++)
-		argv[argc++] = (char *)commands[opt & 3][i];
+	for (i = 0; i < 4 && commands[c][i]; i++)
+		argv[argc++] = (char *)commands[c][i];
 	argv[argc++] = image_path;
 	if (opt & 4)
 		argv[argc++] = sym_offset;

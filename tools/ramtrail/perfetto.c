@@ -73,7 +73,7 @@ static void rt_pb_put(struct rt_pb *p, const void *src, size_t n)
 {
 	u8 *b;
 
-	if (p->oom)
+	if (p->oom || !n)	/* an empty message may have no bytes yet */
 		return;
 	if (p->len + n > p->cap) {
 		size_t cap = p->cap ? p->cap : 256;
