@@ -320,11 +320,12 @@ static void rt_pf_wakeup(struct rt_pf *pf, struct rt_text *x,
 			 const struct ramtrail_record *z, u32 field)
 {
 	struct ramtrail_ev_wakeup w;
+	u32 pid;
 
 	memcpy(&w, z->data, sizeof(w));
-	rt_pb_str(&pf->msg, 1, ramtrail_text_comm(&x->tx, z,
-						   le32_to_cpu(w.pid)));
-	rt_pb_i32(&pf->msg, 2, le32_to_cpu(w.pid));
+	pid = le32_to_cpu(w.pid);
+	rt_pb_str(&pf->msg, 1, ramtrail_text_comm(&x->tx, z, pid));
+	rt_pb_i32(&pf->msg, 2, pid);
 	rt_pb_i32(&pf->msg, 3, le32_to_cpu(w.prio));
 	rt_pb_i32(&pf->msg, 4, 1);		/* success */
 	rt_pb_i32(&pf->msg, 5, le32_to_cpu(w.target_cpu));
@@ -340,6 +341,7 @@ static void rt_pf_kernel(struct rt_pf *pf, struct rt_text *x,
 	struct ramtrail_ev_timer tm;
 	struct ramtrail_ev_work wo;
 	u32 v[2];
+	u64 iid;
 
 	memcpy(v, z->data, sizeof(v));
 	switch (z->id) {
@@ -350,14 +352,14 @@ static void rt_pf_kernel(struct rt_pf *pf, struct rt_text *x,
 		return rt_pf_print(pf, r, z, true);
 	case RAMTRAIL_EV_SCHED_SWITCH:
 		memcpy(&sw, z->data, sizeof(sw));
-		rt_pb_str(&pf->msg, 1, ramtrail_text_comm(&x->tx, z,
-				le32_to_cpu(sw.prev_pid)));
-		rt_pb_i32(&pf->msg, 2, le32_to_cpu(sw.prev_pid));
+		v[0] = le32_to_cpu(sw.prev_pid);
+		v[1] = le32_to_cpu(sw.next_pid);
+		rt_pb_str(&pf->msg, 1, ramtrail_text_comm(&x->tx, z, v[0]));
+		rt_pb_i32(&pf->msg, 2, v[0]);
 		rt_pb_i32(&pf->msg, 3, le32_to_cpu(sw.prev_prio));
 		rt_pb_u(&pf->msg, 4, le32_to_cpu(sw.prev_state));
-		rt_pb_str(&pf->msg, 5, ramtrail_text_comm(&x->tx, z,
-				le32_to_cpu(sw.next_pid)));
-		rt_pb_i32(&pf->msg, 6, le32_to_cpu(sw.next_pid));
+		rt_pb_str(&pf->msg, 5, ramtrail_text_comm(&x->tx, z, v[1]));
+		rt_pb_i32(&pf->msg, 6, v[1]);
 		rt_pb_i32(&pf->msg, 7, le32_to_cpu(sw.next_prio));
 		return rt_pf_event(pf, r, PF_EV_SCHED_SWITCH);
 	case RAMTRAIL_EV_SCHED_WAKEUP:
@@ -384,9 +386,9 @@ static void rt_pf_kernel(struct rt_pf *pf, struct rt_text *x,
 	case RAMTRAIL_EV_WORK_END:
 		memcpy(&wo, z->data, RT_PF_WORK_LEN);
 		rt_pb_u(&pf->msg, 1, le64_to_cpu(wo.work));
-		rt_pb_u(&pf->msg, 2, rt_pf_func(pf, x,
-				le32_to_cpu(wo.function), z->ts,
-				RAMTRAIL_TEXT_ARG));
+		iid = rt_pf_func(pf, x, le32_to_cpu(wo.function), z->ts,
+				 RAMTRAIL_TEXT_ARG);
+		rt_pb_u(&pf->msg, 2, iid);
 		return rt_pf_event(pf, r, z->id == RAMTRAIL_EV_WORK_START ?
 				   PF_EV_WORK_START : PF_EV_WORK_END);
 	case RAMTRAIL_EV_TIMER_ENTRY:
