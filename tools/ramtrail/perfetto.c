@@ -30,7 +30,7 @@
 #include <string.h>
 
 #define RT_PF_UNKNOWN		0x7fffffffU	/* tid of unknown tasks */
-#define RT_PF_BUNDLE_EVENTS	4096		/* events in a bundle at most */
+#define RT_PF_BUNDLE_EVENTS	256		/* events in a bundle, about */
 #define RT_PF_SEQ		1
 /* The bytes a work or timer event stores: up to its function. */
 #define RT_PF_WORK_LEN		(offsetof(struct ramtrail_ev_work, function) + 4)
@@ -253,8 +253,7 @@ static void rt_pf_event(struct rt_pf *pf, const struct rt_rec *r, u32 field)
 	if (!pf->nr[r->cpu])
 		rt_pb_u(b, PF_BUNDLE_CPU, r->cpu);	/* always, even 0 */
 	rt_pb_msg(b, PF_BUNDLE_EVENT, &pf->ev);
-	if (++pf->nr[r->cpu] >= RT_PF_BUNDLE_EVENTS)
-		rt_pf_flush(pf, r->cpu);
+	pf->nr[r->cpu]++;
 }
 
 /* The name of function offset @off (its record's, or an event's argument). */
@@ -614,6 +613,9 @@ int rt_export_perfetto(struct rt_trace *t, const struct rt_symbols *s,
 			continue;
 		rt_text_record(&x, &r, &z);
 		rt_pf_record(&pf, &x, &r, &z);
+		/* A function's entry and exit stay in one bundle. */
+		if (pf.nr[r.cpu] >= RT_PF_BUNDLE_EVENTS)
+			rt_pf_flush(&pf, r.cpu);
 		n++;
 	}
 	for (i = 0; i < nr_cpus; i++)
