@@ -1630,7 +1630,7 @@ quiet show_files; ksyms_out
     res.check(f"{t} Perfetto export: parsed by Perfetto's messages, every record as the "
               "JSON export's (time, task, CPU, name), tasks and sched_switch fields",
               cmp.returncode == 0 and re.search(r"^[1-9]\d* passed, 0 failed$", cmp.stdout, re.M),
-              "\n".join(x for x in cmp.stdout.splitlines() if not x.startswith("ok"))[-1500:]
+              " | ".join(x for x in cmp.stdout.splitlines() if not x.startswith("ok"))[-1500:]
               + cmp.stderr[-500:])
     res.check(f"{t} ftrace-ramtrail-0: over 100 function records",
               len(parse_ftrace(section(r, "ftrace-ramtrail-0"))[0]) > 100)
