@@ -26,13 +26,7 @@
 static notrace void ramtrail_ev(struct ramtrail_context *cxt, u16 id,
 				const void *data, unsigned int len)
 {
-	u32 cont[RAMTRAIL_MAX_CONT];
-
-	/* Only the last word may hold bytes past @len: they are stored too. */
-	if (len)
-		cont[(len - 1) / 4] = 0;
-	__builtin_memcpy(cont, data, len);
-	ramtrail_ring_event(this_cpu_ptr(cxt->rings), id, cont, len);
+	ramtrail_ring_event_bytes(this_cpu_ptr(cxt->rings), id, data, len);
 }
 
 static notrace bool ramtrail_ev_on(struct ramtrail_context *cxt, int ev)

@@ -25,20 +25,18 @@ static ssize_t ramtrail_marker_write(struct file *file,
 {
 	struct ramtrail_context *cxt = ramtrail_cxt_published();
 	size_t len = min_t(size_t, count, RAMTRAIL_MARKER_MAX);
-	u32 cont[RAMTRAIL_MAX_CONT];
+	u8 bytes[RAMTRAIL_MARKER_MAX];
 	bool ok;
 
 	if (!len)
 		return 0;
 	if (!cxt)
 		return -EBADF;
-	/* Only the last word may hold bytes past @len: they are stored too. */
-	cont[(len - 1) / 4] = 0;
-	if (copy_from_user(cont, buf, len))
+	if (copy_from_user(bytes, buf, len))
 		return -EFAULT;
 	preempt_disable_notrace();
-	ok = ramtrail_ring_event(this_cpu_ptr(cxt->rings), RAMTRAIL_EV_MARKER,
-				 cont, len);
+	ok = ramtrail_ring_event_bytes(this_cpu_ptr(cxt->rings),
+				       RAMTRAIL_EV_MARKER, bytes, len);
 	preempt_enable_notrace();
 	/* As trace_marker while ftrace's buffer is off. */
 	return ok ? len : -EBADF;

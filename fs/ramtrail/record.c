@@ -67,16 +67,12 @@ static notrace void ramtrail_function(unsigned long ip, unsigned long parent,
 notrace bool ramtrail_record_event(u16 id, const void *data, unsigned int len)
 {
 	struct ramtrail_context *cxt = ramtrail_cxt_published();
-	u32 cont[RAMTRAIL_MAX_CONT];
 	bool ok = false;
 
 	if (!cxt || id < RAMTRAIL_EV_USER || len > RAMTRAIL_EVENT_MAX_LEN)
 		return false;
-	if (len)	/* the last word's bytes past @len are stored too */
-		cont[(len - 1) / 4] = 0;
-	memcpy(cont, data, len);
 	preempt_disable_notrace();
-	ok = ramtrail_ring_event(this_cpu_ptr(cxt->rings), id, cont, len);
+	ok = ramtrail_ring_event_bytes(this_cpu_ptr(cxt->rings), id, data, len);
 	preempt_enable_notrace();
 	return ok;
 }

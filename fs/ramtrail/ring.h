@@ -426,6 +426,30 @@ static __always_inline bool ramtrail_ring_event(struct ramtrail_ring *r,
 				   cont, DIV_ROUND_UP(len, 4), NULL);
 }
 
+/**
+ * ramtrail_ring_event_bytes() - record an event from a byte buffer
+ * @r: the current CPU's ring
+ * @id: enum ramtrail_event_id, or from RAMTRAIL_EV_USER on
+ * @data: the payload, @len bytes
+ * @len: at most RAMTRAIL_EVENT_MAX_LEN
+ *
+ * ramtrail_ring_event() of @data copied into whole words, the bytes of
+ * the last one past @len zero (they are stored too).
+ *
+ * Return: true if recorded.
+ */
+static __always_inline bool ramtrail_ring_event_bytes(struct ramtrail_ring *r,
+						      u16 id, const void *data,
+						      unsigned int len)
+{
+	u32 cont[RAMTRAIL_MAX_CONT];
+
+	if (len)
+		cont[(len - 1) / 4] = 0;
+	__builtin_memcpy(cont, data, len);
+	return ramtrail_ring_event(r, id, cont, len);
+}
+
 /* A task event for @task is stored: later records may rely on it ([R5]). */
 static __always_inline void ramtrail_ring_task_named(struct ramtrail_ring *r,
 						     unsigned long task)
