@@ -868,7 +868,7 @@ echo $(( (avail - $(mem MemTotal) / 16 - 60 * 1024) / 2048 )) >/proc/sys/vm/nr_h
 a0=$(mem MemAvailable)
 echo "hugepages $(cat /proc/sys/vm/nr_hugepages) of 2 MiB, MemAvailable $avail kB, then $a0 kB"
 # Function lines of a text file: one ": " (after the time); events have two.
-funcs() {{ awk -F': ' 'NF == 2' "$1" | wc -l; }}
+funcs() {{ awk -F': ' 'NF == 2 && !/^#/' "$1" | wc -l; }}
 # Part $1: lines of its ftrace file, function lines of its text, and
 # "offsets" if every value pstore printed in the file has 8 hex digits at
 # most (an offset in the trace; an address of this boot has 16).
@@ -877,7 +877,7 @@ names() {{
     long=$(awk 'length($3) > 8 || length($4) > 8' $f | wc -l)
     for t in $(ls /sys/fs/pstore | grep ^console-ramtrail- | sort -t- -k3 -n); do
         [ $((${{t#console-ramtrail-}} / 100)) = $1 ] && cat /sys/fs/pstore/$t
-    done | awk -F': ' 'NF == 2' >/tmp/nc
+    done | awk -F': ' 'NF == 2 && !/^#/' >/tmp/nc
     [ $long = 0 ] && same=offsets || same=addresses
     echo "names $1 $(wc -l <$f) $(wc -l </tmp/nc) $same"
 }}

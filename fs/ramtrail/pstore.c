@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The pstore backend "ramtrail": saved traces appear as ftrace text, with
- * tasks, flags and events, in console-ramtrail-(N * 100) and up, and as
+ * tasks, flags and events, in console-ramtrail-(N * 100) and up (the first
+ * file begins with the trace's header, ramtrail_text_header()), and as
  * ftrace-ramtrail-N (struct pstore_ftrace_record: function records only,
  * each function as its offset in the trace, not an address: pstore prints
  * the value beside the name, and an address of this boot would give its
@@ -37,11 +38,12 @@
 #define RAMTRAIL_TEXT_GUESS	128
 /*
  * Text files of one part at most: a file but the last holds at least this
- * many lines of RAMTRAIL_TEXT_LINE_MAX, and a part that many records.
+ * many lines of RAMTRAIL_TEXT_LINE_MAX (the first one also the header,
+ * shorter than a line), and a part that many records.
  */
 #define RAMTRAIL_PART_TEXT_FILES					\
 	DIV_ROUND_UP(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES, \
-		     RAMTRAIL_TEXT_FILE_SIZE / RAMTRAIL_TEXT_LINE_MAX - 1)
+		     RAMTRAIL_TEXT_FILE_SIZE / RAMTRAIL_TEXT_LINE_MAX - 2)
 /*
  * The text files of part ftrace-ramtrail-N are console-ramtrail-(N * 100)
  * and up: a name that no other part's text, nor what this kernel makes of
@@ -287,13 +289,14 @@ static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
 }
 
 /*
- * The next text file of a part, up to @end, into @w->buf: whole lines, at
- * most RAMTRAIL_TEXT_FILE_SIZE bytes. Return: its length, 0 at the end.
+ * The next text file of a part, up to @end, into @w->buf after the @len
+ * bytes already there: whole lines, at most RAMTRAIL_TEXT_FILE_SIZE bytes.
+ * Return: its length, 0 at the end.
  */
-static size_t ramtrail_make_text(struct ramtrail_pstore_walk *w, u64 end)
+static size_t ramtrail_make_text(struct ramtrail_pstore_walk *w, u64 end,
+				 size_t len)
 {
 	const struct ramtrail_record *r;
-	size_t len = 0;
 
 	while (len + RAMTRAIL_TEXT_LINE_MAX <= sizeof(w->buf) &&
 	       (r = ramtrail_saved_read(&w->text, end))) {
@@ -440,7 +443,10 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	err = ramtrail_make_ftrace(w, end, ramtrail_part_room(t, c->part));
 	if (!err && w->first_text_id == U64_MAX)
 		err = -ENOSPC;
-	while (!err && (len = ramtrail_make_text(w, end))) {
+	/* The part's first file begins with the trace's header. */
+	len = ramtrail_text_header(w->buf, RAMTRAIL_TEXT_LINE_MAX, t, c->part,
+				   ramtrail_saved_parts(t));
+	while (!err && (len = ramtrail_make_text(w, end, len))) {
 		if (w->nr_text == ARRAY_SIZE(w->text_file)) {
 			err = -ENOSPC;
 			break;
@@ -452,6 +458,7 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 			err = -ENOMEM;
 		else
 			w->nr_text++;
+		len = 0;
 	}
 	if (!err)
 		return;

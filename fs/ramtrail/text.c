@@ -757,6 +757,75 @@ static bool ramtrail_text_prefix(struct ramtrail_line *l,
 	return true;
 }
 
+/* @s (at most @n bytes, up to a NUL), its unprintable bytes as '?'. */
+static void ramtrail_put_printable(struct ramtrail_line *l, const char *s,
+				   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && s[i] && l->pos + 1 < l->len; i++)
+		l->buf[l->pos++] = s[i] >= ' ' && s[i] < 0x7f ? s[i] : '?';
+	l->buf[l->pos] = 0;
+}
+
+/**
+ * ramtrail_text_header() - the lines a part of a saved trace's text begins with
+ * @buf: the lines, NUL included, cut if @len is short
+ * @len: bytes at @buf; RAMTRAIL_TEXT_LINE_MAX is enough
+ * @t: the saved trace
+ * @part: the part whose text follows, from 0
+ * @parts: the parts of the trace
+ *
+ * Comment lines, as ftrace's "trace" file begins with, that say which boot
+ * the records come from and how it ended, for a reader of the text alone
+ * (systemd-pstore's archive keeps no other file of it):
+ *
+ *   # ramtrail: boot B (RELEASE), saved trace, N CPUs, STATE[ by REASON on CPU C]
+ *   # build: BUILD
+ *   # trace: nonce NONCE boot B part P of Q
+ *   # records: R, lost L, damaged blocks D, torn T, without time W, left out S
+ *
+ * NONCE (the recording boot's, struct ramtrail_saved_trace) in 16 hex
+ * digits, P from 1; unprintable bytes of the release and
+ * the build print as '?'. The tools read these lines back (the crash
+ * command): their words are an interface.
+ *
+ * Return: the length of the lines.
+ */
+size_t ramtrail_text_header(char *buf, size_t len,
+			    const struct ramtrail_saved_trace *t, u64 part,
+			    u64 parts)
+{
+	struct ramtrail_line l = { .buf = buf, .len = len };
+	u32 state = le32_to_cpu(t->state);
+
+	buf[0] = 0;
+	ramtrail_put(&l, "# ramtrail: boot %llu (",
+		     (unsigned long long)le64_to_cpu(t->boot_id));
+	ramtrail_put_printable(&l, t->release, sizeof(t->release));
+	ramtrail_put(&l, "), saved trace, %u CPUs, %s", le32_to_cpu(t->nr_cpus),
+		     ramtrail_state_name(state));
+	if (state == RAMTRAIL_STATE_FROZEN)
+		ramtrail_put(&l, " by %s on CPU %u",
+			     ramtrail_reason_name(le32_to_cpu(t->freeze_reason)),
+			     le32_to_cpu(t->freeze_cpu));
+	ramtrail_put_str(&l, "\n# build: ", 10);
+	ramtrail_put_printable(&l, t->build, sizeof(t->build));
+	ramtrail_put(&l, "\n# trace: nonce %016llx boot %llu part %llu of %llu\n",
+		     (unsigned long long)le64_to_cpu(t->nonce),
+		     (unsigned long long)le64_to_cpu(t->boot_id),
+		     (unsigned long long)part + 1, (unsigned long long)parts);
+	ramtrail_put(&l, "# records: %llu, lost %llu, damaged blocks %llu, ",
+		     (unsigned long long)le64_to_cpu(t->nr_records),
+		     (unsigned long long)le64_to_cpu(t->dropped),
+		     (unsigned long long)le64_to_cpu(t->corrupt_blocks));
+	ramtrail_put(&l, "torn %llu, without time %llu, left out %llu\n",
+		     (unsigned long long)le64_to_cpu(t->torn),
+		     (unsigned long long)le64_to_cpu(t->no_time),
+		     (unsigned long long)le64_to_cpu(t->skipped));
+	return l.pos;
+}
+
 /**
  * ramtrail_text_record() - the line ftrace's "trace" file prints
  * @buf: the line, newline and NUL included, cut if @len is short

@@ -145,6 +145,9 @@ size_t ramtrail_text_event(char *buf, size_t len,
 size_t ramtrail_text_record(char *buf, size_t len,
 			    const struct ramtrail_record *r, u64 ns,
 			    const struct ramtrail_text *tx);
+size_t ramtrail_text_header(char *buf, size_t len,
+			    const struct ramtrail_saved_trace *t, u64 part,
+			    u64 parts);
 
 /* A time in ns as the text shows it: in microseconds, rounded, as ftrace. */
 static inline u64 ramtrail_text_usecs(u64 ns)

@@ -130,6 +130,54 @@ static void test_marker_text_is_one_line(void)
 	      RAMTRAIL_MARKER_MAX, "the longest marker is cut: %zu", strlen(got));
 }
 
+/*
+ * The header a part's text begins with: the lines the tools read back
+ * (tools/ramtrail/image.c), a forged release or build kept on its line,
+ * the longest fields within a line's room.
+ */
+static void test_saved_text_header(void)
+{
+	static const char want[] =
+		"# ramtrail: boot 7 (6.12.0-rt), saved trace, 4 CPUs, frozen by panic on CPU 3\n"
+		"# build: #1 SMP?forged?\n"
+		"# trace: nonce 000000000000feed boot 7 part 2 of 3\n"
+		"# records: 12345, lost 6, damaged blocks 1, torn 2, without time 4, left out 5\n";
+	struct ramtrail_saved_trace t = { 0 };
+	char got[RAMTRAIL_TEXT_LINE_MAX];
+	size_t n;
+
+	t.boot_id = cpu_to_le64(7);
+	t.nonce = cpu_to_le64(0xfeedULL);
+	t.nr_cpus = cpu_to_le32(4);
+	t.state = cpu_to_le32(RAMTRAIL_STATE_FROZEN);
+	t.freeze_reason = cpu_to_le32(RAMTRAIL_FREEZE_PANIC);
+	t.freeze_cpu = cpu_to_le32(3);
+	t.nr_records = cpu_to_le64(12345);
+	t.dropped = cpu_to_le64(6);
+	t.corrupt_blocks = cpu_to_le64(1);
+	t.torn = cpu_to_le64(2);
+	t.no_time = cpu_to_le64(4);
+	t.skipped = cpu_to_le64(5);
+	strcpy(t.release, "6.12.0-rt");
+	strcpy(t.build, "#1 SMP\nforged\x1b");
+	n = ramtrail_text_header(got, sizeof(got), &t, 1, 3);
+	CHECK(n == strlen(got) && !strcmp(got, want), "header: %s", got);
+	t.state = cpu_to_le32(RAMTRAIL_STATE_RECORDING);
+	memset(t.release, 'r', sizeof(t.release));
+	memset(t.build, 'b', sizeof(t.build));
+	t.boot_id = cpu_to_le64(~0ULL);
+	t.nonce = cpu_to_le64(~0ULL);
+	memset(&t.nr_records, 0xff, sizeof(t.nr_records));
+	memset(&t.dropped, 0xff, offsetof(struct ramtrail_saved_trace, chunk_size) -
+	       offsetof(struct ramtrail_saved_trace, dropped));
+	t.nr_cpus = cpu_to_le32(~0U);
+	n = ramtrail_text_header(got, sizeof(got), &t, ~0ULL - 1, ~0ULL);
+	CHECK(n == strlen(got) && n < sizeof(got) - 1 && got[n - 1] == '\n' &&
+	      strstr(got, "recording\n# build: ") && !strstr(got, " by ") &&
+	      strspn(strchr(got, '(') + 1, "r") == sizeof(t.release),
+	      "the longest header fits a line: %zu bytes", n);
+}
+
 static void test_module_table_never_guesses(void)
 {
 	struct ramtrail_module_entry tab[3] = {
@@ -526,6 +574,7 @@ void test_text_all(void)
 {
 	RUN(test_text_line_is_ftrace_format);
 	RUN(test_marker_text_is_one_line);
+	RUN(test_saved_text_header);
 	RUN(test_module_table_never_guesses);
 	RUN(test_module_init_text_named_by_time);
 	RUN(test_unloaded_module_names_nothing_after_its_unload);
