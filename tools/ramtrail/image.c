@@ -26,6 +26,9 @@
  * @parent: caller address in that boot
  * @ip_sym: the name pstore printed for @ip
  * @parent_sym: the name (and offset) pstore printed for @parent
+ * @comm: the task, from ramtrail's text of the record (NULL: unknown)
+ * @pid: its pid
+ * @ctx: enum ramtrail_ctx, from the text's flags column
  */
 struct rt_pstore_line {
 	u64 ns;
@@ -34,6 +37,9 @@ struct rt_pstore_line {
 	u64 parent;
 	char *ip_sym;
 	char *parent_sym;
+	char *comm;
+	u32 pid;
+	u8 ctx;
 };
 
 /**
@@ -550,6 +556,7 @@ static bool rt_pstore_line(char *line, struct rt_pstore_line *l)
 {
 	char *p = line, *arrow;
 
+	memset(l, 0, sizeof(*l));	/* no task until a text names one */
 	if (strncmp(p, "CPU:", 4))
 		return false;
 	l->cpu = strtoul(p + 4, &p, 10);
@@ -691,18 +698,45 @@ static int rt_pstore_text_files(const char *path, struct rt_image *text)
 }
 
 /*
+ * The task of a text line, "<comm>-<pid> " up to @end (its " ["), cut in
+ * place: @l->comm (NULL for ramtrail's "<unknown>-?") and @l->pid.
+ */
+static void rt_text_task(char *line, char *end, struct rt_pstore_line *l)
+{
+	char *p = end, *digits;
+
+	l->comm = NULL;
+	while (p > line && p[-1] == ' ')
+		p--;
+	digits = p;
+	while (digits > line && isdigit((unsigned char)digits[-1]))
+		digits--;
+	if (digits == p || digits == line || digits[-1] != '-')
+		return;
+	l->pid = strtoul(digits, NULL, 10);
+	digits[-1] = 0;
+	while (*line == ' ')
+		line++;
+	l->comm = line;
+}
+
+/*
  * A function line of ftrace's text, "comm-pid [CPU] flags S.U: func
- * <-caller", cut in place: its CPU, time (us) and names; false for any
- * other line (an event's "name: fields").
+ * <-caller", cut in place: its task, CPU, context, time (us) and names;
+ * false for any other line (an event's "name: fields", the header's
+ * comment lines).
  */
 static bool rt_text_function(char *line, struct rt_pstore_line *l, u64 *us)
 {
-	char *p = strstr(line, " ["), *what, *arrow;
+	static const char ctx[] = ".shz";	/* ramtrail_text_flags() */
+	char *p = strstr(line, " ["), *what, *arrow, *c;
 	unsigned long long sec, usec;
+	char flags[6];
 	int n = 0;
 
-	if (!p || sscanf(p + 2, "%u] %*5c %llu.%6llu: %n", &l->cpu, &sec,
-			 &usec, &n) != 3 || !n)
+	if (line[0] == '#' || !p ||
+	    sscanf(p + 2, "%u] %5c %llu.%6llu: %n", &l->cpu, flags, &sec,
+		   &usec, &n) != 4 || !n)
 		return false;
 	what = p + 2 + n;
 	if (strstr(what, ": "))
@@ -712,8 +746,81 @@ static bool rt_text_function(char *line, struct rt_pstore_line *l, u64 *us)
 		*arrow = 0;
 	l->ip_sym = what;
 	l->parent_sym = arrow ? arrow + 3 : NULL;
+	c = memchr(ctx, flags[2], 4);
+	l->ctx = c ? c - ctx : RAMTRAIL_CTX_TASK;
+	rt_text_task(line, p, l);
 	*us = sec * 1000000 + usec;
 	return true;
+}
+
+/* The value of enum ramtrail_state or ramtrail_freeze_reason @name is. */
+static int rt_enum_value(const char *name, const char *(*of)(u32), u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(of(i), name))
+			return i;
+	return -1;
+}
+
+/*
+ * The header a part's text begins with (ramtrail_text_header()), into @t:
+ * its boot, kernel, how it ended, its counts. A part whose header names
+ * another trace than the parts before it sets @t->header.mixed.
+ */
+static void rt_pstore_header(struct rt_trace *t, const char *text)
+{
+	struct rt_pstore_header *h = &t->header, got = { 0 };
+	char release[65], state[32], reason[32] = "none";
+	unsigned long long boot, boot2, part;
+	int st, re = 0, n = 0;
+	u32 cpus, cpu = 0;
+	const char *nl;
+
+	if (sscanf(text, "# ramtrail: boot %llu (%64[^)\n]), saved trace, %u CPUs, %31[a-z]%n",
+		   &boot, release, &cpus, state, &n) != 4 || !n)
+		return;
+	text += n;
+	if (!strncmp(text, " by ", 4) &&
+	    sscanf(text, " by %31s on CPU %u", reason, &cpu) != 2)
+		return;
+	st = rt_enum_value(state, ramtrail_state_name, RAMTRAIL_STATE_NR);
+	re = rt_enum_value(reason, ramtrail_reason_name, RAMTRAIL_FREEZE_NR);
+	nl = strchr(text, '\n');
+	if (st < 0 || re < 0 || !nl ||
+	    sscanf(nl + 1, "# build: %64[^\n]", got.build) != 1)
+		return;
+	nl = strchr(nl + 1, '\n');
+	if (!nl || sscanf(nl + 1, "# trace: nonce %16llx boot %llu part %llu of %llu",
+			  &got.nonce, &boot2, &part, &got.parts) != 4 ||
+	    boot2 != boot || !part || part > got.parts)
+		return;
+	nl = strchr(nl + 1, '\n');
+	n = 0;
+	if (!nl || sscanf(nl + 1, "# records: %llu, lost %llu, damaged blocks %llu, %n",
+			  &got.records, &got.lost, &got.damaged, &n) != 3 || !n ||
+	    sscanf(nl + 1 + n, "torn %llu, without time %llu, left out %llu",
+		   &got.torn, &got.no_time, &got.left_out) != 3)
+		return;
+	got.nr_parts = h->nr_parts + 1;
+	if (h->nr_parts) {
+		/* The parts of one trace have one header but for the part. */
+		h->mixed |= got.nonce != h->nonce || boot != t->boot_id ||
+			    st != t->state || re != t->freeze_reason ||
+			    cpu != t->freeze_cpu || got.records != h->records ||
+			    got.parts != h->parts;
+		h->nr_parts++;
+		return;
+	}
+	*h = got;
+	t->boot_id = boot;
+	memcpy(t->release, release, sizeof(release));
+	t->state = st;
+	t->freeze_reason = re;
+	t->freeze_cpu = cpu;
+	if (cpus <= RAMTRAIL_MAX_CPUS && cpus > t->nr_cpus)
+		t->nr_cpus = cpus;
 }
 
 /*
@@ -744,6 +851,7 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
 	t->texts[t->nr_texts++] = (char *)text.buf;
 	p = (char *)text.buf;
 	end = p + text.len;
+	rt_pstore_header(t, p);
 	for (i = 0; i < n; i++) {
 		if (strncmp(l[i].ip_sym, "0x", 2))
 			continue;	/* pstore named it */
@@ -760,6 +868,9 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
 		l[i].ip_sym = fn.ip_sym;
 		if (fn.parent_sym)
 			l[i].parent_sym = fn.parent_sym;
+		l[i].comm = fn.comm;
+		l[i].pid = fn.pid;
+		l[i].ctx = fn.ctx;
 		named++;
 	}
 	return named;
@@ -877,6 +988,14 @@ bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
 		r->parent = l->parent;
 		r->ip_sym = l->ip_sym;
 		r->parent_sym = l->parent_sym;
+		r->ctx = l->ctx;
+		/* The text gives the thread alone: its process is itself. */
+		r->task_known = l->comm;
+		if (l->comm) {
+			r->pid = l->pid;
+			r->tgid = l->pid;
+			snprintf(r->comm, sizeof(r->comm), "%s", l->comm);
+		}
 		return true;
 	}
 	return false;

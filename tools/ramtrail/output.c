@@ -85,20 +85,21 @@ static const char *rt_name(struct rt_trace *t, const struct rt_symbols *s,
 
 static void rt_print_origin(struct rt_trace *t, FILE *out, const char *lead)
 {
-	if (t->kind == RT_PSTORE) {
+	if (t->kind == RT_PSTORE && !t->header.nr_parts) {
 		fprintf(out, "%s ramtrail: pstore file, %u CPUs\n", lead,
 			t->nr_cpus);
 		return;
 	}
 	fprintf(out, "%s ramtrail: boot %llu (%s), %s, %u CPUs, %s", lead,
 		(unsigned long long)t->boot_id, t->release,
-		t->kind == RT_ZONES ? "zones" : "saved trace", t->nr_cpus,
+		t->kind == RT_ZONES ? "zones" : t->kind == RT_SAVED ?
+		"saved trace" : "pstore files", t->nr_cpus,
 		ramtrail_state_name(t->state));
 	if (t->freeze_reason)
 		fprintf(out, " by %s on CPU %u",
 			ramtrail_reason_name(t->freeze_reason), t->freeze_cpu);
 	fputc('\n', out);
-	if (!(t->flags & RAMTRAIL_F_CLOCK_RELIABLE))
+	if (t->kind != RT_PSTORE && !(t->flags & RAMTRAIL_F_CLOCK_RELIABLE))
 		fprintf(out, "%s ramtrail: %s: %s\n", lead,
 			"counter not synchronised across CPUs",
 			"cross-CPU order is approximate");

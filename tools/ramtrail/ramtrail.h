@@ -89,6 +89,35 @@ enum rt_kind {
 struct rt_pstore_line;
 
 /**
+ * struct rt_pstore_header - what the headers of a trace's pstore text say
+ *	(ramtrail_text_header()), those of its first part read
+ * @nonce: the nonce of the recording boot's region header
+ * @records: records of the whole trace
+ * @lost: records the writers lost while recording
+ * @damaged: blocks the recovery dropped, damaged
+ * @torn: torn records it dropped
+ * @no_time: records it dropped for want of a time
+ * @left_out: oldest records that did not fit in the saved area
+ * @parts: parts of the trace
+ * @nr_parts: parts read whose text has a header
+ * @mixed: the parts read are of different traces
+ * @build: uname -v of the recording kernel
+ */
+struct rt_pstore_header {
+	unsigned long long nonce;
+	unsigned long long records;
+	unsigned long long lost;
+	unsigned long long damaged;
+	unsigned long long torn;
+	unsigned long long no_time;
+	unsigned long long left_out;
+	unsigned long long parts;
+	u32 nr_parts;
+	bool mixed;
+	char build[65];
+};
+
+/**
  * struct rt_trace - the trace chosen from an image, and a read position
  * @kind: where its records come from
  * @reg: the region (not for RT_PSTORE)
@@ -108,6 +137,9 @@ struct rt_pstore_line;
  * @freeze_reason: enum ramtrail_freeze_reason
  * @freeze_cpu: CPU that froze recording
  * @saved: the saved trace (RT_SAVED)
+ * @header: the header of its pstore text files (RT_PSTORE; with
+ *	@header.nr_parts, @boot_id, @release, @state, @freeze_reason and
+ *	@freeze_cpu come from it)
  * @lines: parsed lines (RT_PSTORE)
  * @nr_lines: entries of @lines
  * @texts: the text files whose names @lines point to (RT_PSTORE)
@@ -138,6 +170,7 @@ struct rt_trace {
 	u32 freeze_cpu;
 	const struct ramtrail_saved_trace *saved;
 	u64 corrected[RAMTRAIL_MAX_SAVED];	/* chunks, by walk position */
+	struct rt_pstore_header header;
 	struct rt_pstore_line *lines;
 	u64 nr_lines;
 	char **texts;
