@@ -1575,7 +1575,9 @@ show_files() {{
     for f in $(ls /sys/fs/pstore | grep ^console-ramtrail- | sort -t- -k3 -n); do
         show $f /sys/fs/pstore/$f
     done
-    show ftrace-ramtrail-0 /sys/fs/pstore/ftrace-ramtrail-0
+    for f in $(ls /sys/fs/pstore | grep ^ftrace-ramtrail-); do
+        show $f /sys/fs/pstore/$f
+    done
 }}
 quiet show_files; ksyms_out
 """)
@@ -1603,6 +1605,7 @@ quiet show_files; ksyms_out
     text = "\n".join(x for p in parts for x in rg.part_text(r.log, p)[:1])
     check_tasks(res, t, "pstore text", rg.parse_text(text),
                 smp, names, names["rtcrash"])
+    check_crash_record(res, t, k, g, r, smp, names["rtcrash"])
     ksyms = rg.kallsyms(g, r) or "/dev/null"
     p = rg.tool("decode", g.ram.path, *g.REGION_ARGS, "--boot", 1,
                 "--system-map", ksyms)
@@ -1643,6 +1646,47 @@ quiet show_files; ksyms_out
               "hashed, no kernel address of any boot", ptrs and not raw,
               (len(ptrs), raw[:3]))
     no_oops(res, t, r.log)
+
+
+def check_crash_record(res, t, k, g, r, smp, crasher):
+    """The header of the saved trace's text, and `ramtrail crash` on the
+    pstore files as systemd-pstore archives them (copied from the log):
+    the crash of task rtcrash on CPU 1 by sysrq, with no address."""
+    d = g.work / "pstore"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir()
+    shown = sorted(set(re.findall(r"^=== BEGIN ((?:ftrace|console)-ramtrail-\d+) ===$",
+                                  r.log, re.M)))
+    for name in shown:
+        (d / name).write_text(section(r, name) + "\n")
+    parts = sorted((int(n.rsplit("-", 1)[1]) for n in shown if n.startswith("ftrace")))
+    heads = [section(r, f"console-ramtrail-{n * 100}").splitlines()[:4] for n in parts]
+    want = (rf"# ramtrail: boot 1 \({re.escape(k.release)}\), saved trace, {smp} CPUs, "
+            r"frozen by (oops|panic) on CPU 1$")
+    res.check(f"{t} each part's text begins with the trace's header: boot 1, its "
+              "release, frozen on CPU 1, which part",
+              parts and all(len(x) == 4 and re.match(want, x[0]) and
+                            x[1].startswith("# build: #") and
+                            re.match(rf"# trace: nonce [0-9a-f]{{16}} boot 1 part {i + 1} "
+                                     rf"of {len(parts)}$", x[2]) and
+                            re.match(r"# records: [1-9]\d*, lost \d+, ", x[3])
+                            for i, x in enumerate(heads)), heads[:2])
+    p = rg.tool("crash", *(d / f"ftrace-ramtrail-{n}" for n in parts))
+    f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+    fn = f.get("RAMTRAIL_FUNCTIONS", "").split()
+    res.check(f"{t} ramtrail crash on the pstore files: the crash's journal fields: "
+              "boot 1, the release, CPU 1, task rtcrash and its pid, sysrq_handle_crash "
+              "first of 8 functions",
+              p.returncode == 0 and f.get("MESSAGE_ID") == "5160ece0466c4b9bb1358cb46880f020"
+              and f.get("RAMTRAIL_BOOT") == "1" and f.get("RAMTRAIL_RELEASE") == k.release
+              and f.get("RAMTRAIL_CPU") == "1" and f.get("RAMTRAIL_TASK") == "rtcrash" and
+              f.get("RAMTRAIL_PID") == str(crasher) and f.get("RAMTRAIL_CONTEXT") == "task"
+              and len(fn) == 8 and fn[0] == "sysrq_handle_crash" and
+              re.fullmatch(r"[0-9a-f]{16}", f.get("RAMTRAIL_SIGNATURE", "")) and
+              f.get("RAMTRAIL_PARTS_READ") == str(len(parts)),
+              (p.returncode, p.stderr[-300:], f))
+    res.check(f"{t} ramtrail crash: no kernel address in any field",
+              p.stdout and not re.search(r"ffff[0-9a-f]{8}", p.stdout), p.stdout)
 
 
 def scenario_refusals(k, ko, smp, res):

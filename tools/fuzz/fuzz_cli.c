@@ -5,10 +5,14 @@
  * byte also picks the command and options. Every path from the command
  * line to the output (region search, trace choice, pstore text parsing,
  * symbol binding, ftrace text, JSON and trace.dat writers) runs on input
- * nobody validated. Output goes to /dev/null.
+ * nobody validated. Output goes to /dev/null. With the last byte's top
+ * bit, the input is two pstore files, split at its first NUL: a trace's
+ * ftrace-ramtrail-0 and the console-ramtrail-0 beside it (its header and
+ * text), read by the crash command or decode.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "chunk.h"
@@ -16,6 +20,8 @@
 
 static int image_fd = -1;
 static char image_path[64], map_path[] = "/tmp/ramtrail-fuzz-map-XXXXXX";
+static char pstore_dir[] = "/tmp/ramtrail-fuzz-pstore-XXXXXX";
+static char ftrace_path[64], console_path[64];
 
 /*
  * A small System.map whose panic() makes a KASLR delta of 0 plausible,
@@ -33,6 +39,31 @@ static const char fuzz_map[] =
 static void remove_map(void)
 {
 	unlink(map_path);
+	unlink(ftrace_path);
+	unlink(console_path);
+	rmdir(pstore_dir);
+}
+
+/* Write @len bytes of @data to @path, replacing it. */
+static void put_file(const char *path, const u8 *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f))
+		abort();
+}
+
+/* The input as a trace's pstore files: the crash command or decode. */
+static void run_pstore(const u8 *data, size_t size, u8 opt)
+{
+	const u8 *nul = memchr(data, 0, size);
+	size_t split = nul ? (size_t)(nul - data) : size;
+	char *argv[] = { "ramtrail", opt & 1 ? "decode" : "crash", ftrace_path,
+			 opt & 2 ? "--functions=2" : NULL, NULL };
+
+	put_file(ftrace_path, data, split);
+	put_file(console_path, data + split + !!nul, size - split - !!nul);
+	ramtrail_main(opt & 2 ? 4 : 3, argv);
 }
 
 static void setup(void)
@@ -51,8 +82,10 @@ static void setup(void)
 			FUZZ_PANIC + (i + 1) * FUZZ_KFUNC_STEP,
 			ramtrail_kernel_funcs[i]);
 	fprintf(f, "%016llx T _etext\n", FUZZ_PANIC + (i + 1) * FUZZ_KFUNC_STEP);
-	if (fclose(f))
+	if (fclose(f) || !mkdtemp(pstore_dir))
 		abort();
+	snprintf(ftrace_path, sizeof(ftrace_path), "%s/ftrace-ramtrail-0", pstore_dir);
+	snprintf(console_path, sizeof(console_path), "%s/console-ramtrail-0", pstore_dir);
 	atexit(remove_map);
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d", image_fd);
 	if (!freopen("/dev/null", "w", stdout))
@@ -74,6 +107,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	if (image_fd < 0)
 		setup();
+	if (opt & 128) {
+		run_pstore(data, size ? size - 1 : 0, opt);
+		return 0;
+	}
 	if (ftruncate(image_fd, 0) || pwrite(image_fd, data, size, 0) != size)
 		abort();
 	argv[argc++] = "ramtrail";

@@ -22,6 +22,10 @@ static const char usage[] =
 "                                         a Perfetto trace or Chrome JSON\n"
 "       ramtrail stats IMAGE [options]    what the image holds, drop counts\n"
 "                                         (--format json: one JSON object)\n"
+"       ramtrail crash ftrace-ramtrail-N ... [--functions N]\n"
+"                                         the crash record of a trace from its\n"
+"                                         pstore files (archived by systemd-pstore),\n"
+"                                         as journal fields (logger --journald)\n"
 "       ramtrail kallsyms IMAGE [--system-map FILE] [--modules DIR]\n"
 "                                         the traced boot's symbols, as its\n"
 "                                         /proc/kallsyms would list them\n"
@@ -41,6 +45,7 @@ static const char usage[] =
 "                      export: tracedat (default), perfetto or json;\n"
 "                      stats: text (default) or json\n"
 "  --sym-offset        decode: print +offset/size after names\n"
+"  --functions N       crash: name the last N functions (default 8, at most 64)\n"
 "  -o, --output FILE   write to FILE instead of standard output\n"
 "\n"
 "exit codes: 0 done, 1 usage, 2 a file cannot be read or written, 3 no\n"
@@ -58,6 +63,7 @@ struct rt_args {
 	u64 offset;
 	u64 size;
 	s64 boot;
+	u32 functions;
 	bool offset_given;
 	bool sym_offset;
 };
@@ -110,7 +116,8 @@ static bool rt_is(const char *arg, size_t len, const char *name)
 
 /* The options that take a value, by their names. */
 enum rt_opt { RT_OPT_NONE, RT_OPT_OFFSET, RT_OPT_SIZE, RT_OPT_BOOT,
-	      RT_OPT_SYSTEM_MAP, RT_OPT_MODULES, RT_OPT_FORMAT, RT_OPT_OUTPUT };
+	      RT_OPT_SYSTEM_MAP, RT_OPT_MODULES, RT_OPT_FORMAT, RT_OPT_OUTPUT,
+	      RT_OPT_FUNCTIONS };
 
 /* Which option that takes a value @arg (its name @len bytes long) is. */
 static enum rt_opt rt_option(const char *arg, size_t len)
@@ -123,6 +130,7 @@ static enum rt_opt rt_option(const char *arg, size_t len)
 		{ "--boot", RT_OPT_BOOT }, { "--system-map", RT_OPT_SYSTEM_MAP },
 		{ "--modules", RT_OPT_MODULES }, { "--format", RT_OPT_FORMAT },
 		{ "-o", RT_OPT_OUTPUT }, { "--output", RT_OPT_OUTPUT },
+		{ "--functions", RT_OPT_FUNCTIONS },
 	};
 	size_t i;
 
@@ -139,6 +147,7 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->boot = -1;
+	a->functions = RT_CRASH_FUNCS;
 	for (i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val, *eq;
 		enum rt_opt opt;
@@ -206,6 +215,11 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		case RT_OPT_FORMAT:
 			a->format = val;
 			break;
+		case RT_OPT_FUNCTIONS:
+			if (!rt_number(val, &n) || !n || n > RT_CRASH_FUNCS_MAX)
+				return rt_usage("bad --functions (1 to 64)", val);
+			a->functions = n;
+			break;
 		default:	/* -o, --output */
 			a->output = val;
 			break;
@@ -214,7 +228,8 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 	if (!a->cmd)
 		return rt_usage("no command", NULL);
 	if (strcmp(a->cmd, "decode") && strcmp(a->cmd, "export") &&
-	    strcmp(a->cmd, "stats") && strcmp(a->cmd, "kallsyms"))
+	    strcmp(a->cmd, "stats") && strcmp(a->cmd, "kallsyms") &&
+	    strcmp(a->cmd, "crash"))
 		return rt_usage("unknown command", a->cmd);
 	if (!a->image)
 		return rt_usage("no image", NULL);
@@ -222,9 +237,12 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		def = "tracedat";
 	else if (!strcmp(a->cmd, "stats"))
 		def = "text";
+	else if (!strcmp(a->cmd, "crash"))
+		def = "journal";
 	if (!a->format)
 		a->format = def;
-	if (strcmp(a->format, "json") && strcmp(a->format, def) &&
+	if ((strcmp(a->format, "json") || !strcmp(a->cmd, "crash")) &&
+	    strcmp(a->format, def) &&
 	    (strcmp(a->cmd, "export") || strcmp(a->format, "perfetto")))
 		return rt_usage("format not offered by this command", a->format);
 	if (!strcmp(a->cmd, "export") && !a->output)
@@ -403,7 +421,7 @@ static int rt_load_symbols(const struct rt_args *a, struct rt_trace *t,
 {
 	int err = 0;
 
-	if (!strcmp(a->cmd, "stats"))
+	if (!strcmp(a->cmd, "stats") || !strcmp(a->cmd, "crash"))
 		return 0;
 	if (a->system_map && t->kind != RT_PSTORE)
 		err = rt_symbols_load_map(s, a->system_map);
@@ -428,6 +446,8 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 	errno = 0;
 	if (!strcmp(a->cmd, "stats"))
 		n = rt_print_stats(t, !strcmp(a->format, "json"), out);
+	else if (!strcmp(a->cmd, "crash"))
+		n = rt_print_crash(t, a->functions, out);
 	else if (!strcmp(a->cmd, "kallsyms"))
 		n = rt_symbols_kallsyms(s, out) ? -1 : 0;
 	else if (!strcmp(a->format, "tracedat"))
@@ -438,8 +458,8 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 		n = rt_print_json(t, s, out);
 	else
 		n = rt_print_ftrace(t, s, a->sym_offset, out);
-	if (!strcmp(a->cmd, "stats") && n)
-		err = n;	/* out of memory, said; the output is cut */
+	if ((!strcmp(a->cmd, "stats") || !strcmp(a->cmd, "crash")) && n)
+		err = n;	/* said; the output is cut or empty */
 	if (ferror(out))
 		n = -1;
 	if (out != stdout ? fclose(out) : fflush(out))
@@ -450,7 +470,7 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 		       errno ? ": " : "", errno ? strerror(errno) : "");
 		return RT_EXIT_IO;
 	}
-	if (!strcmp(a->cmd, "stats"))
+	if (!strcmp(a->cmd, "stats") || !strcmp(a->cmd, "crash"))
 		return err;
 	rt_report_drops(t);
 	if (out != stdout && strcmp(a->cmd, "kallsyms"))

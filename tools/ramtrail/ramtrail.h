@@ -258,6 +258,11 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 int rt_export_perfetto(struct rt_trace *t, const struct rt_symbols *s,
 		       FILE *out);
 
+/* crash.c */
+#define RT_CRASH_FUNCS		8	/* functions named by default */
+#define RT_CRASH_FUNCS_MAX	64
+int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out);
+
 /* main.c: the whole command, also called by the fuzz target */
 int ramtrail_main(int argc, char **argv);
 

@@ -866,6 +866,115 @@ def test_pstore_files(img):
     # Broken inputs: a clean error or a partial result with counts
 
 
+def fnv1a(names):
+    """ramtrail crash's signature of the names, newest first."""
+    h = 0xcbf29ce484222325
+    for b in "".join(n + "\n" for n in names).encode():
+        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+    return f"{h:016x}"
+
+
+def crash_header(boot=5, part=1, parts=2, state="frozen by oops on CPU 1", nonce=0x1234abcd,
+                 release="6.12.0-test"):
+    """The lines the module begins a part's text with (ramtrail_text_header())."""
+    return (f"# ramtrail: boot {boot} ({release}), saved trace, 2 CPUs, {state}\n"
+            "# build: #1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1 (2026-01-01)\n"
+            f"# trace: nonce {nonce:016x} boot {boot} part {part} of {parts}\n"
+            "# records: 4000, lost 7, damaged blocks 1, torn 2, without time 0, left out 3\n")
+
+
+def test_crash_record(img):
+    """ramtrail crash: the journal fields of a trace from its pstore files,
+    from the header of its text and the last records of the CPU that froze."""
+    work = img.work / "pstore-crash"
+    work.mkdir(exist_ok=True)
+    recs = []
+    # CPU 0 and CPU 1 alternate; CPU 1's last records: its task, an
+    # interrupt (pid 0), its task again up to the crash.
+    for i in range(40):
+        cpu = i % 2
+        irq = cpu == 1 and 30 <= i < 36
+        comm, pid = ("sh", 100) if cpu == 0 else ("<idle>", 0) if irq else ("rtcrash", 321)
+        func = "ext4_crash [ext4]" if i == 39 else f"func_{i}"
+        recs.append((cpu, 1000 + i * 10, comm, pid, "h" if irq else ".", func))
+
+    def write(part, header, rows):
+        """Part N: its ftrace file (offsets) and its text, as the module makes them."""
+        (work / f"ftrace-ramtrail-{part}").write_text("".join(
+            f"CPU:{c} ts:{us * 1000} {0x1000 + k:08x}  {0x2000:08x}  {0x1000 + k:#x} <- 0x2000\n"
+            for k, (c, us, *_) in enumerate(rows)))
+        (work / f"console-ramtrail-{part * 100}").write_text(header + "".join(
+            f"{comm:>16}-{pid:<7d} [{c:03d}] X.{ctx}.. {us // 1000000:5d}.{us % 1000000:06d}: "
+            f"{func} <-caller_{k}\n" for k, (c, us, comm, pid, ctx, func) in enumerate(rows)))
+
+    write(2048, crash_header(part=1), recs[:20])
+    write(2049, crash_header(part=2), recs[20:])
+    files = [work / "ftrace-ramtrail-2048", work / "ftrace-ramtrail-2049"]
+    p = run("crash", *files)
+    f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+    task = [r[5] for r in recs if r[0] == 1 and r[4] == "."][::-1]
+    want = [x.replace(" ", "") for x in task[:8]]
+    check("crash: journal fields from the text's header: boot, kernel, how it ended, counts",
+          p.returncode == 0 and f.get("RAMTRAIL_BOOT") == "5" and
+          f.get("RAMTRAIL_RELEASE") == "6.12.0-test" and
+          f.get("RAMTRAIL_BUILD", "").startswith("#1 SMP") and
+          f.get("RAMTRAIL_STATE") == "frozen" and f.get("RAMTRAIL_REASON") == "oops" and
+          f.get("RAMTRAIL_TRACE") == "000000001234abcd-5" and
+          (f.get("RAMTRAIL_RECORDS"), f.get("RAMTRAIL_LOST"), f.get("RAMTRAIL_DAMAGED_BLOCKS"),
+           f.get("RAMTRAIL_TORN"), f.get("RAMTRAIL_LEFT_OUT")) == ("4000", "7", "1", "2", "3") and
+          (f.get("RAMTRAIL_PARTS"), f.get("RAMTRAIL_PARTS_READ")) == ("2", "2") and
+          f.get("MESSAGE_ID") == "5160ece0466c4b9bb1358cb46880f020" and
+          f.get("PRIORITY") == "2", (p.returncode, p.stderr, f))
+    check("crash: the crashing CPU's task and its last functions in the crash's context "
+          "(the interrupt between left out), newest first, one word each",
+          f.get("RAMTRAIL_CPU") == "1" and f.get("RAMTRAIL_TASK") == "rtcrash" and
+          f.get("RAMTRAIL_PID") == "321" and f.get("RAMTRAIL_CONTEXT") == "task" and
+          f.get("RAMTRAIL_FUNCTIONS", "").split() == want and want[0] == "ext4_crash[ext4]",
+          (f.get("RAMTRAIL_FUNCTIONS"), want))
+    check("crash: the signature is FNV-1a of the names, in MESSAGE too",
+          f.get("RAMTRAIL_SIGNATURE") == fnv1a(want) and fnv1a(want) in f.get("MESSAGE", "")
+          and "rtcrash[321]: ext4_crash[ext4] <- " in f.get("MESSAGE", ""),
+          (f.get("RAMTRAIL_SIGNATURE"), f.get("MESSAGE")))
+    check("crash: no address in any field (the pstore file's values are offsets)",
+          not re.search(r"ffff|0x", p.stdout), p.stdout)
+    p3 = run("crash", *files, "--functions", "3")
+    f3 = dict(x.split("=", 1) for x in p3.stdout.splitlines() if "=" in x)
+    check("crash --functions 3: three names, their own signature",
+          f3.get("RAMTRAIL_FUNCTIONS", "").split() == want[:3] and
+          f3.get("RAMTRAIL_SIGNATURE") == fnv1a(want[:3]), f3.get("RAMTRAIL_FUNCTIONS"))
+    bad = [run("crash", *files, "--functions", v).returncode for v in ("0", "65", "x")]
+    check("crash --functions 0, 65, x: refused (exit 1)", bad == [1, 1, 1], bad)
+    # A power cut: no freeze CPU; the CPU that recorded last.
+    write(2048, crash_header(part=1, state="recording"), recs[:20])
+    write(2049, crash_header(part=2, state="recording"), recs[20:39])
+    p = run("crash", *files)
+    f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+    check("crash: a trace that ended while recording: the other message id, the CPU "
+          "that recorded last",
+          p.returncode == 0 and f.get("MESSAGE_ID") == "b6f8b111439746f19ea8b76324f9b5e8"
+          and f.get("RAMTRAIL_STATE") == "recording" and f.get("RAMTRAIL_CPU") == "0" and
+          f.get("RAMTRAIL_TASK") == "sh" and f.get("PRIORITY") == "5" and
+          "ended while recording" in f.get("MESSAGE", ""), f)
+    for other in (dict(boot=6), dict(nonce=7), dict(state="frozen by panic on CPU 1")):
+        write(2049, crash_header(part=2, **other), recs[20:])
+        p = run("crash", *files)
+        check(f"crash: parts of two traces given together ({other}): refused (exit 1)",
+              p.returncode == 1 and "different traces" in p.stderr and not p.stdout, p.stderr)
+    write(2049, "", recs[20:])
+    p = run("crash", files[1])
+    check("crash: text without the header: exit 3, says why",
+          p.returncode == 3 and "no header" in p.stderr and not p.stdout, p.stderr)
+    write(2048, crash_header(part=1), recs[:20])
+    write(2049, crash_header(part=2), recs[20:])
+    p = run("decode", *files)
+    check("decode of pstore files: the origin line from the header",
+          p.returncode == 0 and "# ramtrail: boot 5 (6.12.0-test), pstore files, 2 CPUs, "
+          "frozen by oops on CPU 1" in p.stdout, p.stdout[:300])
+    p = run("crash", img.region)
+    check("crash: a region image is refused (exit 3): pstore files only",
+          p.returncode == 3 and "ftrace-ramtrail" in p.stderr and not p.stdout, p.stderr)
+
+
 def test_broken_inputs(img):
     """Broken inputs: a clean error or a partial result with counts."""
     work, blob = img.work, img.blob
@@ -1195,7 +1304,8 @@ def main():
     subprocess.run([str(BIN / "mkimage"), str(work)], check=True)
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
-                 test_pstore_saved_trace, test_pstore_files, test_broken_inputs,
+                 test_pstore_saved_trace, test_pstore_files, test_crash_record,
+                 test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
                  test_refused_before_io, test_help_and_man, test_format7):
         test(img)

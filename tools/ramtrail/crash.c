@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ramtrail crash: the crash record of a trace from its pstore files (as
+ * systemd-pstore archives them), as journal fields, one "FIELD=value"
+ * line each, what `logger --journald` sends: which boot and kernel, how
+ * recording ended, the CPU that ended it, its task and its last functions
+ * by name, and a signature of those names that equal crashes share. Never
+ * an address: the names come from the text the module wrote, which
+ * prints none, and the header of that text gives the rest
+ * (ramtrail_text_header()). The fields are an interface, documented in
+ * the admin guide.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ramtrail.h"
+
+/* A trace frozen by a crash (panic, oops, ramtrail_freeze()). */
+#define RT_CRASH_ID	"5160ece0466c4b9bb1358cb46880f020"
+/* Any other trace: a reset, a power cut, a reboot, a clean stop. */
+#define RT_ENDED_ID	"b6f8b111439746f19ea8b76324f9b5e8"
+
+/* The newest functions of one context of the crashing CPU, a ring. */
+struct rt_crash_ring {
+	const char **name;
+	u64 n;
+};
+
+/* "FIELD=value": a byte that would end the line or the field is '?'. */
+static void rt_field(FILE *out, const char *field, const char *value)
+{
+	fprintf(out, "%s=", field);
+	for (; *value; value++)
+		fputc((unsigned char)*value < 0x20 || *value == 0x7f ? '?' :
+		      *value, out);
+	fputc('\n', out);
+}
+
+static void rt_field_u64(FILE *out, const char *field, unsigned long long v)
+{
+	fprintf(out, "%s=%llu\n", field, v);
+}
+
+/*
+ * A function's name as the record gives it, in one word: "ext4_map_blocks
+ * [ext4]" becomes "ext4_map_blocks[ext4]", a byte that is not printable
+ * ASCII '?'. Return: a copy to free, NULL if out of memory.
+ */
+static char *rt_crash_name(const char *name)
+{
+	char *w = malloc(strlen(name) + 1), *p = w;
+
+	for (; w && *name; name++)
+		if (*name != ' ')
+			*p++ = *name < 0x20 || *name > 0x7e ? '?' : *name;
+	if (w)
+		*p = 0;
+	return w;
+}
+
+/*
+ * The crash signature: FNV-1a (64 bits) of the names, newest first, each
+ * followed by a newline. Names, not addresses: the same crash hashes the
+ * same across boots, KASLR and machines of one build.
+ */
+static u64 rt_crash_signature(const char *const *names, u32 n)
+{
+	u64 h = 0xcbf29ce484222325ULL;
+	const char *p;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		for (p = names[i]; ; p++) {
+			h ^= *p ? (unsigned char)*p : '\n';
+			h *= 0x100000001b3ULL;
+			if (!*p)
+				break;
+		}
+	return h;
+}
+
+/*
+ * The CPU whose last records tell how recording ended: the one that froze
+ * it, else (a reset, a power cut) the one that recorded last.
+ */
+static bool rt_crash_cpu(struct rt_trace *t, u32 *cpu)
+{
+	struct rt_rec r;
+	bool any = false;
+
+	if (t->state == RAMTRAIL_STATE_FROZEN) {
+		*cpu = t->freeze_cpu;
+		return true;
+	}
+	rt_trace_rewind(t);
+	while (rt_trace_next(t, &r)) {
+		*cpu = r.cpu;
+		any = true;
+	}
+	return any;
+}
+
+static const char *const rt_ctx_names[] = {
+	"task", "softirq", "hardirq", "nmi"
+};
+
+/**
+ * rt_print_crash() - print the crash record of a trace read from pstore files
+ * @t: the trace; its text's header read (@t->header)
+ * @nr_funcs: functions to name, at most RT_CRASH_FUNCS_MAX
+ * @out: where to print
+ *
+ * The functions are the newest @nr_funcs function records of the CPU that
+ * ended recording, in the context of its last record (an interrupt that
+ * came between them is left out: one crash, one signature), newest first.
+ *
+ * Names are written as one word each (rt_crash_name()), space-separated.
+ *
+ * Return: RT_EXIT_OK, or an exit code, said.
+ */
+int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
+{
+	struct rt_crash_ring ring[ARRAY_SIZE(rt_ctx_names)] = { 0 };
+	const struct rt_pstore_header *h = &t->header;
+	const char **names, **all;
+	bool crash, any = false;
+	char msg[1024], id[64];
+	struct rt_rec r, last;
+	int err = RT_EXIT_OK;
+	size_t len;
+	u32 cpu = 0, i, n = 0;
+	u64 sig;
+
+	if (t->kind != RT_PSTORE || !h->nr_parts) {
+		rt_err("crash: %s\n", t->kind != RT_PSTORE ?
+		       "give the ftrace-ramtrail-N files of one trace" :
+		       "no header in the text files beside them (console-ramtrail-(N * 100)): missing, or written by a module before 0.22");
+		return RT_EXIT_NOTRACE;
+	}
+	if (h->mixed) {
+		rt_err("crash: the files are parts of different traces\n");
+		return RT_EXIT_USAGE;
+	}
+	all = calloc(ARRAY_SIZE(ring) * nr_funcs + nr_funcs, sizeof(*all));
+	if (!all) {
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
+	}
+	for (i = 0; i < ARRAY_SIZE(ring); i++)
+		ring[i].name = all + i * nr_funcs;
+	names = all + ARRAY_SIZE(ring) * nr_funcs;
+	if (rt_crash_cpu(t, &cpu)) {
+		rt_trace_rewind(t);
+		while (rt_trace_next(t, &r)) {
+			struct rt_crash_ring *g = &ring[r.ctx & RAMTRAIL_CTX_MASK];
+
+			if (r.cpu != cpu)
+				continue;
+			last = r;
+			any = true;
+			if (r.type != RAMTRAIL_W_EVENT && r.ip_sym)
+				g->name[g->n++ % nr_funcs] = r.ip_sym;
+		}
+	}
+	if (any) {
+		struct rt_crash_ring *g = &ring[last.ctx & RAMTRAIL_CTX_MASK];
+
+		for (n = 0; n < nr_funcs && n < g->n; n++) {
+			names[n] = rt_crash_name(g->name[(g->n - 1 - n) % nr_funcs]);
+			if (!names[n]) {
+				rt_err("out of memory\n");
+				err = RT_EXIT_IO;
+				goto out;
+			}
+		}
+	}
+	sig = rt_crash_signature(names, n);
+	crash = t->state == RAMTRAIL_STATE_FROZEN &&
+		t->freeze_reason != RAMTRAIL_FREEZE_USER;
+	snprintf(id, sizeof(id), "%016llx-%llu", h->nonce,
+		 (unsigned long long)t->boot_id);
+
+	len = snprintf(msg, sizeof(msg), "ramtrail: boot %llu (%s) ",
+		       (unsigned long long)t->boot_id, t->release);
+	if (t->state == RAMTRAIL_STATE_FROZEN)
+		len += snprintf(msg + len, sizeof(msg) - len,
+				"frozen by %s on CPU %u",
+				ramtrail_reason_name(t->freeze_reason), cpu);
+	else if (t->state == RAMTRAIL_STATE_RECORDING)
+		len += snprintf(msg + len, sizeof(msg) - len,
+				"ended while recording (reset, power cut or reboot), CPU %u last",
+				cpu);
+	else
+		len += snprintf(msg + len, sizeof(msg) - len, "%s",
+				ramtrail_state_name(t->state));
+	if (any && last.task_known && len < sizeof(msg))
+		len += snprintf(msg + len, sizeof(msg) - len, " in %s[%u]",
+				last.comm, last.pid);
+	for (i = 0; i < n && len < sizeof(msg); i++)
+		len += snprintf(msg + len, sizeof(msg) - len, "%s%s",
+				i ? " <- " : ": ", names[i]);
+	if (len < sizeof(msg))
+		snprintf(msg + len, sizeof(msg) - len, "; signature %016llx",
+			 (unsigned long long)sig);
+
+	rt_field(out, "MESSAGE_ID", crash ? RT_CRASH_ID : RT_ENDED_ID);
+	rt_field(out, "MESSAGE", msg);
+	rt_field(out, "PRIORITY", crash ? "2" : "5");
+	rt_field(out, "SYSLOG_IDENTIFIER", "ramtrail");
+	rt_field(out, "RAMTRAIL_TRACE", id);
+	rt_field_u64(out, "RAMTRAIL_BOOT", t->boot_id);
+	fprintf(out, "RAMTRAIL_NONCE=%016llx\n", h->nonce);
+	rt_field(out, "RAMTRAIL_RELEASE", t->release);
+	rt_field(out, "RAMTRAIL_BUILD", h->build);
+	rt_field(out, "RAMTRAIL_STATE", ramtrail_state_name(t->state));
+	rt_field(out, "RAMTRAIL_REASON", ramtrail_reason_name(t->freeze_reason));
+	if (any) {
+		rt_field_u64(out, "RAMTRAIL_CPU", cpu);
+		rt_field(out, "RAMTRAIL_CONTEXT",
+			 rt_ctx_names[last.ctx & RAMTRAIL_CTX_MASK]);
+	}
+	if (any && last.task_known) {
+		rt_field(out, "RAMTRAIL_TASK", last.comm);
+		rt_field_u64(out, "RAMTRAIL_PID", last.pid);
+	}
+	fprintf(out, "RAMTRAIL_FUNCTIONS=");
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? " " : "", names[i]);
+	fputc('\n', out);
+	fprintf(out, "RAMTRAIL_SIGNATURE=%016llx\n", (unsigned long long)sig);
+	rt_field_u64(out, "RAMTRAIL_RECORDS", h->records);
+	rt_field_u64(out, "RAMTRAIL_LOST", h->lost);
+	rt_field_u64(out, "RAMTRAIL_DAMAGED_BLOCKS", h->damaged);
+	rt_field_u64(out, "RAMTRAIL_TORN", h->torn);
+	rt_field_u64(out, "RAMTRAIL_LEFT_OUT", h->left_out);
+	rt_field_u64(out, "RAMTRAIL_PARTS", h->parts);
+	rt_field_u64(out, "RAMTRAIL_PARTS_READ", h->nr_parts);
+out:
+	for (i = 0; i < n; i++)
+		free((char *)names[i]);
+	free(all);
+	return err;
+}
