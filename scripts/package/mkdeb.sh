@@ -4,7 +4,8 @@
 #   ramtrail-dkms_<version>_all.deb     the module's source for DKMS, the
 #                                       initramfs-tools hook, modprobe.d file,
 #                                       the marker device's udev rule
-#   ramtrail-tools_<version>_amd64.deb  the ramtrail command and its man page
+#   ramtrail-tools_<version>_amd64.deb  the ramtrail command and its man page,
+#                                       the ramtrail-collect unit
 #   ramtrail-tools_<version>_arm64.deb  the same, cross-built for arm64
 # into OUTDIR (default build/deb); DEB_ARCHS="amd64 arm64" (the default)
 # names the tools' architectures. Needs dpkg-deb and the tools' build
@@ -87,8 +88,14 @@ tools_stage() {
 		o=$top/build/tools-arm64 cc=aarch64-linux-gnu-gcc cross=aarch64-linux-gnu-
 	fi
 	make -s -C "$top/tools" O="$o" CC="$cc" "$o/ramtrail"
-	mkdir -p "$t/DEBIAN" "$t/usr/bin" "$t/usr/share/man/man1"
+	mkdir -p "$t/DEBIAN" "$t/usr/bin" "$t/usr/share/man/man1" "$t/usr/libexec/ramtrail" \
+		"$t/lib/systemd/system"
 	install -m 755 "$o/ramtrail" "$t/usr/bin/ramtrail"
+	install -m 755 "$here/ramtrail-collect" "$t/usr/libexec/ramtrail/ramtrail-collect"
+	install -m 644 "$here/ramtrail-collect.service" "$t/lib/systemd/system/"
+	for s in postinst postrm; do
+		install -m 755 "$here/tools.$s" "$t/DEBIAN/$s"
+	done
 	"${cross}strip" "$t/usr/bin/ramtrail"
 	gzip -9n <"$top/Documentation/ramtrail/ramtrail.1" >"$t/usr/share/man/man1/ramtrail.1.gz"
 	doc "$t" ramtrail-tools
@@ -110,7 +117,11 @@ Description: read ramtrail traces: decode, export to trace.dat, stats
  -mem-path file) or the files ramtrail shows in /sys/fs/pstore (or their
  copies that systemd-pstore archives in /var/lib/systemd/pstore), and
  prints the trace as ftrace text, or exports it for trace-cmd and
- KernelShark (trace.dat) or Perfetto (JSON).
+ KernelShark (trace.dat) or Perfetto.
+ .
+ The ramtrail-collect unit, after systemd-pstore at boot, writes each
+ archived trace's trace.dat and Perfetto trace under /var/lib/ramtrail
+ and logs its crash record as one structured journal entry.
 END
 }
 archs=${DEB_ARCHS:-amd64 arm64}

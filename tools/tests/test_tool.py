@@ -975,6 +975,71 @@ def test_crash_record(img):
           p.returncode == 3 and "ftrace-ramtrail" in p.stderr and not p.stdout, p.stderr)
 
 
+def test_collect(img):
+    """ramtrail-collect (the unit's script) on an archive of two traces:
+    each one's trace.dat, Perfetto trace and journal entry once; a failed
+    logger leaves the entry to the next run."""
+    work = img.work / "collect"
+    shutil.rmtree(work, ignore_errors=True)
+    arch, out, fake = work / "pstore", work / "out", work / "bin"
+    for d in (arch, fake):
+        d.mkdir(parents=True)
+    src = img.work / "pstore-crash"
+    for f in src.iterdir():               # boot 5's trace: files 2048, 2049
+        shutil.copy(f, arch / f.name)
+    # boot 1's trace, one part: the first of boot 5's, renamed
+    shutil.copy(src / "ftrace-ramtrail-2048", arch / "ftrace-ramtrail-0")
+    (arch / "console-ramtrail-0").write_text(
+        crash_header(boot=1, parts=1, nonce=0x99) +
+        (src / "console-ramtrail-204800").read_text().split("\n", 4)[4])
+    (arch / "dmesg-ramtrail-3").write_text("Oops\n")
+    log = work / "logged"
+    (fake / "logger").write_text(f"""#!/bin/sh
+[ -e {work}/logger-fails ] && exit 1
+case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; *) exit 2 ;; esac
+""")
+    (fake / "logger").chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}:{BIN.resolve()}:{os.environ['PATH']}")
+    script = TOP / "scripts/package/ramtrail-collect"
+
+    def collect():
+        return subprocess.run([str(script), str(arch), str(out)], env=env,
+                              capture_output=True, text=True)
+
+    p = collect()
+    entries = [dict(x.split("=", 1) for x in e.strip().splitlines())
+               for e in log.read_text().split("==\n") if e.strip()] if log.exists() else []
+    dirs = sorted(x.name for x in out.iterdir()) if out.exists() else []
+    want = ["0000000000000099-1", "000000001234abcd-5"]
+    check("ramtrail-collect: one journal entry a trace, in its own folder",
+          p.returncode == 0 and dirs == want and
+          [e.get("RAMTRAIL_TRACE") for e in entries] == want, (p.returncode, p.stderr, dirs))
+    ok = all((out / d / "crash.journal").exists() and
+             (out / d / "trace.dat").read_bytes()[:10] == b"\x17\x08Dtracing" and
+             (out / d / "trace.pftrace").stat().st_size > 100 for d in want)
+    e = entries[-1] if entries else {}
+    check("ramtrail-collect: trace.dat and the Perfetto trace written, their paths and "
+          "the archived files in the entry",
+          ok and e.get("RAMTRAIL_TRACE_DAT") == f"{out}/{want[1]}/trace.dat" and
+          e.get("RAMTRAIL_PERFETTO") == f"{out}/{want[1]}/trace.pftrace" and
+          e.get("RAMTRAIL_FILES") == f"{arch}/ftrace-ramtrail-2048 {arch}/ftrace-ramtrail-2049"
+          and e.get("RAMTRAIL_SIGNATURE"), e)
+    p = collect()
+    n = log.read_text().count("==\n")
+    check("ramtrail-collect: a second run logs nothing again", p.returncode == 0 and n == 2, n)
+    shutil.rmtree(out / want[0])
+    (work / "logger-fails").write_text("")
+    p = collect()
+    check("ramtrail-collect: the journal refuses: exit 1, the entry kept for the next run",
+          p.returncode == 1 and (out / want[0] / "crash.journal.new").exists() and
+          not (out / want[0] / "crash.journal").exists(), p.returncode)
+    (work / "logger-fails").unlink()
+    p = collect()
+    n = log.read_text().count("==\n")
+    check("ramtrail-collect: the next run logs it", p.returncode == 0 and n == 3 and
+          (out / want[0] / "crash.journal").exists(), (p.returncode, n))
+
+
 def test_broken_inputs(img):
     """Broken inputs: a clean error or a partial result with counts."""
     work, blob = img.work, img.blob
@@ -1305,7 +1370,7 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
-                 test_broken_inputs,
+                 test_collect, test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
                  test_refused_before_io, test_help_and_man, test_format7):
         test(img)
