@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # debian-rootfs.sh: a small Debian bookworm root filesystem for the QEMU
 # tests, made by Debian's own mmdebstrap from the host's mirror: systemd
-# as init, udev, kmod, initramfs-tools, dkms and both test kernels (the
+# as init, udev, kmod, initramfs-tools, dkms, systemd-journal-remote (its
+# upload and its receiver: a fleet's log shipping) and both test kernels (the
 # image and headers .debs that fetch-kernels.sh downloaded), installed
 # with apt as on a real machine. bookworm-backports is in its sources for
 # 6.12's dependencies. Cached as a tarball under
@@ -32,7 +33,7 @@ echo "debian-rootfs: building $out (a few minutes)" >&2
 # apt installs the kernels: their postinst makes each one's initramfs.
 mmdebstrap --variant=minbase --mode=root \
 	--aptopt='APT::Install-Recommends "false"' \
-	--include=systemd-sysv,udev,kmod,initramfs-tools,dkms,procps \
+	--include=systemd-sysv,udev,kmod,initramfs-tools,dkms,procps,systemd-journal-remote \
 	--customize-hook='mkdir -p "$1/tmp/kernels"' \
 	--customize-hook="copy-in ${debs[*]} /tmp/kernels" \
 	--customize-hook='chroot "$1" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -q /tmp/kernels/*.deb"' \

@@ -11,12 +11,17 @@ line configures it (ramtrail.mem_address= ...). Three boots on one RAM file:
      mounted; the guest crashes (sysrq-c, warm reboot);
   2. systemd-pstore has archived boot 1's files to /var/lib/systemd/pstore
      and erased them; the installed command decodes the archive, modules
-     named; the guest crashes again;
-  3. the archive holds both crashes' files, boot 1's unchanged.
+     named; the package's ramtrail-collect.service has written the crash's
+     trace.dat and Perfetto trace and logged its crash record, which
+     systemd-journal-upload sends to systemd-journal-remote on 127.0.0.1;
+     the guest crashes again;
+  3. the archive holds both crashes' files, boot 1's unchanged; both
+     crashes collected, logged and sent, with one signature.
 
   test_debian.py [--kver 6.12]
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -105,6 +110,19 @@ def prepare(res, work):
     wants.mkdir(parents=True, exist_ok=True)
     os.symlink("/etc/systemd/system/rt-test.service", wants / "rt-test.service")
     os.symlink("/dev/null", root / "etc/systemd/system/serial-getty@ttyS0.service")
+    # A fleet's log shipping, on the loopback address: journal-upload sends
+    # this machine's journal to journal-remote (plain HTTP, no certificates).
+    d = root / "etc/systemd/system/systemd-journal-remote.service.d"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "http.conf").write_text("[Service]\nExecStart=\nExecStart=/lib/systemd/systemd-journal-remote "
+                                 "--listen-http=-3 --output=/var/log/journal/remote/\n")
+    d = root / "etc/systemd/journal-upload.conf.d"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "loopback.conf").write_text("[Upload]\nURL=http://127.0.0.1:19532\n")
+    p = chroot(root, "systemctl enable systemd-journal-remote.socket "
+               "systemd-journal-upload.service 2>&1; echo rc=$?")
+    res.check("journal-remote (HTTP on 127.0.0.1:19532) and journal-upload enabled",
+              "rc=0" in p.stdout, p.stdout[-500:])
     shutil.rmtree(root / "tmp/debs")
     img = work / "root.ext4"
     img.unlink(missing_ok=True)
@@ -155,6 +173,78 @@ def check_journal(res, t, adm, ranges):
               not leak, (leak[:4], spans))
 
 
+CRASH_ID = "5160ece0466c4b9bb1358cb46880f020"
+
+
+def json_lines(text):
+    """The JSON objects of `journalctl -o json`, one a line."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("{"):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+    return out
+
+
+def check_collect(res, t, log, i, boot, rel, cpu, signatures):
+    """What ramtrail-collect.service made of the archive at boot `boot`
+    (section index i): a folder a crash with trace.dat and the Perfetto
+    trace, one journal entry a crash (every field, no address), the same
+    entries at journal-remote, sent by journal-upload."""
+    text = sec(log, "collected", i)
+    dirs = {m[0]: [int(x) for x in m[1:]] for m in
+            re.findall(r"^dir (\S+) (\d+) (\d+) (\d+)\s*$", text, re.M)}
+    local = [e for e in json_lines(text) if e.get("MESSAGE_ID") == CRASH_ID]
+    res.check(f"{t}: ramtrail-collect.service ran after systemd-pstore, succeeded",
+              "Result=success" in text and "ExecMainStatus=0" in text, text[:300])
+    boots = sorted(int(e.get("RAMTRAIL_BOOT", 0)) for e in local)
+    res.check(f"{t}: the journal lists every crash so far, one entry each "
+              "(journalctl MESSAGE_ID=... -o json)", boots == list(range(1, boot)), boots)
+    e = next((x for x in local if x.get("RAMTRAIL_BOOT") == str(boot - 1)), {})
+    fn = e.get("RAMTRAIL_FUNCTIONS", "").split()
+    # Every function is traced: panic(), where recording froze, is the
+    # newest; the crash function and the printk of its message before.
+    res.check(f"{t}: boot {boot - 1}'s crash entry: release, build, frozen by the crash on "
+              "its CPU, in rt-test, 8 functions from panic back to sysrq_handle_crash "
+              "and before, counts",
+              e.get("RAMTRAIL_RELEASE") == rel and e.get("RAMTRAIL_BUILD", "").startswith("#")
+              and e.get("RAMTRAIL_STATE") == "frozen" and
+              e.get("RAMTRAIL_REASON") in ("panic", "oops") and
+              e.get("RAMTRAIL_CPU") == str(cpu) and e.get("RAMTRAIL_TASK") == "rt-test" and
+              e.get("RAMTRAIL_PID", "").isdigit() and len(fn) == 8 and
+              fn[0] == "panic" and "sysrq_handle_crash" in fn[1:6] and
+              re.fullmatch(r"[0-9a-f]{16}", e.get("RAMTRAIL_SIGNATURE", "")) and
+              int(e.get("RAMTRAIL_RECORDS", 0)) > 1000 and e.get("RAMTRAIL_LOST") == "0" and
+              e.get("PRIORITY") == "2" and e.get("SYSLOG_IDENTIFIER") == "ramtrail",
+              {k: v for k, v in e.items() if not k.startswith("_")})
+    tr = e.get("RAMTRAIL_TRACE", "")
+    res.check(f"{t}: trace.dat and the Perfetto trace written under /var/lib/ramtrail/"
+              "TRACE/, their paths in the entry",
+              tr in dirs and dirs[tr][0] > 4096 and dirs[tr][1] > 4096 and
+              e.get("RAMTRAIL_TRACE_DAT") == f"/var/lib/ramtrail/{tr}/trace.dat" and
+              e.get("RAMTRAIL_PERFETTO") == f"/var/lib/ramtrail/{tr}/trace.pftrace",
+              (tr, dirs))
+    user = json.dumps([{k: v for k, v in x.items() if not k.startswith("_")} for x in local])
+    res.check(f"{t}: no kernel address in the crash entries",
+              local and not re.search(r"\b(0x)?ffff[0-9a-f]{12}\b", user), user[:300])
+    remote = sec(log, "remote", i)
+    fields = lambda x: {k: v for k, v in x.items() if k == "MESSAGE" or
+                        k.startswith("RAMTRAIL_") or k == "MESSAGE_ID"}
+    # journal-upload may send an entry again after a crash (its cursor
+    # not saved): the same entry twice is one.
+    got = sorted({json.dumps(fields(x), sort_keys=True): fields(x)
+                  for x in json_lines(remote)}.values(),
+                 key=lambda x: int(x.get("RAMTRAIL_BOOT", 0)))
+    want = sorted((fields(x) for x in local), key=lambda x: int(x.get("RAMTRAIL_BOOT", 0)))
+    res.check(f"{t}: journal-upload carried every crash entry to journal-remote on "
+              "127.0.0.1, every field", want and got == want,
+              (remote.splitlines()[:1], len(got), len(want)))
+    if e.get("RAMTRAIL_SIGNATURE"):
+        signatures.append(e["RAMTRAIL_SIGNATURE"])
+
+
 def scenario(res, k, img, boot, work, smp=2):
     t = f"[{k.kver} smp{smp} debian]"
     disk = work / f"disk-{k.kver}.ext4"
@@ -197,6 +287,10 @@ def scenario(res, k, img, boot, work, smp=2):
     st = rg.parse_status(sec(log, "status", 1))
     res.check(f"{t} boot 2: the region holds no trace shown any more (erase freed it)",
               st.get("trace") == [] and "boot_id" in st, sec(log, "status", 1))
+    enabled = sec(log, "collect-unit", 0).split()
+    res.check(f"{t} the package enabled ramtrail-collect.service; journal-upload and "
+              "journal-remote's socket enabled", enabled == ["enabled"] * 3, enabled)
+    signatures = []
     # Sections printed from boot 2 on: index 0 is boot 2's, 1 boot 3's.
     for i, boot in ((0, 2), (1, 3)):
         b = f"boot {boot}: boot {boot - 1}'s archived trace"
@@ -222,6 +316,10 @@ def scenario(res, k, img, boot, work, smp=2):
                   exp[-2:-1] == ["rc=0"] and int(exp[-1]) > 4096, exp)
         check_journal(res, f"{t} boot {boot}", sec(log, "journal-adm", i),
                       sec(log, "ranges", i))
+        check_collect(res, f"{t} boot {boot}", log, i, boot, rel,
+                      tail[-1][2] if tail else None, signatures)
+    res.check(f"{t} the two crashes (the same sysrq path) have one signature",
+              len(signatures) == 2 and signatures[0] == signatures[1], signatures)
     # boot 3: nothing archived earlier lost, nothing twice
     md5_2 = dict(reversed(x.split()) for x in sec(log, "md5", 1).splitlines() if x)
     md5_3 = dict(reversed(x.split()) for x in sec(log, "md5", 2).splitlines() if x)
