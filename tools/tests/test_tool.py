@@ -996,6 +996,7 @@ def test_collect(img):
     log = work / "logged"
     (fake / "logger").write_text(f"""#!/bin/sh
 [ -e {work}/logger-fails ] && exit 1
+[ -e {work}/logger-slow ] && sleep 1
 case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; *) exit 2 ;; esac
 """)
     (fake / "logger").chmod(0o755)
@@ -1009,7 +1010,7 @@ case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; 
     p = collect()
     entries = [dict(x.split("=", 1) for x in e.strip().splitlines())
                for e in log.read_text().split("==\n") if e.strip()] if log.exists() else []
-    dirs = sorted(x.name for x in out.iterdir()) if out.exists() else []
+    dirs = sorted(x.name for x in out.iterdir() if x.is_dir()) if out.exists() else []
     want = ["0000000000000099-1", "000000001234abcd-5"]
     check("ramtrail-collect: one journal entry a trace, in its own folder",
           p.returncode == 0 and dirs == want and
@@ -1038,6 +1039,17 @@ case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; 
     n = log.read_text().count("==\n")
     check("ramtrail-collect: the next run logs it", p.returncode == 0 and n == 3 and
           (out / want[0] / "crash.journal").exists(), (p.returncode, n))
+    # Two runs at once, the journal slow: each trace still logged once.
+    for d in want:
+        shutil.rmtree(out / d)
+    (work / "logger-slow").write_text("")
+    runs = [subprocess.Popen([str(script), str(arch), str(out)], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(2)]
+    rcs = [x.wait() for x in runs]
+    n = log.read_text().count("==\n")
+    check("ramtrail-collect: two runs at once log each trace once", rcs == [0, 0] and n == 5,
+          (rcs, n))
 
 
 def test_broken_inputs(img):
