@@ -20,8 +20,8 @@
 
 static int image_fd = -1;
 static char image_path[64], map_path[] = "/tmp/ramtrail-fuzz-map-XXXXXX";
-static char pstore_dir[] = "/tmp/ramtrail-fuzz-pstore-XXXXXX";
-static char ftrace_path[64], console_path[64];
+static char ftrace_path[64], console_path[64],
+	    pstore_dir[] = "/tmp/ramtrail-fuzz-pstore-XXXXXX";
 
 /*
  * A small System.map whose panic() makes a KASLR delta of 0 plausible,
@@ -58,12 +58,18 @@ static void run_pstore(const u8 *data, size_t size, u8 opt)
 {
 	const u8 *nul = memchr(data, 0, size);
 	size_t split = nul ? (size_t)(nul - data) : size;
-	char *argv[] = { "ramtrail", opt & 1 ? "decode" : "crash", ftrace_path,
-			 opt & 2 ? "--functions=2" : NULL, NULL };
+	char *argv[5], two[] = "--functions=2";
+	int argc = 0;
 
+	argv[argc++] = "ramtrail";
+	argv[argc++] = opt & 1 ? "decode" : "crash";
+	argv[argc++] = ftrace_path;
+	if (opt & 2)
+		argv[argc++] = two;
+	argv[argc] = NULL;
 	put_file(ftrace_path, data, split);
 	put_file(console_path, data + split + !!nul, size - split - !!nul);
-	ramtrail_main(opt & 2 ? 4 : 3, argv);
+	ramtrail_main(argc, argv);
 }
 
 static void setup(void)
