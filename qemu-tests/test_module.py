@@ -110,7 +110,8 @@ live_tool() {{
     begin live; quiet ramtrail stats {rg.REGION} --format json; echo "rc=$?"; end live
     begin livepstore
     ramtrail decode /sys/fs/pstore/ftrace-ramtrail-0 >/tmp/d; echo "rc=$?"
-    echo "records $(grep -c '^ *<' /tmp/d)"
+    echo "records $(grep -c -E ' \[[0-9]+\] [^ ]+ +[0-9]+\.[0-9]+: ' /tmp/d)"
+    echo "unknown $(grep -c '^ *<unknown>-? ' /tmp/d)"
     end livepstore
 }}
 """
@@ -269,10 +270,12 @@ def check_live(res, t, r, pstore_text):
               "\n".join(live)[:600])
     lp = section(r, "livepstore")
     n = re.search(r"records (\d+)", lp)
+    unknown = re.search(r"unknown (\d+)", lp)
     want = len(pstore_records(pstore_text))
-    res.check(f"{t} tool in the guest: decodes /sys/fs/pstore/ftrace-ramtrail-0",
-              "rc=0" in lp and n and int(n[1]) == want and want,
-              f"{lp.strip()} pstore records {want}")
+    res.check(f"{t} tool in the guest: decodes /sys/fs/pstore/ftrace-ramtrail-0, "
+              "each record's task from the text beside it",
+              "rc=0" in lp and n and int(n[1]) == want and want and unknown and
+              int(unknown[1]) < want, f"{lp.strip()} pstore records {want}")
 
 
 def scenario_panic(k, ko, smp, res):
