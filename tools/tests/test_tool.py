@@ -970,6 +970,10 @@ def test_crash_record(img):
     check("decode of pstore files: the origin line from the header",
           p.returncode == 0 and "# ramtrail: boot 5 (6.12.0-test), pstore files, 2 CPUs, "
           "frozen by oops on CPU 1" in p.stdout, p.stdout[:300])
+    got = [(m[1].strip(), m[2], m[4]) for m in map(LINE.match, lines_of(p.stdout)) if m]
+    want = [(comm, str(pid), f"X.{ctx}..") for _, _, comm, pid, ctx, _ in recs]
+    check("decode of pstore files: each record's task and context from the text",
+          got == want, (got[:3], want[:3]))
     p = run("crash", img.region)
     check("crash: a region image is refused (exit 3): pstore files only",
           p.returncode == 3 and "ftrace-ramtrail" in p.stderr and not p.stdout, p.stderr)
