@@ -49,11 +49,13 @@ static char *rt_crash_name(const char *name)
 {
 	char *w = malloc(strlen(name) + 1), *p = w;
 
-	for (; w && *name; name++)
+	if (!w)
+		return NULL;
+	for (; *name; name++)
 		if (*name != ' ')
-			*p++ = *name < 0x20 || *name > 0x7e ? '?' : *name;
-	if (w)
-		*p = 0;
+			*p++ = *name;
+	*p = 0;
+	rt_printable(w, p - w);
 	return w;
 }
 
