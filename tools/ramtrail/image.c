@@ -814,8 +814,11 @@ static void rt_pstore_header(struct rt_trace *t, const char *text)
 		return;
 	}
 	*h = got;
+	/* A forged text's release and build, as an image's: no escape. */
+	rt_printable(h->build, sizeof(h->build));
 	t->boot_id = boot;
 	memcpy(t->release, release, sizeof(release));
+	rt_printable(t->release, sizeof(t->release));
 	t->state = st;
 	t->freeze_reason = re;
 	t->freeze_cpu = cpu;

@@ -970,6 +970,12 @@ def test_crash_record(img):
     check("decode of pstore files: the origin line from the header",
           p.returncode == 0 and "# ramtrail: boot 5 (6.12.0-test), pstore files, 2 CPUs, "
           "frozen by oops on CPU 1" in p.stdout, p.stdout[:300])
+    write(2048, crash_header(part=1, release="6.12\x1b[2J-x"), recs[:20])
+    write(2049, crash_header(part=2, release="6.12\x1b[2J-x"), recs[20:])
+    p2, p3 = run("decode", *files), run("crash", *files)
+    check("pstore files: a release with an escape byte prints it as '?' (decode, crash)",
+          "boot 5 (6.12?[2J-x)" in p2.stdout and "\x1b" not in p2.stdout + p3.stdout and
+          "RAMTRAIL_RELEASE=6.12?[2J-x\n" in p3.stdout, (p2.stdout[:200], p3.stdout[:300]))
     got = [(m[1].strip(), m[2], m[4]) for m in map(LINE.match, lines_of(p.stdout)) if m]
     want = [(comm, str(pid), f"X.{ctx}..") for _, _, comm, pid, ctx, _ in recs]
     check("decode of pstore files: each record's task and context from the text",
