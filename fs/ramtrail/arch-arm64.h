@@ -81,6 +81,14 @@ static inline void ramtrail_arch_flush_cached(void *p, size_t len)
 	arch_wb_cache_pmem(p, len);
 }
 
+/*
+ * Write-combining is Normal Non-cacheable memory, which a release orders
+ * like any other Normal memory: nothing to drain.
+ */
+static __always_inline void ramtrail_arch_wc_drain(void)
+{
+}
+
 static inline bool ramtrail_arch_is_module(unsigned long addr)
 {
 	return addr - RAMTRAIL_ARCH_MODULES_START < RAMTRAIL_ARCH_MODULES_SIZE &&

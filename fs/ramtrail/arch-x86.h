@@ -59,6 +59,15 @@ static inline void ramtrail_arch_flush_cached(void *p, size_t len)
 	clflush_cache_range(p, len);
 }
 
+/*
+ * Stores to WC memory are not ordered with later stores to WB memory: they
+ * may wait in a write-combining buffer. sfence drains them.
+ */
+static __always_inline void ramtrail_arch_wc_drain(void)
+{
+	wmb();
+}
+
 static inline void ramtrail_arch_module_areas(u64 *start, u64 *size)
 {
 	start[0] = RAMTRAIL_ARCH_MODULES_START;

@@ -10,6 +10,8 @@
  *                                is synchronised across CPUs
  *   ramtrail_arch_flush_cached() write a range of a cached mapping back
  *                                to memory
+ *   ramtrail_arch_wc_drain()     order this CPU's stores to a write-combining
+ *                                mapping before its later cached stores
  *   RAMTRAIL_ARCH_MACHINE        RAMTRAIL_MACHINE_* of the region header
  *   RAMTRAIL_ARCH_TEXT_BASE      lowest kernel text and module address:
  *                                ips are stored as 32-bit offsets from it

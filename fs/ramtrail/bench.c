@@ -310,7 +310,8 @@ static int __init bench_init(void)
 
 		ramtrail_ring_init(ring, (__le64 *)zones + ((u64)cpu * blocks <<
 							 (RAMTRAIL_BLOCK_SHIFT - 3)),
-				   blocks, 0);
+				   blocks, mem_address && mem_type == RAMTRAIL_MEM_WC ?
+				   RAMTRAIL_RING_WC : 0);
 		ring->pairs = run->pairs + (size_t)cpu * RAMTRAIL_PAIRS;
 	}
 	pr_info("%u ms runs, %u reps, %lu bytes, mem_type %u%s, %u online CPUs\n",

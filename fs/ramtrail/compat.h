@@ -43,6 +43,15 @@ static __always_inline u64 ramtrail_clock(void)
 }
 
 /*
+ * Make this CPU's stores to a write-combining mapping visible before its
+ * later stores to cached memory.
+ */
+static __always_inline void ramtrail_wc_drain(void)
+{
+	ramtrail_arch_wc_drain();
+}
+
+/*
  * The writer's task and context, for the record path (ring.h). The task
  * is named by the address of its task_struct; ramtrail_env_describe()
  * fills the task event of the task running now.

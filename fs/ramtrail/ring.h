@@ -49,6 +49,9 @@
  *       writer whose floor it sees; the floor is released with
  *       smp_store_release() after the record's words, so the seal hashes
  *       the words (on arm64 a plain store may be seen before earlier ones).
+ *       On a write-combining mapping, x86 may hold the words in the CPU's
+ *       write-combining buffers past that release (it orders cached
+ *       stores only): the writer drains them first (ramtrail_wc_drain()).
  *  [R5] ring->task names the task of the last task event written in the
  *       current block, or is 0. It is stored after the event's words
  *       (barrier()), so a nested writer that sees the old value writes a
@@ -111,6 +114,8 @@ _Static_assert(sizeof(long) == 8 && sizeof(size_t) == 8,
 
 /* ring->flags */
 #define RAMTRAIL_RING_STOP_WHEN_FULL	0x1
+/* The zone is mapped write-combining: drain before releasing the floor. */
+#define RAMTRAIL_RING_WC		0x2
 
 /*
  * ring->stopped: 0 records. PAUSED refuses while recording is off (a
@@ -196,6 +201,10 @@ static __always_inline u64 ramtrail_word(unsigned int type, unsigned int lap,
 /* Each word is one single-copy-atomic store: a reader sees all or none. */
 static __always_inline void ramtrail_store(__le64 *w, u64 v)
 {
+#ifdef RAMTRAIL_TEST_HOOKS
+	if (test_store_held(w, v))	/* a write-combining buffer's delay */
+		return;
+#endif
 	WRITE_ONCE(*w, cpu_to_le64(v));
 }
 
@@ -255,6 +264,17 @@ static __always_inline bool ramtrail_ring_refuse(struct ramtrail_ring *r)
 	if (READ_ONCE(r->stopped) != RAMTRAIL_RING_PAUSED)
 		local_inc(&r->dropped);
 	return false;
+}
+
+/*
+ * [R4]: the floor is released after the record's words have left the CPU
+ * for every other CPU to see, as a freeze that finds it idle hashes them.
+ */
+static __always_inline void ramtrail_ring_release(struct ramtrail_ring *r)
+{
+	if (r->flags & RAMTRAIL_RING_WC)
+		ramtrail_wc_drain();
+	smp_store_release(&r->floor, RAMTRAIL_FLOOR_IDLE);
 }
 
 bool ramtrail_ring_write_slow(struct ramtrail_ring *r, unsigned int type,
@@ -369,10 +389,8 @@ static __always_inline bool ramtrail_ring_write(struct ramtrail_ring *r,
 		}
 	}
 out:
-	if (outer) {
-		/* [R4]: stores done before floor is released */
-		smp_store_release(&r->floor, RAMTRAIL_FLOOR_IDLE);
-	}
+	if (outer)
+		ramtrail_ring_release(r);
 	return ok;
 }
 

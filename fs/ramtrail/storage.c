@@ -604,8 +604,10 @@ void ramtrail_rings_init(struct ramtrail_context *cxt)
 		ramtrail_ring_init(r, (__le64 *)(cxt->base +
 						 ramtrail_zone_offset(h, cpu)),
 				   le32_to_cpu(h->nr_blocks),
-				   cxt->params.stop_when_full ?
-				   RAMTRAIL_RING_STOP_WHEN_FULL : 0);
+				   (cxt->params.stop_when_full ?
+				    RAMTRAIL_RING_STOP_WHEN_FULL : 0) |
+				   (cxt->mem_type == RAMTRAIL_MEM_WC ?
+				    RAMTRAIL_RING_WC : 0));
 		r->pairs = cxt->pairs + (size_t)cpu * RAMTRAIL_PAIRS;
 		r->stopped = cxt->enabled ? 0 : RAMTRAIL_RING_PAUSED;
 	}

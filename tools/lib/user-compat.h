@@ -95,6 +95,26 @@ static inline void local_inc(local_t *l)
 void test_reservation(local_t *l, long old, long new);
 #endif
 
+#ifdef RAMTRAIL_TEST_HOOKS
+/*
+ * Test builds: ramtrail_store() offers each store to the test, which may
+ * hold it back as a write-combining buffer would, until the writer's
+ * ramtrail_wc_drain() (or the test) lets it through.
+ */
+bool test_store_held(void *w, u64 v);
+void test_wc_drain(void);
+
+static inline void ramtrail_wc_drain(void)
+{
+	test_wc_drain();
+}
+#else
+static inline void ramtrail_wc_drain(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+#endif
+
 static inline long local_cmpxchg(local_t *l, long old, long new)
 {
 	long was = old;

@@ -978,6 +978,51 @@ static void test_tail_seal_at_a_block_boundary(void)
 	test_region_free(t);
 }
 
+/*
+ * A freeze on another CPU seals a write-combining zone's newest block
+ * while its writer's last words would still sit in the writer CPU's
+ * write-combining buffers, were they not drained before the floor is
+ * released: they reach memory only after the seal was taken (the CPU's
+ * stop interrupt drains them), and the block must still check.
+ */
+static void test_freeze_seals_a_write_combining_writer_whole(void)
+{
+	struct test_region *t = fresh(1, 8), *c = fresh(1, 8);
+	struct ramtrail_ring *r = &t->ring[0];
+	const size_t total = 2 * PER_BLOCK + 10;
+	size_t n, i;
+
+	r->flags |= RAMTRAIL_RING_WC;
+	for (i = 0; i < total - 5; i++)
+		ramtrail_ring_func(r, i, 0);
+	test_wc = (struct test_wc){ .hold = true };
+	for (; i < total; i++)
+		ramtrail_ring_func(r, i, 0);
+	CHECK(test_wc.drains == 5 && !test_wc.n,
+	      "%u drains, %u stores held at the floor's release",
+	      test_wc.drains, test_wc.n);
+	/* The freezer sees the floor idle and seals what memory holds. */
+	CHECK(r->floor == RAMTRAIL_FLOOR_IDLE, "floor %lx", r->floor);
+	r->stopped = RAMTRAIL_RING_PAUSED;
+	ramtrail_ring_seal_tail(r, local_read(&r->pos));
+	test_wc_flush();
+	test_wc.hold = false;
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(n == total && st.sealed_blocks == 3 && !st.corrupt_blocks &&
+	      out[n - 1].ip == total - 1,
+	      "%zu of %zu records, %llu sealed, %llu damaged", n, total,
+	      (unsigned long long)st.sealed_blocks,
+	      (unsigned long long)st.corrupt_blocks);
+	/* A cached or uncached mapping orders its stores: no drain. */
+	r = &c->ring[0];
+	test_wc = (struct test_wc){ 0 };
+	for (i = 0; i < 10; i++)
+		ramtrail_ring_func(r, i, 0);
+	CHECK(!test_wc.drains, "%u drains on a cached zone", test_wc.drains);
+	test_region_free(t);
+	test_region_free(c);
+}
+
 static void test_flipped_bit_in_newest_header_loses_one_block(void)
 {
 	struct test_region *t = fresh(1, 8);
@@ -1177,6 +1222,7 @@ void test_zone_all(void)
 	RUN(test_sealed_block_with_a_flipped_bit_is_dropped_whole);
 	RUN(test_tail_seal_covers_a_stopped_zone);
 	RUN(test_tail_seal_at_a_block_boundary);
+	RUN(test_freeze_seals_a_write_combining_writer_whole);
 	RUN(test_stale_block_cache_is_rebuilt);
 	RUN(test_live_zone_head_is_read_once);
 	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);

@@ -3,6 +3,35 @@
 #include <stdlib.h>
 #include "testlib.h"
 
+__thread struct test_wc test_wc;
+
+void test_wc_flush(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < test_wc.n; i++)
+		WRITE_ONCE(*test_wc.w[i], cpu_to_le64(test_wc.v[i]));
+	test_wc.n = 0;
+}
+
+bool test_store_held(void *w, u64 v)
+{
+	if (!test_wc.hold)
+		return false;
+	if (test_wc.n == ARRAY_SIZE(test_wc.w) ||
+	    (test_wc.max && test_wc.n == test_wc.max))
+		test_wc_flush();
+	test_wc.w[test_wc.n] = w;
+	test_wc.v[test_wc.n++] = v;
+	return true;
+}
+
+void test_wc_drain(void)
+{
+	test_wc.drains++;
+	test_wc_flush();
+}
+
 struct test_region *test_region_new(u32 nr_cpus, u32 blocks, u32 ring_flags)
 {
 	return test_region_new_saved(nr_cpus, blocks, ring_flags,

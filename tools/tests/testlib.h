@@ -65,6 +65,22 @@ struct ramtrail_saved_trace *test_save_zones(struct test_region *t, u64 off,
 struct ramtrail_dmesg_header *test_add_dmesg(struct test_region *t,
 					     const char *text);
 
+/*
+ * A CPU's write-combining buffers, in test builds: while @hold, the
+ * writer's stores to its zone wait here (up to @max of them) until its
+ * ramtrail_wc_drain() or test_wc_flush(); @drains counts the drains.
+ */
+struct test_wc {
+	bool hold;
+	unsigned int n, max, drains;
+	__le64 *w[64];
+	u64 v[64];
+};
+
+extern __thread struct test_wc test_wc;
+/* The held stores reach memory, as a drain or an interrupt makes them. */
+void test_wc_flush(void);
+
 /* Decode all zones merged; returns the number of records, up to @max. */
 size_t test_decode(const struct test_region *t, struct ramtrail_record *out,
 		   size_t max, struct ramtrail_zone_stats *sum);
