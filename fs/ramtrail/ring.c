@@ -126,11 +126,12 @@ notrace noinline bool ramtrail_ring_write_slow(struct ramtrail_ring *r,
 				return ramtrail_ring_drop(r);
 			}
 			/*
-			 * [R4]: neither the outer reservation's block nor the
-			 * one before it (its time base while its header may
-			 * still be unwritten) is entered again.
+			 * [R4]: a nested writer enters neither the outer
+			 * reservation's block nor the one before it (its time
+			 * base while its header may still be unwritten). The
+			 * outermost writer has none in flight below it.
 			 */
-			if (((next - 1) >> RAMTRAIL_BLOCK_SHIFT) -
+			if (!outer && ((next - 1) >> RAMTRAIL_BLOCK_SHIFT) -
 			    (floor >> RAMTRAIL_BLOCK_SHIFT) >= r->nr_blocks - 1)
 				return ramtrail_ring_drop(r);
 		}

@@ -203,9 +203,19 @@ inline step(d)
 				gnew = (nxt - 1) / BW;
 				w_g[d] = gnew;
 #ifndef MUT_R4
-				/* [R4] not the floor's slot, nor the one before */
+				/*
+				 * [R4] a nested writer: not the floor's slot,
+				 * nor the one before
+				 */
 				if
+#ifdef MUT_R4_OUTER
 				:: rfloor != IDLE && gnew - rfloor / BW >= NB - 1 ->
+#else
+				:: !w_outer[d] && rfloor != IDLE &&
+				   gnew - rfloor / BW >= NB - 1 ->
+#endif
+					/* the outermost writer is never refused */
+					assert(!w_outer[d]);
 					dropped++; w_pc[d] = P_OUT; goto stepped
 				:: else -> skip
 				fi

@@ -64,6 +64,7 @@ run nb3-depth2-freeze hold -DNB=3 -DDEPTH=2 -DRECS=5 -DFREEZE
 run mut-r1-counter-outside-loop refuted -DMUT_R1 -DNB=2 -DDEPTH=2 -DRECS=6
 run mut-r3-no-generation-check refuted -DMUT_R3 -DNB=2 -DDEPTH=2 -DRECS=6
 run mut-r4-nested-enter-any refuted -DMUT_R4 -DNB=2 -DDEPTH=2 -DRECS=6
+run mut-r4-outer-refused refuted -DMUT_R4_OUTER -DNB=2 -DDEPTH=2 -DRECS=6
 run mut-r7-nested-seal refuted -DMUT_R7 -DNB=3 -DDEPTH=2 -DRECS=6
 run mut-lap-reader-any-lap refuted -DMUT_LAP -DNB=2 -DDEPTH=2 -DRECS=6
 run mut-tail-seal-end-block refuted -DMUT_TAIL -DNB=2 -DDEPTH=2 -DRECS=6 -DFREEZE

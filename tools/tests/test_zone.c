@@ -1023,6 +1023,42 @@ static void test_freeze_seals_a_write_combining_writer_whole(void)
 	test_region_free(c);
 }
 
+/*
+ * The outermost writer of a two-block zone enters the next block as
+ * writers of larger zones do: only nested writers are kept from the
+ * slot of the block before the floor's.
+ */
+static void test_two_block_zone_records_on(void)
+{
+	struct test_region *t = fresh(1, 2);
+	struct ramtrail_ring *r = &t->ring[0];
+	const size_t total = 5 * PER_BLOCK;
+	size_t n, kept = 0, i;
+
+	/* Callers never repeated: 16 bytes each, a block's tail padded. */
+	for (i = 0; i < total; i++)
+		kept += ramtrail_ring_func(r, i, i + 1);
+	n = test_decode(t, out, MAXREC, &st);
+	CHECK(kept == total && !local_read(&r->dropped) &&
+	      local_read(&r->pos) >> RAMTRAIL_BLOCK_SHIFT >= 8 &&
+	      n > PER_BLOCK / 4 && n <= PER_BLOCK && out[n - 1].ip == total - 1,
+	      "%zu of %zu recorded, %ld dropped, %zu read, the last %x", kept,
+	      total, local_read(&r->dropped), n, n ? out[n - 1].ip : 0);
+	/* A nested writer still keeps out of the floor's block's slot. */
+	r->floor = local_read(&r->pos);
+	for (i = 0; i < 2 * PER_BLOCK; i++)
+		ramtrail_ring_func(r, i, 0);
+	CHECK(local_read(&r->dropped) > 0 &&
+	      (local_read(&r->pos) - 1) >> RAMTRAIL_BLOCK_SHIFT ==
+	      (r->floor >> RAMTRAIL_BLOCK_SHIFT),
+	      "nested: %ld dropped, block %ld of the floor's %lu",
+	      local_read(&r->dropped),
+	      local_read(&r->pos) >> RAMTRAIL_BLOCK_SHIFT,
+	      r->floor >> RAMTRAIL_BLOCK_SHIFT);
+	r->floor = RAMTRAIL_FLOOR_IDLE;
+	test_region_free(t);
+}
+
 static void test_flipped_bit_in_newest_header_loses_one_block(void)
 {
 	struct test_region *t = fresh(1, 8);
@@ -1223,6 +1259,7 @@ void test_zone_all(void)
 	RUN(test_tail_seal_covers_a_stopped_zone);
 	RUN(test_tail_seal_at_a_block_boundary);
 	RUN(test_freeze_seals_a_write_combining_writer_whole);
+	RUN(test_two_block_zone_records_on);
 	RUN(test_stale_block_cache_is_rebuilt);
 	RUN(test_live_zone_head_is_read_once);
 	RUN(test_stop_when_full_keeps_the_oldest_and_counts_drops);
