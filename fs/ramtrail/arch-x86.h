@@ -65,7 +65,7 @@ static inline void ramtrail_arch_flush_cached(void *p, size_t len)
  */
 static __always_inline void ramtrail_arch_wc_drain(void)
 {
-	wmb();
+	wmb();	/* pairs with ramtrail_rings_seal()'s smp_rmb() ([R4]) */
 }
 
 static inline void ramtrail_arch_module_areas(u64 *start, u64 *size)

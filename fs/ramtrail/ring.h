@@ -274,6 +274,7 @@ static __always_inline void ramtrail_ring_release(struct ramtrail_ring *r)
 {
 	if (r->flags & RAMTRAIL_RING_WC)
 		ramtrail_wc_drain();
+	/* pairs with ramtrail_rings_seal()'s smp_rmb() after the floor */
 	smp_store_release(&r->floor, RAMTRAIL_FLOOR_IDLE);
 }
 
