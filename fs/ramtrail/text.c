@@ -74,6 +74,42 @@ static void ramtrail_put_name(struct ramtrail_line *l,
 	l->pos = l->pos + n < l->len ? l->pos + n : l->len - 1;
 }
 
+/*
+ * Task names, markers, the log's text, a forged header's release reach
+ * terminals, journals and the tools' parsers: every byte but printable
+ * ASCII prints as '?', so that none ends a line, starts an escape
+ * sequence (ESC, or 0x9b, the 8-bit CSI) or hides in a column.
+ */
+static char ramtrail_text_byte(u8 c)
+{
+	return c >= ' ' && c < 0x7f ? c : '?';
+}
+
+/**
+ * ramtrail_text_clean() - copy a string that user space chose, to print it
+ * @dst: @n bytes: the string, then NULs to the end (unless @n is 0)
+ * @src: up to @n - 1 bytes, up to a NUL
+ * @n: bytes
+ *
+ * Every byte but printable ASCII becomes '?'. The filter of every string
+ * on its way into the text this file writes, and into the tools' exports
+ * of task names.
+ *
+ * Return: the length of @dst.
+ */
+size_t ramtrail_text_clean(char *dst, const void *src, size_t n)
+{
+	const u8 *s = src;
+	size_t i;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n - 1 && s[i]; i++)
+		dst[i] = ramtrail_text_byte(s[i]);
+	memset(dst + i, 0, n - i);
+	return i;
+}
+
 /* Pids are dense: a multiplicative hash spreads them over the slots. */
 static u32 ramtrail_comm_slot(const struct ramtrail_comms *c, u32 pid, u32 i)
 {
@@ -128,8 +164,7 @@ void ramtrail_comms_add(struct ramtrail_comms *c,
 	s->pid = le32_to_cpu(task->pid);
 	s->tgid = le32_to_cpu(task->tgid);
 	/* The kernel's comm has at most 15 characters and a NUL. */
-	memcpy(s->comm, task->comm, RAMTRAIL_COMM_LEN - 1);
-	s->comm[RAMTRAIL_COMM_LEN - 1] = 0;
+	ramtrail_text_clean(s->comm, task->comm, RAMTRAIL_COMM_LEN);
 }
 
 /**
@@ -160,18 +195,23 @@ const char *ramtrail_comms_find(const struct ramtrail_comms *c, u32 pid)
  * @tx: its table
  * @r: the event; its own task is the best source for its own pid
  * @pid: the task
+ * @buf: room for the name when it is the event's own task's
  *
- * Return: the name, or "<...>" as ftrace prints a pid it has no name for.
+ * Return: the name, through ramtrail_text_clean(), or "<...>" as ftrace
+ * prints a pid it has no name for.
  */
 const char *ramtrail_text_comm(const struct ramtrail_text *tx,
-			       const struct ramtrail_record *r, u32 pid)
+			       const struct ramtrail_record *r, u32 pid,
+			       char buf[RAMTRAIL_COMM_LEN])
 {
 	const char *comm;
 
 	if (r->task_known && le32_to_cpu(r->task.pid) == pid &&
 	    r->task.comm[0] &&
-	    !r->task.comm[RAMTRAIL_COMM_LEN - 1])
-		return r->task.comm;
+	    !r->task.comm[RAMTRAIL_COMM_LEN - 1]) {
+		ramtrail_text_clean(buf, r->task.comm, RAMTRAIL_COMM_LEN);
+		return buf;
+	}
 	/* pid 0 in an event of CPU N: the idle task of CPU N */
 	comm = ramtrail_comms_find(&tx->comms,
 				   pid ? pid : RAMTRAIL_COMM_IDLE(r->cpu));
@@ -219,34 +259,22 @@ static union ramtrail_payload ramtrail_payload_of(const struct ramtrail_record *
 	return p;
 }
 
-/* The events' TP_printk()s, for records ramtrail_event_desc() accepts. */
-static void ramtrail_text_console(struct ramtrail_line *l,
-				  const struct ramtrail_record *r,
-				  const struct ramtrail_text *tx)
-{
-	size_t n = strnlen((const char *)r->data, r->len);
-
-	if (n && r->data[n - 1] == '\n')
-		n--;
-	ramtrail_put(l, "%.*s", (int)n, (const char *)r->data);
-}
-
 /*
- * A marker: the bytes user space wrote, up to a NUL, a final newline
- * dropped; a control byte prints as '?', so that a record is one line.
+ * The events' TP_printk()s, for records ramtrail_event_desc() accepts.
+ *
+ * A log line or a marker: its bytes up to a NUL, a final newline dropped,
+ * through ramtrail_text_clean(), so that a record is one line.
  */
-static void ramtrail_text_marker(struct ramtrail_line *l,
+static void ramtrail_text_string(struct ramtrail_line *l,
 				 const struct ramtrail_record *r,
 				 const struct ramtrail_text *tx)
 {
-	size_t i, n = strnlen((const char *)r->data, r->len);
-	char c[RAMTRAIL_EVENT_MAX_LEN];
+	size_t n = strnlen((const char *)r->data, r->len);
+	char c[RAMTRAIL_EVENT_MAX_LEN + 1];
 
 	if (n && r->data[n - 1] == '\n')
 		n--;
-	for (i = 0; i < n; i++)
-		c[i] = r->data[i] < 0x20 || r->data[i] == 0x7f ? '?' :
-							       r->data[i];
+	n = ramtrail_text_clean(c, r->data, n + 1);
 	ramtrail_put_str(l, c, n);
 }
 
@@ -255,14 +283,15 @@ static void ramtrail_text_switch(struct ramtrail_line *l,
 				 const struct ramtrail_text *tx)
 {
 	union ramtrail_payload p = ramtrail_payload_of(r);
+	char comm[RAMTRAIL_COMM_LEN];
 
 	ramtrail_put(l, "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=",
-		     ramtrail_text_comm(tx, r, le32_to_cpu(p.sw.prev_pid)),
+		     ramtrail_text_comm(tx, r, le32_to_cpu(p.sw.prev_pid), comm),
 		     (int)le32_to_cpu(p.sw.prev_pid),
 		     (int)le32_to_cpu(p.sw.prev_prio));
 	ramtrail_put_state(l, le32_to_cpu(p.sw.prev_state));
 	ramtrail_put(l, " ==> next_comm=%s next_pid=%d next_prio=%d",
-		     ramtrail_text_comm(tx, r, le32_to_cpu(p.sw.next_pid)),
+		     ramtrail_text_comm(tx, r, le32_to_cpu(p.sw.next_pid), comm),
 		     (int)le32_to_cpu(p.sw.next_pid),
 		     (int)le32_to_cpu(p.sw.next_prio));
 }
@@ -272,9 +301,10 @@ static void ramtrail_text_wakeup(struct ramtrail_line *l,
 				 const struct ramtrail_text *tx)
 {
 	union ramtrail_payload p = ramtrail_payload_of(r);
+	char comm[RAMTRAIL_COMM_LEN];
 
 	ramtrail_put(l, "comm=%s pid=%d prio=%d target_cpu=%03d",
-		     ramtrail_text_comm(tx, r, le32_to_cpu(p.wake.pid)),
+		     ramtrail_text_comm(tx, r, le32_to_cpu(p.wake.pid), comm),
 		     (int)le32_to_cpu(p.wake.pid),
 		     (int)le32_to_cpu(p.wake.prio),
 		     (int)le32_to_cpu(p.wake.target_cpu));
@@ -285,10 +315,11 @@ static void ramtrail_text_irq_entry(struct ramtrail_line *l,
 				    const struct ramtrail_text *tx)
 {
 	size_t n = strnlen((const char *)r->data + 4, r->len - 4);
+	char name[RAMTRAIL_EVENT_MAX_LEN];
 
-	ramtrail_put(l, "irq=%d name=%.*s",
-		     (int)le32_to_cpu(ramtrail_payload_of(r).u[0]),
-		     (int)n, (const char *)r->data + 4);
+	ramtrail_text_clean(name, r->data + 4, n + 1);
+	ramtrail_put(l, "irq=%d name=%s",
+		     (int)le32_to_cpu(ramtrail_payload_of(r).u[0]), name);
 }
 
 static void ramtrail_text_irq_exit(struct ramtrail_line *l,
@@ -471,7 +502,7 @@ static const struct ramtrail_event_field ramtrail_timer_exit_fields[] = {
  */
 static const struct ramtrail_event_desc ramtrail_event_descs[RAMTRAIL_EV_NR] = {
 	[RAMTRAIL_EV_PRINTK] = { "printk", "console", 0,
-		ramtrail_text_console,
+		ramtrail_text_string,
 		RT_FORMAT(RT_CONSOLE_PRINT, ramtrail_console_fields), NULL },
 	[RAMTRAIL_EV_SCHED_SWITCH] = { "sched", "sched_switch",
 		sizeof(struct ramtrail_ev_switch), ramtrail_text_switch,
@@ -516,7 +547,7 @@ static const struct ramtrail_event_desc ramtrail_event_descs[RAMTRAIL_EV_NR] = {
 		ramtrail_text_timer_exit,
 		RT_FORMAT(RT_TIMER_EXIT_PRINT, ramtrail_timer_exit_fields), NULL },
 	/* ftrace's own event (its ftrace section), as trace_marker writes */
-	[RAMTRAIL_EV_MARKER] = { "ftrace", "print", 0, ramtrail_text_marker,
+	[RAMTRAIL_EV_MARKER] = { "ftrace", "print", 0, ramtrail_text_string,
 		RT_FORMAT(RT_PRINT_PRINT, ramtrail_print_fields),
 		.label = "tracing_mark_write" },
 };
@@ -707,13 +738,13 @@ static __always_inline unsigned int ramtrail_dec_len(u64 v)
  */
 static bool ramtrail_text_prefix(struct ramtrail_line *l,
 				 const struct ramtrail_record *r,
+				 const char comm[RAMTRAIL_COMM_LEN],
 				 const char *flags, u64 sec, u32 usec)
 {
 	/* A comm's 16 bytes are copied whole: so are these. */
 	static const char unknown[RAMTRAIL_COMM_LEN] = "<unknown>";
 	static const char idle[RAMTRAIL_COMM_LEN] = "<idle>";
 	char *p = l->buf + l->pos, *start;
-	const char *comm = r->task.comm;
 	unsigned int n;
 	u32 pid = le32_to_cpu(r->task.pid);
 
@@ -764,7 +795,7 @@ static void ramtrail_put_printable(struct ramtrail_line *l, const char *s,
 	size_t i;
 
 	for (i = 0; i < n && s[i] && l->pos + 1 < l->len; i++)
-		l->buf[l->pos++] = s[i] >= ' ' && s[i] < 0x7f ? s[i] : '?';
+		l->buf[l->pos++] = ramtrail_text_byte(s[i]);
 	l->buf[l->pos] = 0;
 }
 
@@ -845,21 +876,21 @@ size_t ramtrail_text_record(char *buf, size_t len,
 			    const struct ramtrail_text *tx)
 {
 	struct ramtrail_line l = { .buf = buf, .len = len };
-	char flags[RAMTRAIL_TEXT_FLAGS_LEN];
+	char flags[RAMTRAIL_TEXT_FLAGS_LEN], comm[RAMTRAIL_COMM_LEN];
 	u32 usec;
 	u64 sec;
 
 	buf[0] = 0;
 	ramtrail_text_flags(flags, r);
+	ramtrail_text_clean(comm, r->task.comm, sizeof(comm));
 	sec = div_u64_rem(ramtrail_text_usecs(ns), 1000000, &usec);
-	if (!ramtrail_text_prefix(&l, r, flags, sec, usec)) {
+	if (!ramtrail_text_prefix(&l, r, comm, flags, sec, usec)) {
 		if (!r->task_known)
 			ramtrail_put(&l, "%16s-%-7s", "<unknown>", "?");
 		else if (!r->task.pid)
 			ramtrail_put(&l, "%16s-%-7d", "<idle>", 0);
 		else
-			ramtrail_put(&l, "%16.*s-%-7d", RAMTRAIL_COMM_LEN - 1,
-				     r->task.comm,
+			ramtrail_put(&l, "%16s-%-7d", comm,
 				     (int)le32_to_cpu(r->task.pid));
 		ramtrail_put(&l, " [%03u] %s %5llu.%06u: ", r->cpu, flags,
 			     (unsigned long long)sec, usec);

@@ -134,7 +134,9 @@ void ramtrail_comms_add(struct ramtrail_comms *c,
 			const struct ramtrail_ev_task *task);
 const char *ramtrail_comms_find(const struct ramtrail_comms *c, u32 pid);
 const char *ramtrail_text_comm(const struct ramtrail_text *tx,
-			       const struct ramtrail_record *r, u32 pid);
+			       const struct ramtrail_record *r, u32 pid,
+			       char buf[RAMTRAIL_COMM_LEN]);
+size_t ramtrail_text_clean(char *dst, const void *src, size_t n);
 const char *ramtrail_text_event_name(const struct ramtrail_record *r);
 size_t ramtrail_text_module(char *buf, size_t len,
 			    const struct ramtrail_module_entry *m, u64 addr);

@@ -319,11 +319,12 @@ static void rt_pf_wakeup(struct rt_pf *pf, struct rt_text *x,
 			 const struct ramtrail_record *z, u32 field)
 {
 	struct ramtrail_ev_wakeup w;
+	char comm[RAMTRAIL_COMM_LEN];
 	u32 pid;
 
 	memcpy(&w, z->data, sizeof(w));
 	pid = le32_to_cpu(w.pid);
-	rt_pb_str(&pf->msg, 1, ramtrail_text_comm(&x->tx, z, pid));
+	rt_pb_str(&pf->msg, 1, ramtrail_text_comm(&x->tx, z, pid, comm));
 	rt_pb_i32(&pf->msg, 2, pid);
 	rt_pb_i32(&pf->msg, 3, le32_to_cpu(w.prio));
 	rt_pb_i32(&pf->msg, 4, 1);		/* success */
@@ -337,6 +338,7 @@ static void rt_pf_kernel(struct rt_pf *pf, struct rt_text *x,
 			 const struct ramtrail_record *z)
 {
 	struct ramtrail_ev_switch sw;
+	char comm[RAMTRAIL_COMM_LEN];
 	struct ramtrail_ev_timer tm;
 	struct ramtrail_ev_work wo;
 	u32 v[2];
@@ -353,11 +355,11 @@ static void rt_pf_kernel(struct rt_pf *pf, struct rt_text *x,
 		memcpy(&sw, z->data, sizeof(sw));
 		v[0] = le32_to_cpu(sw.prev_pid);
 		v[1] = le32_to_cpu(sw.next_pid);
-		rt_pb_str(&pf->msg, 1, ramtrail_text_comm(&x->tx, z, v[0]));
+		rt_pb_str(&pf->msg, 1, ramtrail_text_comm(&x->tx, z, v[0], comm));
 		rt_pb_i32(&pf->msg, 2, v[0]);
 		rt_pb_i32(&pf->msg, 3, le32_to_cpu(sw.prev_prio));
 		rt_pb_u(&pf->msg, 4, le32_to_cpu(sw.prev_state));
-		rt_pb_str(&pf->msg, 5, ramtrail_text_comm(&x->tx, z, v[1]));
+		rt_pb_str(&pf->msg, 5, ramtrail_text_comm(&x->tx, z, v[1], comm));
 		rt_pb_i32(&pf->msg, 6, v[1]);
 		rt_pb_i32(&pf->msg, 7, le32_to_cpu(sw.next_prio));
 		return rt_pf_event(pf, r, PF_EV_SCHED_SWITCH);

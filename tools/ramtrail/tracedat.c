@@ -203,13 +203,15 @@ static void rt_put_comm(u8 *p, const char *comm)
 	memcpy(p, comm, strnlen(comm, RAMTRAIL_COMM_LEN - 1));
 }
 
-/* A __data_loc string at @off: the text, a NUL; returns the end. */
+/*
+ * A __data_loc string at @off: the text of @len bytes through
+ * ramtrail_text_clean() (no byte of it ends a reader's line), a NUL;
+ * returns the end.
+ */
 static u32 rt_put_string(u8 *e, u32 loc, u32 off, const u8 *s, u32 len)
 {
-	len = strnlen((const char *)s, len);
+	len = ramtrail_text_clean((char *)e + off, s, len + 1);
 	rt_put32(e + loc, off | (len + 1) << 16);
-	memcpy(e + off, s, len);
-	e[off + len] = 0;
 	return off + len + 1;
 }
 
@@ -222,6 +224,7 @@ static u32 rt_kernel_payload(const struct rt_text *x,
 {
 	const struct ramtrail_event_desc *d = ramtrail_event_desc(z->id);
 	const struct ramtrail_event_field *f;
+	char comm[RAMTRAIL_COMM_LEN];
 	u32 len = 0, v, n;
 
 	/* A string goes after the fields: the event's fixed part. */
@@ -242,7 +245,7 @@ static u32 rt_kernel_payload(const struct rt_text *x,
 			break;
 		case RAMTRAIL_FIELD_COMM:
 			rt_put_comm(e + f->offset,
-				    ramtrail_text_comm(&x->tx, z, v));
+				    ramtrail_text_comm(&x->tx, z, v, comm));
 			break;
 		case RAMTRAIL_FIELD_FUNC:
 			rt_put64(e + f->offset, x->t->text_base + v);
@@ -262,8 +265,8 @@ static u32 rt_kernel_payload(const struct rt_text *x,
 				    z->len - f->src);
 			if (n && z->data[f->src + n - 1] == '\n')
 				n--;
-			memcpy(e + f->offset, z->data + f->src, n);
-			e[f->offset + n] = 0;
+			n = ramtrail_text_clean((char *)e + f->offset,
+						z->data + f->src, n + 1);
 			len = f->offset + n + 1;
 			break;
 		case RAMTRAIL_FIELD_LABEL:

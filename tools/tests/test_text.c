@@ -104,7 +104,7 @@ static void test_marker_text_is_one_line(void)
 		{ "request 42\n", 11, "request 42" },
 		{ "a\nb\n\n", 5, "a?b?" },
 		{ "ab\0cd", 5, "ab" },
-		{ "\x1b[31mred\x7f\t\xc3\xa9", 13, "?[31mred??\xc3\xa9" },
+		{ "\x1b[31mred\x7f\t\xc3\xa9\x9b", 14, "?[31mred?????" },
 		{ "", 0, "" },
 	};
 	struct ramtrail_text tx = { .name = test_name };
@@ -135,6 +135,63 @@ static void test_marker_text_is_one_line(void)
  * (tools/ramtrail/image.c), a forged release or build kept on its line,
  * the longest fields within a line's room.
  */
+/*
+ * Whatever bytes user space puts in a task's name, a marker or the log, a
+ * record's text is one line of printable ASCII whose columns stay where
+ * a reader counts them: the comm right-aligned in 16, '-', the pid.
+ */
+static void test_user_strings_cannot_forge_lines(void)
+{
+	static const char *const hostile[] = {
+		"a\n# trace: x", "\x1b]0;t\x07", "\2332J\xc3\xa9",
+		"x [y", "\t\r\x7f\x80\xff",
+	};
+	static struct ramtrail_comm slots[16];
+	struct ramtrail_text tx = { .name = test_name };
+	struct ramtrail_record r = { .type = RAMTRAIL_W_EVENT, .cpu = 1,
+				     .task_known = true };
+	struct ramtrail_ev_switch sw = { .prev_pid = cpu_to_le32(7),
+					 .next_pid = cpu_to_le32(8) };
+	struct ramtrail_ev_task t8 = { .pid = cpu_to_le32(8) };
+	char got[RAMTRAIL_TEXT_LINE_MAX];
+	unsigned int i, k, bad = 0;
+	size_t n, j;
+
+	ramtrail_comms_init(&tx.comms, slots, ARRAY_SIZE(slots));
+	for (i = 0; i < ARRAY_SIZE(hostile); i++) {
+		for (k = 0; k < 4; k++) {
+			memset(&r.task.comm, 0, sizeof(r.task.comm));
+			strncpy(r.task.comm, hostile[i], RAMTRAIL_COMM_LEN - 1);
+			r.task.pid = cpu_to_le32(7);
+			memset(r.data, 0, sizeof(r.data));
+			if (k == 0) {		/* its own task, then the next's */
+				strncpy(t8.comm, hostile[i], RAMTRAIL_COMM_LEN - 1);
+				ramtrail_comms_add(&tx.comms, &t8);
+				r.id = RAMTRAIL_EV_SCHED_SWITCH;
+				memcpy(r.data, &sw, sizeof(sw));
+				r.len = sizeof(sw);
+			} else if (k == 1 || k == 2) {	/* a marker, the log */
+				r.id = k == 1 ? RAMTRAIL_EV_MARKER :
+						RAMTRAIL_EV_PRINTK;
+				r.len = strlen(hostile[i]);
+				memcpy(r.data, hostile[i], r.len);
+			} else {		/* an interrupt's name */
+				r.id = RAMTRAIL_EV_IRQ_ENTRY;
+				r.len = 4 + strlen(hostile[i]) + 1;
+				memcpy(r.data + 4, hostile[i], r.len - 5);
+			}
+			n = ramtrail_text_record(got, sizeof(got), &r, 1000, &tx);
+			for (j = 0; j < n - 1; j++)
+				bad += got[j] < ' ' || got[j] > 0x7e;
+			bad += got[n - 1] != '\n' || got[16] != '-' ||
+			       strncmp(got + 17, "7       [001]", 13);
+			if (bad)
+				printf("     %u/%u: %s", i, k, got);
+			CHECK(!bad, "hostile string %u, record kind %u", i, k);
+		}
+	}
+}
+
 static void test_saved_text_header(void)
 {
 	static const char want[] =
@@ -574,6 +631,7 @@ void test_text_all(void)
 {
 	RUN(test_text_line_is_ftrace_format);
 	RUN(test_marker_text_is_one_line);
+	RUN(test_user_strings_cannot_forge_lines);
 	RUN(test_saved_text_header);
 	RUN(test_module_table_never_guesses);
 	RUN(test_module_init_text_named_by_time);
