@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * arm64: the generic timer's virtual counter, cleaning to the point of
- * coherency, a text window placed around the kernel image. See arch.h.
+ * coherency (arch-arm64.c), a text window placed around the kernel image.
+ * See arch.h.
  *
  * With KASLR the kernel image lies anywhere in the vmalloc area, and its
  * modules in a 2 GiB box that contains the image (6.12; 6.1: a 128 MiB
@@ -15,7 +16,6 @@
 #define _RAMTRAIL_ARCH_ARM64_H
 
 #include <linux/kernel.h>
-#include <linux/libnvdimm.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 #include <asm/arch_timer.h>
@@ -75,11 +75,7 @@ static inline u32 ramtrail_arch_clock_flags(void)
 	return RAMTRAIL_F_CLOCK_RELIABLE;
 }
 
-/* Clean to the point of persistence, at or past the point of coherency. */
-static inline void ramtrail_arch_flush_cached(void *p, size_t len)
-{
-	arch_wb_cache_pmem(p, len);
-}
+void ramtrail_arch_flush_cached(void *p, size_t len);
 
 /*
  * Write-combining is Normal Non-cacheable memory, which a release orders
