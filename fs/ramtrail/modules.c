@@ -109,7 +109,8 @@ u64 ramtrail_kernel_build(void)
 		/* Not "name+0x0/0xsize [module]": a module's, or a stub's. */
 		if (strncmp(name, ramtrail_kernel_funcs[i], len) ||
 		    strncmp(name + len, "+0x0/", 5) || strchr(name, '[')) {
-			pr_err("%s is not %s: no kernel build hash\n", name,
+			/* Not its text: it may be a raw address, not a name. */
+			pr_err("%s's address names another symbol: no kernel build hash\n",
 			       ramtrail_kernel_funcs[i]);
 			kfree(name);
 			return 0;
