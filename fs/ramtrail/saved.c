@@ -11,6 +11,9 @@ _Static_assert(offsetof(struct ramtrail_saved_trace, erased) ==
 	       offsetof(struct ramtrail_saved_trace, checksum) + 4,
 	       "erased must follow checksum: one span outside the checksum");
 
+/* Bytes of the saved area a scan reads between two cond_resched(). */
+#define RAMTRAIL_SAVED_RESCHED	BIT_ULL(20)
+
 /* A module entry's time @ts (0: none), in the nanoseconds of the records. */
 static void ramtrail_saved_time_le(const struct ramtrail_region_header *hdr,
 				   __le64 *ts)
@@ -191,8 +194,12 @@ void ramtrail_saved_scan(struct ramtrail_region *reg)
 		       READ_ONCE(area[off / 4]) != magic &&
 		       READ_ONCE(area[off / 4 + 2]) != magic &&
 		       READ_ONCE(area[off / 4 + 4]) != magic &&
-		       READ_ONCE(area[off / 4 + 6]) != magic)
+		       READ_ONCE(area[off / 4 + 6]) != magic) {
 			off += 32;
+			/* An uncached MiB takes a while: let others run. */
+			if (!(off & (RAMTRAIL_SAVED_RESCHED - 1)))
+				cond_resched();
+		}
 		while (off <= last &&
 		       READ_ONCE(area[off / 4]) != magic)
 			off += 8;
@@ -287,6 +294,8 @@ u32 ramtrail_saved_heal(struct ramtrail_region *reg, u64 *boot_ids)
 	for (off = 0; off <= last; off += 8) {
 		u32 w = le32_to_cpu(READ_ONCE(area[off / 4]));
 
+		if (!(off & (RAMTRAIL_SAVED_RESCHED - 1)))
+			cond_resched();
 		if (!ramtrail_saved_magic_near(w, ramtrail_saved_magic(reg)) ||
 		    ramtrail_saved_signed(reg, off))
 			continue;
