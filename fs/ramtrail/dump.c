@@ -111,11 +111,13 @@ static notrace u64 ramtrail_dump_plan(struct ramtrail_context *cxt,
 				      u32 lines, u64 end_ts)
 {
 	const struct ramtrail_region_header *h = &cxt->reg.hdr;
+	struct ramtrail_ring *r;
 
 	w->zone = (const __le64 *)(cxt->base + ramtrail_zone_offset(h, cpu));
 	w->nr_blocks = le32_to_cpu(h->nr_blocks);
 	w->cpu = cpu;
-	w->end = local_read(&per_cpu_ptr(cxt->rings, cpu)->pos);
+	r = ramtrail_ring_of(cxt, cpu);
+	w->end = r ? local_read(&r->pos) : 0;
 	w->end_ts = end_ts;
 	ramtrail_tail_find(w, c, lines);
 	return w->newest_ts;

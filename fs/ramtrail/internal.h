@@ -275,6 +275,20 @@ struct ramtrail_context {
 	u32 dmesg_next;
 };
 
+/*
+ * The ring of CPU @cpu, or NULL for an id no CPU of this boot has: a
+ * region's zones may outnumber them (a layout kept from a boot with more
+ * CPUs, a sparse cpu_possible_mask), and per_cpu_ptr() of such an id
+ * points nowhere.
+ */
+static __always_inline struct ramtrail_ring *
+ramtrail_ring_of(struct ramtrail_context *cxt, u32 cpu)
+{
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return NULL;
+	return per_cpu_ptr(cxt->rings, cpu);
+}
+
 /**
  * struct ramtrail_reloc - how a saved trace's offsets map to this boot
  * @t: the saved trace

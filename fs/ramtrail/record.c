@@ -87,12 +87,14 @@ EXPORT_SYMBOL_GPL(ramtrail_record_event);
  */
 static notrace void ramtrail_rings_pause(struct ramtrail_context *cxt, bool pause)
 {
+	struct ramtrail_ring *r;
 	u32 cpu;
 
-	for (cpu = 0; cpu < le32_to_cpu(cxt->hdr->nr_cpus) && cpu < nr_cpu_ids;
-	     cpu++)
-		WRITE_ONCE(per_cpu_ptr(cxt->rings, cpu)->stopped,
-			   pause ? RAMTRAIL_RING_PAUSED : 0);
+	for (cpu = 0; cpu < le32_to_cpu(cxt->hdr->nr_cpus); cpu++) {
+		r = ramtrail_ring_of(cxt, cpu);
+		if (r)
+			WRITE_ONCE(r->stopped, pause ? RAMTRAIL_RING_PAUSED : 0);
+	}
 }
 
 /*

@@ -80,10 +80,10 @@ notrace void ramtrail_end(struct ramtrail_context *cxt, u32 reason, u32 state)
 
 	f->checksum = 0;
 	for (cpu = 0; cpu < le32_to_cpu(h->nr_cpus); cpu++) {
-		struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
+		struct ramtrail_ring *r = ramtrail_ring_of(cxt, cpu);
 
-		f->zone[cpu].freeze_pos = cpu_to_le64(local_read(&r->pos));
-		f->zone[cpu].dropped = cpu_to_le64(local_read(&r->dropped));
+		f->zone[cpu].freeze_pos = cpu_to_le64(r ? local_read(&r->pos) : 0);
+		f->zone[cpu].dropped = cpu_to_le64(r ? local_read(&r->dropped) : 0);
 	}
 	f->reason = cpu_to_le32(reason);
 	f->boot_id = h->boot_id;
@@ -645,10 +645,15 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
 	smp_rmb();	/* [R4]: ramtrail_end()'s positions before the floors */
 	for (us = 0; left && us < RAMTRAIL_SEAL_WAIT_US; us++) {
 		for (cpu = 0; cpu < nr; cpu++) {
-			struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
+			struct ramtrail_ring *r = ramtrail_ring_of(cxt, cpu);
 
 			if (test_bit(cpu, done))
 				continue;
+			if (!r) {	/* no CPU: nothing written */
+				__set_bit(cpu, done);
+				left--;
+				continue;
+			}
 			if (READ_ONCE(r->floor) != RAMTRAIL_FLOOR_IDLE) {
 				/* Ours never finishes: the crash interrupted it. */
 				if (cpu == self) {
@@ -686,7 +691,8 @@ notrace void ramtrail_rings_unseal(struct ramtrail_context *cxt)
 	u32 cpu, nr = min_t(u32, le32_to_cpu(cxt->hdr->nr_cpus), nr_cpu_ids);
 
 	for (cpu = 0; cpu < nr; cpu++)
-		ramtrail_ring_unseal(per_cpu_ptr(cxt->rings, cpu));
+		if (ramtrail_ring_of(cxt, cpu))
+			ramtrail_ring_unseal(ramtrail_ring_of(cxt, cpu));
 }
 
 /**
@@ -778,10 +784,13 @@ static int ramtrail_cpus_show(struct seq_file *m, void *unused)
 	u64 zone = (u64)le32_to_cpu(h->nr_blocks) << RAMTRAIL_BLOCK_SHIFT;
 	u32 cpu;
 
-	for (cpu = 0; cpu < le32_to_cpu(h->nr_cpus) && cpu < nr_cpu_ids;
-	     cpu++) {
-		struct ramtrail_ring *r = per_cpu_ptr(cxt->rings, cpu);
-		u64 pos = local_read(&r->pos);
+	for (cpu = 0; cpu < le32_to_cpu(h->nr_cpus); cpu++) {
+		struct ramtrail_ring *r = ramtrail_ring_of(cxt, cpu);
+		u64 pos;
+
+		if (!r)
+			continue;
+		pos = local_read(&r->pos);
 
 		seq_printf(m, "cpu: %u records=%lu dropped=%lu laps=%llu pos=%llu stopped=%u\n",
 			   cpu, local_read(&r->records), local_read(&r->dropped),
