@@ -126,10 +126,13 @@ static notrace u64 ramtrail_dump_plan(struct ramtrail_context *cxt,
 /* The CPU that froze recording for a crash, or -1. */
 static notrace int ramtrail_dump_crash_cpu(struct ramtrail_context *cxt)
 {
-	u32 reason = le32_to_cpu(READ_ONCE(cxt->hdr->freeze.reason));
+	u32 reason;
 
-	if (atomic_read(&cxt->freeze_state) != RAMTRAIL_FROZEN ||
-	    (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS))
+	if (atomic_read_acquire(&cxt->freeze_state) != RAMTRAIL_FROZEN)
+		return -1;
+	/* the reason the freeze wrote before it set FROZEN */
+	reason = le32_to_cpu(READ_ONCE(cxt->hdr->freeze.reason));
+	if (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS)
 		return -1;
 	return le32_to_cpu(READ_ONCE(cxt->hdr->freeze.cpu));
 }

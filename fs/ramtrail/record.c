@@ -181,7 +181,8 @@ static notrace int ramtrail_freeze_win(struct ramtrail_context *cxt,
 		ramtrail_rings_pause(cxt, true);
 		ramtrail_end(cxt, reason, RAMTRAIL_STATE_FROZEN);
 		ramtrail_rings_seal(cxt);	/* and flushes the zones */
-		atomic_set(&cxt->freeze_state, RAMTRAIL_FROZEN);
+		/* the freeze record before FROZEN: pairs with readers' acquire */
+		atomic_set_release(&cxt->freeze_state, RAMTRAIL_FROZEN);
 	}
 	preempt_enable_notrace();
 	return old;
@@ -495,8 +496,10 @@ int ramtrail_crash_refuses(struct ramtrail_context *cxt, const char *what)
 	u32 reason;
 
 	/* Not live: parameters given at load, before the region is mapped. */
-	if (cxt->phase != RAMTRAIL_PHASE_LIVE || atomic_read(&cxt->freeze_state) != RAMTRAIL_FROZEN)
+	if (cxt->phase != RAMTRAIL_PHASE_LIVE ||
+	    atomic_read_acquire(&cxt->freeze_state) != RAMTRAIL_FROZEN)
 		return 0;
+	/* the reason the freeze wrote before it set FROZEN */
 	reason = le32_to_cpu(READ_ONCE(cxt->hdr->freeze.reason));
 	if (reason != RAMTRAIL_FREEZE_PANIC && reason != RAMTRAIL_FREEZE_OOPS)
 		return 0;
@@ -589,7 +592,7 @@ int ramtrail_set_frozen(struct ramtrail_context *cxt, bool on)
 	/* A reset from here on finds a boot cut while recording. */
 	ramtrail_resume(cxt);
 	ramtrail_rings_unseal(cxt);
-	atomic_set(&cxt->freeze_state, RAMTRAIL_RECORDING);
+	atomic_set_release(&cxt->freeze_state, RAMTRAIL_RECORDING);
 	preempt_enable_notrace();
 	ramtrail_rings_enable(cxt);
 	return 0;
