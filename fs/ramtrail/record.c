@@ -214,7 +214,10 @@ static notrace void ramtrail_freeze_cxt(struct ramtrail_context *cxt,
 
 /**
  * ramtrail_freeze() - stop recording so the zones keep what led here
- * @reason: enum ramtrail_freeze_reason
+ * @reason: RAMTRAIL_FREEZE_API. The freeze is recorded as a caller's
+ *	whatever the value: a panic's and an oops's freezes, which nothing
+ *	thaws, are the module's own to record, and a user's is the frozen
+ *	parameter's
  *
  * The first call wins: it stops every CPU's writer, writes each zone's
  * position and the reason to the region with their own checksum, sets the
@@ -230,7 +233,7 @@ notrace void ramtrail_freeze(u32 reason)
 	struct ramtrail_context *cxt = ramtrail_cxt_published();
 
 	if (cxt)
-		ramtrail_freeze_cxt(cxt, reason);
+		ramtrail_freeze_cxt(cxt, RAMTRAIL_FREEZE_API);
 }
 EXPORT_SYMBOL_GPL(ramtrail_freeze);
 
