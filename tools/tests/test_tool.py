@@ -985,46 +985,81 @@ def test_crash_record(img):
           p.returncode == 3 and "ftrace-ramtrail" in p.stderr and not p.stdout, p.stderr)
 
 
+class Collector:
+    """ramtrail-collect (the unit's script) run by hand on an archive and an
+    output folder of its own, PATH giving it the command built and a logger
+    that appends each entry to a file (it fails while logger-fails exists,
+    sleeps a second while logger-slow does)."""
+
+    SCRIPT = TOP / "scripts/package/ramtrail-collect"
+
+    def __init__(self, work):
+        shutil.rmtree(work, ignore_errors=True)
+        self.work, self.log = work, work / "logged"
+        self.arch, self.out, fake = work / "pstore", work / "out", work / "bin"
+        for d in (self.arch, fake):
+            d.mkdir(parents=True)
+        (fake / "logger").write_text(f"""#!/bin/sh
+[ -e {work}/logger-fails ] && exit 1
+[ -e {work}/logger-slow ] && sleep 1
+case "$1" in --journald=*) cat "${{1#--journald=}}" >>{self.log}; echo == >>{self.log} ;; *) exit 2 ;; esac
+""")
+        (fake / "logger").chmod(0o755)
+        self.env = dict(os.environ, PATH=f"{fake}:{BIN.resolve()}:{os.environ['PATH']}")
+
+    def start(self):
+        return subprocess.Popen([str(self.SCRIPT), str(self.arch), str(self.out)],
+                                env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True,
+                                preexec_fn=lambda: os.umask(0o022))
+
+    def run(self, timeout=60):
+        """A run, as its (returncode, stderr); returncode None: it did not
+        end within timeout seconds (killed, with what it started)."""
+        p = self.start()
+        try:
+            _, err = p.communicate(timeout=timeout)
+            return p.returncode, err
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, 9)
+            p.communicate()
+            return None, "timed out"
+
+    def entries(self):
+        """The entries logged so far, as dicts of their fields."""
+        if not self.log.exists():
+            return []
+        return [dict(x.split("=", 1) for x in e.strip().splitlines())
+                for e in self.log.read_text().split("==\n") if e.strip()]
+
+    def part(self, n, src, m, header):
+        """Archived part n: part m of the trace in src (test_crash_record's),
+        its first text file beginning with header (none: "")."""
+        shutil.copy(src / f"ftrace-ramtrail-{m}", self.arch / f"ftrace-ramtrail-{n}")
+        body = (src / f"console-ramtrail-{m * 100}").read_text().split("\n", 4)[4]
+        (self.arch / f"console-ramtrail-{n * 100}").write_text(header + body)
+
+
 def test_collect(img):
     """ramtrail-collect (the unit's script) on an archive of two traces:
     each one's trace.dat, Perfetto trace and journal entry once; a failed
     logger leaves the entry to the next run."""
-    work = img.work / "collect"
-    shutil.rmtree(work, ignore_errors=True)
-    arch, out, fake = work / "pstore", work / "out", work / "bin"
-    for d in (arch, fake):
-        d.mkdir(parents=True)
+    c = Collector(img.work / "collect")
+    work, arch, out = c.work, c.arch, c.out
     src = img.work / "pstore-crash"
     for f in src.iterdir():               # boot 5's trace: files 2048, 2049
         shutil.copy(f, arch / f.name)
     # boot 1's trace, one part: the first of boot 5's, renamed
-    shutil.copy(src / "ftrace-ramtrail-2048", arch / "ftrace-ramtrail-0")
-    (arch / "console-ramtrail-0").write_text(
-        crash_header(boot=1, parts=1, nonce=0x99) +
-        (src / "console-ramtrail-204800").read_text().split("\n", 4)[4])
+    c.part(0, src, 2048, crash_header(boot=1, parts=1, nonce=0x99))
     (arch / "dmesg-ramtrail-3").write_text("Oops\n")
-    log = work / "logged"
-    (fake / "logger").write_text(f"""#!/bin/sh
-[ -e {work}/logger-fails ] && exit 1
-[ -e {work}/logger-slow ] && sleep 1
-case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; *) exit 2 ;; esac
-""")
-    (fake / "logger").chmod(0o755)
-    env = dict(os.environ, PATH=f"{fake}:{BIN.resolve()}:{os.environ['PATH']}")
-    script = TOP / "scripts/package/ramtrail-collect"
-
-    def collect():
-        return subprocess.run([str(script), str(arch), str(out)], env=env,
-                              capture_output=True, text=True)
-
-    p = collect()
-    entries = [dict(x.split("=", 1) for x in e.strip().splitlines())
-               for e in log.read_text().split("==\n") if e.strip()] if log.exists() else []
-    dirs = sorted(x.name for x in out.iterdir() if x.is_dir()) if out.exists() else []
+    rc, err = c.run()
+    entries = c.entries()
+    dirs = sorted(x.name for x in out.iterdir() if x.is_dir() and x.name[0] != ".") \
+        if out.exists() else []
     want = ["0000000000000099-1", "000000001234abcd-5"]
     check("ramtrail-collect: one journal entry a trace, in its own folder",
-          p.returncode == 0 and dirs == want and
-          [e.get("RAMTRAIL_TRACE") for e in entries] == want, (p.returncode, p.stderr, dirs))
+          rc == 0 and dirs == want and
+          [e.get("RAMTRAIL_TRACE") for e in entries] == want, (rc, err, dirs))
     ok = all((out / d / "crash.journal").exists() and
              (out / d / "trace.dat").read_bytes()[:10] == b"\x17\x08Dtracing" and
              (out / d / "trace.pftrace").stat().st_size > 100 for d in want)
@@ -1035,29 +1070,27 @@ case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; 
           e.get("RAMTRAIL_PERFETTO") == f"{out}/{want[1]}/trace.pftrace" and
           e.get("RAMTRAIL_FILES") == f"{arch}/ftrace-ramtrail-2048 {arch}/ftrace-ramtrail-2049"
           and e.get("RAMTRAIL_SIGNATURE"), e)
-    p = collect()
-    n = log.read_text().count("==\n")
-    check("ramtrail-collect: a second run logs nothing again", p.returncode == 0 and n == 2, n)
+    rc, _ = c.run()
+    n = len(c.entries())
+    check("ramtrail-collect: a second run logs nothing again", rc == 0 and n == 2, n)
     shutil.rmtree(out / want[0])
     (work / "logger-fails").write_text("")
-    p = collect()
+    rc, err = c.run()
     check("ramtrail-collect: the journal refuses: exit 1, the entry kept for the next run",
-          p.returncode == 1 and (out / want[0] / "crash.journal.new").exists() and
-          not (out / want[0] / "crash.journal").exists(), p.returncode)
+          rc == 1 and (out / want[0] / "crash.journal.new").exists() and
+          not (out / want[0] / "crash.journal").exists(), rc)
     (work / "logger-fails").unlink()
-    p = collect()
-    n = log.read_text().count("==\n")
-    check("ramtrail-collect: the next run logs it", p.returncode == 0 and n == 3 and
-          (out / want[0] / "crash.journal").exists(), (p.returncode, n))
+    rc, _ = c.run()
+    n = len(c.entries())
+    check("ramtrail-collect: the next run logs it", rc == 0 and n == 3 and
+          (out / want[0] / "crash.journal").exists(), (rc, n))
     # Two runs at once, the journal slow: each trace still logged once.
     for d in want:
         shutil.rmtree(out / d)
     (work / "logger-slow").write_text("")
-    runs = [subprocess.Popen([str(script), str(arch), str(out)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for _ in range(2)]
+    runs = [c.start() for _ in range(2)]
     rcs = [x.wait() for x in runs]
-    n = log.read_text().count("==\n")
+    n = len(c.entries())
     check("ramtrail-collect: two runs at once log each trace once", rcs == [0, 0] and n == 5,
           (rcs, n))
 
