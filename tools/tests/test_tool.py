@@ -1095,6 +1095,126 @@ def test_collect(img):
           (rcs, n))
 
 
+def test_collect_groups_parts_by_their_header(img):
+    """A region formatted again numbers its boots from 1 again, and
+    systemd-pstore replaces an archived file by a new one of the same
+    name: the new trace is collected alone, the old one's part left out."""
+    c = Collector(img.work / "collect-reformat")
+    src = img.work / "pstore-crash"
+    old, new = "000000001234abcd-5", "0000000000005678-5"
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    rc1, _ = c.run()
+    c.part(2048, src, 2048, crash_header(part=1, parts=1, nonce=0x5678))
+    rc2, err = c.run()
+    e = c.entries()
+    check("ramtrail-collect: a reformatted region's trace, archived over an old one's "
+          "file of its number, collected alone; the old one not again",
+          (rc1, rc2) == (0, 0) and [x.get("RAMTRAIL_TRACE") for x in e] == [old, new] and
+          e[1].get("RAMTRAIL_FILES") == f"{c.arch}/ftrace-ramtrail-2048" and
+          e[1].get("RAMTRAIL_PARTS_READ") == "1" and
+          (c.out / new / "crash.journal").exists(), (rc1, rc2, err, e[1:]))
+
+
+def test_collect_records_what_never_collects(img):
+    """A part without a header (a module before 0.22) and a trace the
+    command refuses are said once and recorded, not tried at every boot;
+    the other traces are collected."""
+    c = Collector(img.work / "collect-never")
+    src = img.work / "pstore-crash"
+    c.part(0, src, 2048, "")                                  # before 0.22
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    c.part(3072, src, 2048, crash_header(boot=4, part=1, parts=2, nonce=0x77))
+    c.part(3073, src, 2049, crash_header(boot=4, part=2, parts=2, nonce=0x77,
+                                         state="recording"))  # not one trace
+    runs = [c.run() for _ in range(3)]
+    e = c.entries()
+    failed = c.out / "0000000000000077-4" / "failed"
+    check("ramtrail-collect: a part without a header: exit 1 once, said, listed in "
+          "no-header; the other trace collected",
+          runs[0][0] == 1 and "ftrace-ramtrail-0: no header" in runs[0][1] and
+          [x.get("RAMTRAIL_TRACE") for x in e] == ["000000001234abcd-5"] and
+          (c.out / "no-header").read_text().startswith("ftrace-ramtrail-0 "),
+          (runs[0], e))
+    check("ramtrail-collect: a trace the command refuses: said with the command's "
+          "error, which its failed note keeps",
+          "0000000000000077-4: cannot be collected" in runs[0][1] and
+          "different traces" in runs[0][1] and failed.exists() and
+          "different traces" in failed.read_text() and
+          f"RAMTRAIL_FILES={c.arch}/ftrace-ramtrail-3072 {c.arch}/ftrace-ramtrail-3073\n"
+          in failed.read_text(), (runs[0][1], failed.exists()))
+    check("ramtrail-collect: neither tried again: later runs exit 0, say nothing, log "
+          "nothing", runs[1:] == [(0, ""), (0, "")] and len(c.entries()) == 1, runs[1:])
+    c.part(3073, src, 2049, crash_header(boot=4, part=2, parts=2, nonce=0x77))
+    rc, err = c.run()
+    check("ramtrail-collect: a refused trace whose files changed is tried again",
+          rc == 0 and [x.get("RAMTRAIL_TRACE") for x in c.entries()][1:] ==
+          ["0000000000000077-4"] and not failed.exists(), (rc, err))
+
+
+def test_collect_reports_export_errors(img):
+    """An export that fails is said with the command's own message, fails
+    the run and is tried again at the next one."""
+    c = Collector(img.work / "collect-export")
+    src = img.work / "pstore-crash"
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    dat = c.out / "000000001234abcd-5" / "trace.dat"
+    dat.mkdir(parents=True)                 # not writable as a file
+    rc, err = c.run()
+    check("ramtrail-collect: an export error: exit 1, the command's message naming the "
+          "file on stderr, nothing logged",
+          rc == 1 and f"{dat}" in err and "ramtrail export" not in err.split(str(dat))[0]
+          and "tried again" in err and not c.entries() and ".staged" not in err,
+          (rc, err))
+    dat.rmdir()
+    rc, err = c.run()
+    check("ramtrail-collect: the next run collects it", rc == 0 and len(c.entries()) == 1,
+          (rc, err))
+
+
+def test_collect_skips_what_is_not_a_file(img):
+    """A FIFO, a device or a symlink of a pstore name is skipped with a
+    message, never opened (a FIFO would block the unit), and the trace is
+    collected from its regular files."""
+    c = Collector(img.work / "collect-fifo")
+    src = img.work / "pstore-crash"
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    os.mkfifo(c.arch / "console-ramtrail-204801")            # beside part 2048's text
+    (c.arch / "console-ramtrail-204901").symlink_to("/dev/zero")
+    (c.arch / "ftrace-ramtrail-3072").symlink_to(c.arch / "ftrace-ramtrail-2048")
+    rc, err = c.run(timeout=20)
+    e = c.entries()
+    check("ramtrail-collect: a FIFO and symlinks beside pstore files: skipped and said, "
+          "the run not blocked, the trace collected from the files",
+          rc == 0 and all(f"{c.arch}/{n}: not a regular file, skipped" in err
+                          for n in ("console-ramtrail-204801", "console-ramtrail-204901",
+                                    "ftrace-ramtrail-3072")) and
+          len(e) == 1 and e[0].get("RAMTRAIL_FILES") ==
+          f"{c.arch}/ftrace-ramtrail-2048 {c.arch}/ftrace-ramtrail-2049", (rc, err, e))
+
+
+def test_collect_writes_for_root_only(img):
+    """What ramtrail-collect writes is its owner's only, even run by hand
+    with umask 022: folders 0700, files 0600."""
+    c = Collector(img.work / "collect-modes")
+    src = img.work / "pstore-crash"
+    c.part(0, src, 2048, "")
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    rc, _ = c.run()
+    d = c.out / "000000001234abcd-5"
+    modes = {str(p.relative_to(c.work)): oct(p.stat().st_mode & 0o777)
+             for p in [c.out, d, *d.iterdir(), *c.out.glob(".*"), *c.out.glob("no-header")]}
+    want = {"out": "0o700", "out/000000001234abcd-5": "0o700"}
+    check("ramtrail-collect: folders 0700, files 0600 (trace.dat, trace.pftrace, "
+          "crash.journal, no-header, .lock)",
+          rc == 1 and len(modes) == 7 and
+          all(v == want.get(k, "0o600") for k, v in modes.items()), modes)
+
+
 def test_broken_inputs(img):
     """Broken inputs: a clean error or a partial result with counts."""
     work, blob = img.work, img.blob
@@ -1425,7 +1545,10 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
-                 test_collect, test_broken_inputs,
+                 test_collect, test_collect_groups_parts_by_their_header,
+                 test_collect_records_what_never_collects, test_collect_reports_export_errors,
+                 test_collect_skips_what_is_not_a_file, test_collect_writes_for_root_only,
+                 test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
                  test_refused_before_io, test_help_and_man, test_format7):
         test(img)
