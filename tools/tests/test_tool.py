@@ -1215,6 +1215,29 @@ def test_collect_writes_for_root_only(img):
           all(v == want.get(k, "0o600") for k, v in modes.items()), modes)
 
 
+def test_collect_unit_is_sandboxed(img):
+    """ramtrail-collect.service: its files root's only, the system read-only
+    but for its state folder, no network, no privilege to gain."""
+    unit = (TOP / "scripts/package/ramtrail-collect.service").read_text()
+    got = {}
+    for line in unit.splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            got.setdefault(k, []).append(v)
+    want = dict(UMask="0077", StateDirectory="ramtrail", StateDirectoryMode="0700",
+                ProtectSystem="strict", ProtectHome="yes", PrivateTmp="yes",
+                PrivateNetwork="yes", NoNewPrivileges="yes", ProtectKernelTunables="yes",
+                ProtectKernelModules="yes", ProtectControlGroups="yes",
+                RestrictAddressFamilies="AF_UNIX")
+    bad = {k: got.get(k) for k, v in want.items() if got.get(k) != [v]}
+    check("ramtrail-collect.service: UMask=0077, StateDirectoryMode=0700, sandboxed "
+          "(ProtectSystem=strict, no network but AF_UNIX, NoNewPrivileges ...)",
+          not bad, bad)
+    check("ramtrail-collect.service: a start timeout and a memory bound",
+          len(got.get("TimeoutStartSec", [])) == 1 and len(got.get("MemoryMax", [])) == 1,
+          (got.get("TimeoutStartSec"), got.get("MemoryMax")))
+
+
 def test_broken_inputs(img):
     """Broken inputs: a clean error or a partial result with counts."""
     work, blob = img.work, img.blob
@@ -1548,7 +1571,7 @@ def main():
                  test_collect, test_collect_groups_parts_by_their_header,
                  test_collect_records_what_never_collects, test_collect_reports_export_errors,
                  test_collect_skips_what_is_not_a_file, test_collect_writes_for_root_only,
-                 test_broken_inputs,
+                 test_collect_unit_is_sandboxed, test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
                  test_refused_before_io, test_help_and_man, test_format7):
         test(img)
