@@ -375,7 +375,7 @@ static void ramtrail_choose_parts(struct ramtrail_context *cxt,
 		if (!all[i])
 			continue;
 		from = ramtrail_saved_parts(all[i]);
-		for (part = from; part-- > 0;) {
+		for (part = from; part-- > ramtrail_saved_first_shown(all[i]);) {
 			if (ramtrail_saved_part_erased(all[i], part)) {
 				from = hidden ? from : part;
 				continue;
@@ -385,7 +385,9 @@ static void ramtrail_choose_parts(struct ramtrail_context *cxt,
 				spare -= need;
 				from = part;
 			} else if (!hidden++) {
-				newest = w->first_id[i] + part;
+				newest = ramtrail_saved_part_id(all[i],
+								w->first_id[i],
+								part);
 			}
 		}
 		w->shown_from[i] = from;
@@ -567,7 +569,7 @@ static ssize_t ramtrail_read(struct pstore_record *record)
 			c->walk->index = w.pos - 1;
 		}
 		while (c->part < ramtrail_saved_parts(t)) {
-			c->id = w.first + c->part;
+			c->id = ramtrail_saved_part_id(t, w.first, c->part);
 			if (!c->made) {
 				ramtrail_make_part(cxt, t);
 				c->made = true;
@@ -598,8 +600,8 @@ static void ramtrail_erase_trace_part(struct ramtrail_context *cxt, u64 id)
 
 	while ((t = (void *)ramtrail_saved_walk(&cxt->reg, &w))) {
 		if (id >= w.first && id < w.next) {
-			u64 erased = ramtrail_saved_erase_part(t,
-							       id - w.first);
+			u64 erased = ramtrail_saved_erase_part(t, id - w.first +
+						ramtrail_saved_first_shown(t));
 
 			WRITE_ONCE(t->erased, cpu_to_le64(erased));
 			ramtrail_flush(cxt, &t->erased, sizeof(t->erased));

@@ -430,6 +430,11 @@ void ramtrail_list_saved(struct ramtrail_context *cxt)
 	while ((t = ramtrail_saved_walk(&cxt->reg, &w))) {
 		if (ramtrail_saved_all_erased(t))
 			continue;
+		if (ramtrail_saved_first_shown(t))
+			pr_warn("boot %llu's saved trace: its oldest %llu parts are not shown through pstore, only the newest %llu (a boot's files are numbered within %llu); ramtrail decode of the region reads them\n",
+				le64_to_cpu(t->boot_id),
+				ramtrail_saved_first_shown(t),
+				RAMTRAIL_IDS_PER_BOOT, RAMTRAIL_IDS_PER_BOOT);
 		if (w.next - w.first > 1)
 			pr_debug("ftrace-ramtrail-%llu..%llu: trace of boot %llu (%.*s), %llu records\n",
 				 w.first, w.next - 1, le64_to_cpu(t->boot_id),

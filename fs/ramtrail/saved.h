@@ -110,10 +110,27 @@ static inline u64 ramtrail_boot_ids(u64 boot_id)
 	return (boot_id - 1) * RAMTRAIL_IDS_PER_BOOT;
 }
 
+/*
+ * The first part of @t shown through pstore: a trace is shown as its
+ * newest RAMTRAIL_IDS_PER_BOOT parts at most (2^13 chunks, 4 MiB to 384
+ * MiB of saved area), so that its files never take the numbers of a
+ * later boot's: those would then name another trace's file at a later
+ * mount, once this trace is gone, and systemd-pstore replaces an
+ * archived file by a new one of the same name. The older parts stay in
+ * the region, for ramtrail decode.
+ */
+static inline u64 ramtrail_saved_first_shown(const struct ramtrail_saved_trace *t)
+{
+	u64 parts = ramtrail_saved_parts(t);
+
+	return parts > RAMTRAIL_IDS_PER_BOOT ? parts - RAMTRAIL_IDS_PER_BOOT : 0;
+}
+
 /**
  * struct ramtrail_saved_walk - the saved traces, numbered as pstore files
  * @pos: for ramtrail_saved_next()
- * @first: N of the first ftrace-ramtrail-N file of the trace returned last
+ * @first: N of the first ftrace-ramtrail-N file of the trace returned
+ *	last, its part ramtrail_saved_first_shown()
  * @next: no file of a later trace is numbered below it
  */
 struct ramtrail_saved_walk {
@@ -124,10 +141,11 @@ struct ramtrail_saved_walk {
 
 /*
  * ramtrail_saved_next() that also numbers the traces' files as pstore
- * does: each trace, erased parts included, takes ramtrail_saved_parts()
- * ids from its boot's first id (ramtrail_boot_ids()), or from the end of
- * the trace before it if that one took more (traces come in boot order,
- * so names never repeat). Start from a zeroed walk.
+ * does: each trace, erased parts included, takes an id a part shown
+ * (ramtrail_saved_first_shown()) from its boot's first id
+ * (ramtrail_boot_ids()), so a file keeps its name at every mount; or
+ * from the end of the trace before it, for a second trace of one boot
+ * (no writer's), so that names never repeat. Start from a zeroed walk.
  */
 static inline const struct ramtrail_saved_trace *
 ramtrail_saved_walk(const struct ramtrail_region *reg,
@@ -139,9 +157,22 @@ ramtrail_saved_walk(const struct ramtrail_region *reg,
 	if (t) {
 		first = ramtrail_boot_ids(le64_to_cpu(t->boot_id));
 		w->first = first > w->next ? first : w->next;
-		w->next = w->first + ramtrail_saved_parts(t);
+		w->next = w->first + ramtrail_saved_parts(t) -
+			  ramtrail_saved_first_shown(t);
 	}
 	return t;
+}
+
+/*
+ * N of ftrace-ramtrail-N, part @part of @t, whose walk gave @first;
+ * U64_MAX for a part not shown (ramtrail_saved_first_shown()).
+ */
+static inline u64 ramtrail_saved_part_id(const struct ramtrail_saved_trace *t,
+					 u64 first, u64 part)
+{
+	u64 skip = ramtrail_saved_first_shown(t);
+
+	return part < skip ? U64_MAX : first + part - skip;
 }
 
 /* Was part @part of @t erased? A part past 64 goes with the whole trace. */

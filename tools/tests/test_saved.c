@@ -778,6 +778,55 @@ static void test_saved_parts_are_runs_of_chunks(void)
 	test_region_free(t);
 }
 
+/* "boot:first+files ..." of the saved traces, as pstore numbers them. */
+static void saved_names(const struct test_region *t, char *buf, size_t len)
+{
+	struct ramtrail_saved_walk w = { 0 };
+	const struct ramtrail_saved_trace *s;
+	struct ramtrail_region reg;
+	size_t n = 0;
+
+	buf[0] = 0;
+	ramtrail_region_open(&reg, t->mem, t->size);
+	while ((s = ramtrail_saved_walk(&reg, &w)) && n < len)
+		n += snprintf(buf + n, len - n, "%s%llu:%llu+%llu", n ? " " : "",
+			      (unsigned long long)s->boot_id,
+			      (unsigned long long)w.first,
+			      (unsigned long long)(w.next - w.first));
+}
+
+/*
+ * A trace of more parts than a boot has names is shown as its newest
+ * RAMTRAIL_IDS_PER_BOOT: its files never take the next boot's names, so
+ * the next boot's trace is named alike whether it is still there or not.
+ */
+static void test_saved_trace_files_stay_within_their_boot(void)
+{
+	u64 slots = (RAMTRAIL_IDS_PER_BOOT + 2) * RAMTRAIL_SAVED_PART_CHUNKS;
+	struct test_region *t = test_region_new_saved(1, 4, 0, (slots + 64) *
+						      RAMTRAIL_SAVED_CHUNK_MIN);
+	struct ramtrail_saved_trace *big = test_add_saved(t, 0, 5, 3);
+	char both[128], alone[128];
+
+	big->nr_slots = slots;
+	big->nr_chunks = slots;
+	big->size = ramtrail_saved_head_size(big) + slots * big->chunk_size;
+	big->checksum = ramtrail_saved_checksum(big);
+	test_add_saved(t, big->size, 6, 3);
+	saved_names(t, both, sizeof(both));
+	big->magic = 0;
+	saved_names(t, alone, sizeof(alone));
+	CHECK(!strcmp(both, "5:4096+1024 6:5120+1") && !strcmp(alone, "6:5120+1"),
+	      "named \"%s\", then alone \"%s\"", both, alone);
+	big->magic = RAMTRAIL_SAVED_MAGIC;
+	CHECK(ramtrail_saved_first_shown(big) == 2 &&
+	      ramtrail_saved_part_id(big, 4096, 1) == U64_MAX &&
+	      ramtrail_saved_part_id(big, 4096, 2) == 4096 &&
+	      ramtrail_saved_part_id(big, 4096, RAMTRAIL_IDS_PER_BOOT + 1) == 5119,
+	      "parts 0 and 1 not shown, 2 to 1025 as 4096 to 5119");
+	test_region_free(t);
+}
+
 /*
  * A mount passes the parts it does not show unread: after a skip to the
  * end of a part, from its start or from the middle of one of its chunks,
@@ -1075,6 +1124,7 @@ void test_saved_all(void)
 	RUN(test_saved_trace_that_does_not_fit_keeps_the_newest);
 	RUN(test_saved_parts_are_runs_of_chunks);
 	RUN(test_saved_skip_passes_parts_unread);
+	RUN(test_saved_trace_files_stay_within_their_boot);
 	RUN(test_saved_part_records_from_chunk_headers);
 	RUN(test_saved_hostile_entries_are_refused_and_counted);
 	RUN(test_saved_absurd_entry_is_counted);

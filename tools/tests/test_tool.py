@@ -985,46 +985,81 @@ def test_crash_record(img):
           p.returncode == 3 and "ftrace-ramtrail" in p.stderr and not p.stdout, p.stderr)
 
 
+class Collector:
+    """ramtrail-collect (the unit's script) run by hand on an archive and an
+    output folder of its own, PATH giving it the command built and a logger
+    that appends each entry to a file (it fails while logger-fails exists,
+    sleeps a second while logger-slow does)."""
+
+    SCRIPT = TOP / "scripts/package/ramtrail-collect"
+
+    def __init__(self, work):
+        shutil.rmtree(work, ignore_errors=True)
+        self.work, self.log = work, work / "logged"
+        self.arch, self.out, fake = work / "pstore", work / "out", work / "bin"
+        for d in (self.arch, fake):
+            d.mkdir(parents=True)
+        (fake / "logger").write_text(f"""#!/bin/sh
+[ -e {work}/logger-fails ] && exit 1
+[ -e {work}/logger-slow ] && sleep 1
+case "$1" in --journald=*) cat "${{1#--journald=}}" >>{self.log}; echo == >>{self.log} ;; *) exit 2 ;; esac
+""")
+        (fake / "logger").chmod(0o755)
+        self.env = dict(os.environ, PATH=f"{fake}:{BIN.resolve()}:{os.environ['PATH']}")
+
+    def start(self):
+        return subprocess.Popen([str(self.SCRIPT), str(self.arch), str(self.out)],
+                                env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True,
+                                preexec_fn=lambda: os.umask(0o022))
+
+    def run(self, timeout=60):
+        """A run, as its (returncode, stderr); returncode None: it did not
+        end within timeout seconds (killed, with what it started)."""
+        p = self.start()
+        try:
+            _, err = p.communicate(timeout=timeout)
+            return p.returncode, err
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, 9)
+            p.communicate()
+            return None, "timed out"
+
+    def entries(self):
+        """The entries logged so far, as dicts of their fields."""
+        if not self.log.exists():
+            return []
+        return [dict(x.split("=", 1) for x in e.strip().splitlines())
+                for e in self.log.read_text().split("==\n") if e.strip()]
+
+    def part(self, n, src, m, header):
+        """Archived part n: part m of the trace in src (test_crash_record's),
+        its first text file beginning with header (none: "")."""
+        shutil.copy(src / f"ftrace-ramtrail-{m}", self.arch / f"ftrace-ramtrail-{n}")
+        body = (src / f"console-ramtrail-{m * 100}").read_text().split("\n", 4)[4]
+        (self.arch / f"console-ramtrail-{n * 100}").write_text(header + body)
+
+
 def test_collect(img):
     """ramtrail-collect (the unit's script) on an archive of two traces:
     each one's trace.dat, Perfetto trace and journal entry once; a failed
     logger leaves the entry to the next run."""
-    work = img.work / "collect"
-    shutil.rmtree(work, ignore_errors=True)
-    arch, out, fake = work / "pstore", work / "out", work / "bin"
-    for d in (arch, fake):
-        d.mkdir(parents=True)
+    c = Collector(img.work / "collect")
+    work, arch, out = c.work, c.arch, c.out
     src = img.work / "pstore-crash"
     for f in src.iterdir():               # boot 5's trace: files 2048, 2049
         shutil.copy(f, arch / f.name)
     # boot 1's trace, one part: the first of boot 5's, renamed
-    shutil.copy(src / "ftrace-ramtrail-2048", arch / "ftrace-ramtrail-0")
-    (arch / "console-ramtrail-0").write_text(
-        crash_header(boot=1, parts=1, nonce=0x99) +
-        (src / "console-ramtrail-204800").read_text().split("\n", 4)[4])
+    c.part(0, src, 2048, crash_header(boot=1, parts=1, nonce=0x99))
     (arch / "dmesg-ramtrail-3").write_text("Oops\n")
-    log = work / "logged"
-    (fake / "logger").write_text(f"""#!/bin/sh
-[ -e {work}/logger-fails ] && exit 1
-[ -e {work}/logger-slow ] && sleep 1
-case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; *) exit 2 ;; esac
-""")
-    (fake / "logger").chmod(0o755)
-    env = dict(os.environ, PATH=f"{fake}:{BIN.resolve()}:{os.environ['PATH']}")
-    script = TOP / "scripts/package/ramtrail-collect"
-
-    def collect():
-        return subprocess.run([str(script), str(arch), str(out)], env=env,
-                              capture_output=True, text=True)
-
-    p = collect()
-    entries = [dict(x.split("=", 1) for x in e.strip().splitlines())
-               for e in log.read_text().split("==\n") if e.strip()] if log.exists() else []
-    dirs = sorted(x.name for x in out.iterdir() if x.is_dir()) if out.exists() else []
+    rc, err = c.run()
+    entries = c.entries()
+    dirs = sorted(x.name for x in out.iterdir() if x.is_dir() and x.name[0] != ".") \
+        if out.exists() else []
     want = ["0000000000000099-1", "000000001234abcd-5"]
     check("ramtrail-collect: one journal entry a trace, in its own folder",
-          p.returncode == 0 and dirs == want and
-          [e.get("RAMTRAIL_TRACE") for e in entries] == want, (p.returncode, p.stderr, dirs))
+          rc == 0 and dirs == want and
+          [e.get("RAMTRAIL_TRACE") for e in entries] == want, (rc, err, dirs))
     ok = all((out / d / "crash.journal").exists() and
              (out / d / "trace.dat").read_bytes()[:10] == b"\x17\x08Dtracing" and
              (out / d / "trace.pftrace").stat().st_size > 100 for d in want)
@@ -1035,31 +1070,172 @@ case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; 
           e.get("RAMTRAIL_PERFETTO") == f"{out}/{want[1]}/trace.pftrace" and
           e.get("RAMTRAIL_FILES") == f"{arch}/ftrace-ramtrail-2048 {arch}/ftrace-ramtrail-2049"
           and e.get("RAMTRAIL_SIGNATURE"), e)
-    p = collect()
-    n = log.read_text().count("==\n")
-    check("ramtrail-collect: a second run logs nothing again", p.returncode == 0 and n == 2, n)
+    rc, _ = c.run()
+    n = len(c.entries())
+    check("ramtrail-collect: a second run logs nothing again", rc == 0 and n == 2, n)
     shutil.rmtree(out / want[0])
     (work / "logger-fails").write_text("")
-    p = collect()
+    rc, err = c.run()
     check("ramtrail-collect: the journal refuses: exit 1, the entry kept for the next run",
-          p.returncode == 1 and (out / want[0] / "crash.journal.new").exists() and
-          not (out / want[0] / "crash.journal").exists(), p.returncode)
+          rc == 1 and (out / want[0] / "crash.journal.new").exists() and
+          not (out / want[0] / "crash.journal").exists(), rc)
     (work / "logger-fails").unlink()
-    p = collect()
-    n = log.read_text().count("==\n")
-    check("ramtrail-collect: the next run logs it", p.returncode == 0 and n == 3 and
-          (out / want[0] / "crash.journal").exists(), (p.returncode, n))
+    rc, _ = c.run()
+    n = len(c.entries())
+    check("ramtrail-collect: the next run logs it", rc == 0 and n == 3 and
+          (out / want[0] / "crash.journal").exists(), (rc, n))
     # Two runs at once, the journal slow: each trace still logged once.
     for d in want:
         shutil.rmtree(out / d)
     (work / "logger-slow").write_text("")
-    runs = [subprocess.Popen([str(script), str(arch), str(out)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for _ in range(2)]
+    runs = [c.start() for _ in range(2)]
     rcs = [x.wait() for x in runs]
-    n = log.read_text().count("==\n")
+    n = len(c.entries())
     check("ramtrail-collect: two runs at once log each trace once", rcs == [0, 0] and n == 5,
           (rcs, n))
+
+
+def test_collect_groups_parts_by_their_header(img):
+    """A region formatted again numbers its boots from 1 again, and
+    systemd-pstore replaces an archived file by a new one of the same
+    name: the new trace is collected alone, the old one's part left out."""
+    c = Collector(img.work / "collect-reformat")
+    src = img.work / "pstore-crash"
+    old, new = "000000001234abcd-5", "0000000000005678-5"
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    rc1, _ = c.run()
+    c.part(2048, src, 2048, crash_header(part=1, parts=1, nonce=0x5678))
+    rc2, err = c.run()
+    e = c.entries()
+    check("ramtrail-collect: a reformatted region's trace, archived over an old one's "
+          "file of its number, collected alone; the old one not again",
+          (rc1, rc2) == (0, 0) and [x.get("RAMTRAIL_TRACE") for x in e] == [old, new] and
+          e[1].get("RAMTRAIL_FILES") == f"{c.arch}/ftrace-ramtrail-2048" and
+          e[1].get("RAMTRAIL_PARTS_READ") == "1" and
+          (c.out / new / "crash.journal").exists(), (rc1, rc2, err, e[1:]))
+
+
+def test_collect_records_what_never_collects(img):
+    """A part without a header (a module before 0.22) and a trace the
+    command refuses are said once and recorded, not tried at every boot;
+    the other traces are collected."""
+    c = Collector(img.work / "collect-never")
+    src = img.work / "pstore-crash"
+    c.part(0, src, 2048, "")                                  # before 0.22
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    c.part(3072, src, 2048, crash_header(boot=4, part=1, parts=2, nonce=0x77))
+    c.part(3073, src, 2049, crash_header(boot=4, part=2, parts=2, nonce=0x77,
+                                         state="recording"))  # not one trace
+    runs = [c.run() for _ in range(3)]
+    e = c.entries()
+    failed = c.out / "0000000000000077-4" / "failed"
+    check("ramtrail-collect: a part without a header: exit 1 once, said, listed in "
+          "no-header; the other trace collected",
+          runs[0][0] == 1 and "ftrace-ramtrail-0: no header" in runs[0][1] and
+          [x.get("RAMTRAIL_TRACE") for x in e] == ["000000001234abcd-5"] and
+          (c.out / "no-header").read_text().startswith("ftrace-ramtrail-0 "),
+          (runs[0], e))
+    check("ramtrail-collect: a trace the command refuses: said with the command's "
+          "error, which its failed note keeps",
+          "0000000000000077-4: cannot be collected" in runs[0][1] and
+          "different traces" in runs[0][1] and failed.exists() and
+          "different traces" in failed.read_text() and
+          f"RAMTRAIL_FILES={c.arch}/ftrace-ramtrail-3072 {c.arch}/ftrace-ramtrail-3073\n"
+          in failed.read_text(), (runs[0][1], failed.exists()))
+    check("ramtrail-collect: neither tried again: later runs exit 0, say nothing, log "
+          "nothing", runs[1:] == [(0, ""), (0, "")] and len(c.entries()) == 1, runs[1:])
+    c.part(3073, src, 2049, crash_header(boot=4, part=2, parts=2, nonce=0x77))
+    rc, err = c.run()
+    check("ramtrail-collect: a refused trace whose files changed is tried again",
+          rc == 0 and [x.get("RAMTRAIL_TRACE") for x in c.entries()][1:] ==
+          ["0000000000000077-4"] and not failed.exists(), (rc, err))
+
+
+def test_collect_reports_export_errors(img):
+    """An export that fails is said with the command's own message, fails
+    the run and is tried again at the next one."""
+    c = Collector(img.work / "collect-export")
+    src = img.work / "pstore-crash"
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    dat = c.out / "000000001234abcd-5" / "trace.dat"
+    dat.mkdir(parents=True)                 # not writable as a file
+    rc, err = c.run()
+    check("ramtrail-collect: an export error: exit 1, the command's message naming the "
+          "file on stderr, nothing logged",
+          rc == 1 and f"{dat}" in err and "ramtrail export" not in err.split(str(dat))[0]
+          and "tried again" in err and not c.entries() and ".staged" not in err,
+          (rc, err))
+    dat.rmdir()
+    rc, err = c.run()
+    check("ramtrail-collect: the next run collects it", rc == 0 and len(c.entries()) == 1,
+          (rc, err))
+
+
+def test_collect_skips_what_is_not_a_file(img):
+    """A FIFO, a device or a symlink of a pstore name is skipped with a
+    message, never opened (a FIFO would block the unit), and the trace is
+    collected from its regular files."""
+    c = Collector(img.work / "collect-fifo")
+    src = img.work / "pstore-crash"
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    os.mkfifo(c.arch / "console-ramtrail-204801")            # beside part 2048's text
+    (c.arch / "console-ramtrail-204901").symlink_to("/dev/zero")
+    (c.arch / "ftrace-ramtrail-3072").symlink_to(c.arch / "ftrace-ramtrail-2048")
+    rc, err = c.run(timeout=20)
+    e = c.entries()
+    check("ramtrail-collect: a FIFO and symlinks beside pstore files: skipped and said, "
+          "the run not blocked, the trace collected from the files",
+          rc == 0 and all(f"{c.arch}/{n}: not a regular file, skipped" in err
+                          for n in ("console-ramtrail-204801", "console-ramtrail-204901",
+                                    "ftrace-ramtrail-3072")) and
+          len(e) == 1 and e[0].get("RAMTRAIL_FILES") ==
+          f"{c.arch}/ftrace-ramtrail-2048 {c.arch}/ftrace-ramtrail-2049", (rc, err, e))
+
+
+def test_collect_writes_for_root_only(img):
+    """What ramtrail-collect writes is its owner's only, even run by hand
+    with umask 022: folders 0700, files 0600."""
+    c = Collector(img.work / "collect-modes")
+    src = img.work / "pstore-crash"
+    c.part(0, src, 2048, "")
+    c.part(2048, src, 2048, crash_header(part=1, parts=2))
+    c.part(2049, src, 2049, crash_header(part=2, parts=2))
+    rc, _ = c.run()
+    d = c.out / "000000001234abcd-5"
+    modes = {str(p.relative_to(c.work)): oct(p.stat().st_mode & 0o777)
+             for p in [c.out, d, *d.iterdir(), *c.out.glob(".*"), *c.out.glob("no-header")]}
+    want = {"out": "0o700", "out/000000001234abcd-5": "0o700"}
+    check("ramtrail-collect: folders 0700, files 0600 (trace.dat, trace.pftrace, "
+          "crash.journal, no-header, .lock)",
+          rc == 1 and len(modes) == 7 and
+          all(v == want.get(k, "0o600") for k, v in modes.items()), modes)
+
+
+def test_collect_unit_is_sandboxed(img):
+    """ramtrail-collect.service: its files root's only, the system read-only
+    but for its state folder, no network, no privilege to gain."""
+    unit = (TOP / "scripts/package/ramtrail-collect.service").read_text()
+    got = {}
+    for line in unit.splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            got.setdefault(k, []).append(v)
+    want = dict(UMask="0077", StateDirectory="ramtrail", StateDirectoryMode="0700",
+                ProtectSystem="strict", ProtectHome="yes", PrivateTmp="yes",
+                PrivateNetwork="yes", NoNewPrivileges="yes", ProtectKernelTunables="yes",
+                ProtectKernelModules="yes", ProtectControlGroups="yes",
+                RestrictAddressFamilies="AF_UNIX")
+    bad = {k: got.get(k) for k, v in want.items() if got.get(k) != [v]}
+    check("ramtrail-collect.service: UMask=0077, StateDirectoryMode=0700, sandboxed "
+          "(ProtectSystem=strict, no network but AF_UNIX, NoNewPrivileges ...)",
+          not bad, bad)
+    check("ramtrail-collect.service: a start timeout and a memory bound",
+          len(got.get("TimeoutStartSec", [])) == 1 and len(got.get("MemoryMax", [])) == 1,
+          (got.get("TimeoutStartSec"), got.get("MemoryMax")))
 
 
 def test_broken_inputs(img):
@@ -1392,7 +1568,10 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
-                 test_collect, test_broken_inputs,
+                 test_collect, test_collect_groups_parts_by_their_header,
+                 test_collect_records_what_never_collects, test_collect_reports_export_errors,
+                 test_collect_skips_what_is_not_a_file, test_collect_writes_for_root_only,
+                 test_collect_unit_is_sandboxed, test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
                  test_refused_before_io, test_help_and_man, test_format7):
         test(img)
