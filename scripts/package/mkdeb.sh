@@ -8,33 +8,61 @@
 #                                       the ramtrail-collect unit
 #   ramtrail-tools_<version>_arm64.deb  the same, cross-built for arm64
 # into OUTDIR (default build/deb); DEB_ARCHS="amd64 arm64" (the default)
-# names the tools' architectures. Needs dpkg-deb and the tools' build
-# (make tools), and for arm64 Debian's gcc-aarch64-linux-gnu; prints the
-# paths of the packages.
+# names the tools' architectures. Needs dpkg-deb, dpkg-buildflags
+# (dpkg-dev) and for arm64 Debian's gcc-aarch64-linux-gnu; prints the paths
+# of the packages. The packages are native (the version has no Debian
+# revision) and built as debhelper would: hardened and stripped command,
+# changelog, copyright, md5sums, root's files of mode 0644 or 0755
+# (lintian --pedantic, test-packages.sh).
 set -euo pipefail
+umask 022
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/scripts/package
 out=${1:-$top/build/deb}
 ver=$(cat "$top/VERSION")
 [[ $ver =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || { echo "mkdeb: bad version '$ver' in VERSION" >&2; exit 1; }
+command -v dpkg-buildflags >/dev/null || { echo "mkdeb: needs dpkg-buildflags (dpkg-dev)" >&2; exit 1; }
 maint="ramtrail developers <ramtrail-devel@example.org>"
+# The changelog's date and the files' times: the last commit's, so a tree
+# gives the same packages each time.
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+	SOURCE_DATE_EPOCH=$(git -C "$top" log -1 --format=%ct 2>/dev/null) ||
+		SOURCE_DATE_EPOCH=$(stat -c %Y "$top/VERSION")
+fi
+export SOURCE_DATE_EPOCH
 stage=$out/stage
 rm -rf "$stage"
 mkdir -p "$out"
 
-# doc DIR PKG: the copyright file every Debian package carries
+# changelog: this release's entry of CHANGELOG as a Debian changelog (a
+# native package's, changelog.gz)
+changelog() {
+	local body
+	body=$(awk -v v="$ver" '/^[^ ]/ { on = ($1 == v); next }
+		on && /^  [^ ]/ && !seen++ { print "  * " substr($0, 3); next }
+		on && NF { print "  " $0 }' "$top/CHANGELOG")
+	[ -n "$body" ] || body="  * Release $ver."
+	printf 'ramtrail (%s) unstable; urgency=medium\n\n%s\n\n -- %s  %s\n' "$ver" "$body" \
+		"$maint" "$(date -u -R -d "@$SOURCE_DATE_EPOCH")"
+}
+
+# doc DIR PKG: the copyright file and changelog every Debian package carries
 doc() {
 	mkdir -p "$1/usr/share/doc/$2"
-	cat >"$1/usr/share/doc/$2/copyright" <<-END
-	Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
-	Upstream-Name: ramtrail
+	install -m 644 "$here/copyright" "$1/usr/share/doc/$2/copyright"
+	changelog | gzip -9n >"$1/usr/share/doc/$2/changelog.gz"
+}
 
-	Files: *
-	Copyright: the ramtrail developers
-	License: GPL-2
-	 On Debian systems, the complete text of the GNU General Public License
-	 version 2 is in /usr/share/common-licenses/GPL-2.
-	END
+# seal DIR: root's modes (0755 for directories and what is executable, 0644
+# for the rest), times no later than the last commit, and DEBIAN/md5sums
+seal() {
+	find "$1" -type d -exec chmod 755 {} +
+	find "$1" -type f -perm /u+x -exec chmod 755 {} +
+	find "$1" -type f ! -perm /u+x -exec chmod 644 {} +
+	find "$1" -newermt "@$SOURCE_DATE_EPOCH" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+	(cd "$1" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort |
+		xargs -d '\n' md5sum) >"$1/DEBIAN/md5sums"
+	chmod 644 "$1/DEBIAN/md5sums"
 }
 
 # ---- ramtrail-dkms: what DKMS builds (Kbuild, VERSION, fs/, include/), no bench
@@ -62,6 +90,7 @@ for s in postinst prerm postrm; do
 done
 cat >"$d/DEBIAN/control" <<END
 Package: ramtrail-dkms
+Source: ramtrail
 Version: $ver
 Architecture: all
 Maintainer: $maint
@@ -69,7 +98,7 @@ Depends: dkms (>= 3.0)
 Recommends: initramfs-tools, ramtrail-tools
 Section: kernel
 Priority: optional
-Installed-Size: $(du -sk "$d" | cut -f1)
+Installed-Size: $(du -sk --exclude=DEBIAN "$d" | cut -f1)
 Description: crash-surviving per-CPU trace store in persistent RAM (DKMS)
  ramtrail records what every CPU did (functions, scheduler, interrupts,
  the log) into RAM that survives a crash and a warm reboot, and shows the
@@ -79,6 +108,7 @@ Description: crash-surviving per-CPU trace store in persistent RAM (DKMS)
  kernel with headers, and loads it from the initramfs when the kernel
  command line (ramtrail.*) or /etc/modprobe.d/ramtrail.conf configures it.
 END
+seal "$d"
 
 # ---- ramtrail-tools: the command, dynamically linked, and its man page
 # tools_stage ARCH: the package's tree for Debian architecture ARCH
@@ -104,6 +134,7 @@ tools_stage() {
 		cut -d_ -f2 | sort -V | tail -n1)
 	cat >"$t/DEBIAN/control" <<END
 Package: ramtrail-tools
+Source: ramtrail
 Version: $ver
 Architecture: $arch
 Maintainer: $maint
@@ -111,7 +142,7 @@ Depends: libc6 (>= $glibc)
 Suggests: ramtrail-dkms, trace-cmd, kernelshark
 Section: devel
 Priority: optional
-Installed-Size: $(du -sk "$t" | cut -f1)
+Installed-Size: $(du -sk --exclude=DEBIAN "$t" | cut -f1)
 Description: read ramtrail traces: decode, export to trace.dat, stats
  The ramtrail command reads a ramtrail region image (a dump of RAM, a QEMU
  -mem-path file) or the files ramtrail shows in /sys/fs/pstore (or their
@@ -123,6 +154,7 @@ Description: read ramtrail traces: decode, export to trace.dat, stats
  archived trace's trace.dat and Perfetto trace under /var/lib/ramtrail
  and logs its crash record as one structured journal entry.
 END
+	seal "$t"
 }
 archs=${DEB_ARCHS:-amd64 arm64}
 for a in $archs; do
