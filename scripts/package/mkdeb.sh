@@ -113,11 +113,25 @@ seal "$d"
 # ---- ramtrail-tools: the command, dynamically linked, and its man page
 # tools_stage ARCH: the package's tree for Debian architecture ARCH
 tools_stage() {
-	local arch=$1 o=$top/build/tools cc=cc cross= t=$stage/tools-$1 glibc
+	local arch=$1 o=$stage/build-$1 cc=cc cross= t=$stage/tools-$1 glibc f cfi
+	local -a flags
 	if [ "$arch" = arm64 ]; then
-		o=$top/build/tools-arm64 cc=aarch64-linux-gnu-gcc cross=aarch64-linux-gnu-
+		cc=aarch64-linux-gnu-gcc cross=aarch64-linux-gnu-
 	fi
-	make -s -C "$top/tools" O="$o" CC="$cc" "$o/ramtrail"
+	# Debian's hardening, all of it (fortify, stack protector, relro,
+	# bindnow; PIE is gcc's default), in a build of its own: make tools'
+	# command is built without. Debian 12's dpkg-buildflags lacks what
+	# later ones add to hardening=+all: stack clash protection and the
+	# CPU's control-flow protection (CET, or arm64's PAC and BTI; the
+	# binary is marked for CET or BTI only once the C library's start
+	# files are, which Debian 12's are not).
+	cfi=-fcf-protection
+	[ "$arch" = amd64 ] || cfi=-mbranch-protection=standard
+	for f in CPPFLAGS CFLAGS LDFLAGS; do
+		flags+=("$f=$(cd "$top" && DEB_HOST_ARCH=$arch DEB_BUILD_MAINT_OPTIONS=hardening=+all \
+			DEB_CFLAGS_MAINT_APPEND="-fstack-clash-protection $cfi" dpkg-buildflags --get $f)")
+	done
+	make -s -C "$top/tools" O="$o" CC="$cc" "${flags[@]}" "$o/ramtrail"
 	mkdir -p "$t/DEBIAN" "$t/usr/bin" "$t/usr/share/man/man1" "$t/usr/libexec/ramtrail" \
 		"$t/lib/systemd/system"
 	install -m 755 "$o/ramtrail" "$t/usr/bin/ramtrail"
@@ -126,7 +140,8 @@ tools_stage() {
 	for s in postinst postrm; do
 		install -m 755 "$here/tools.$s" "$t/DEBIAN/$s"
 	done
-	"${cross}strip" "$t/usr/bin/ramtrail"
+	# As dh_strip does: no symbols, no compiler's .comment.
+	"${cross}strip" --remove-section=.comment --remove-section=.note "$t/usr/bin/ramtrail"
 	gzip -9n <"$top/Documentation/ramtrail/ramtrail.1" >"$t/usr/share/man/man1/ramtrail.1.gz"
 	doc "$t" ramtrail-tools
 	# The newest glibc symbol version the command uses.
