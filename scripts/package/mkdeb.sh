@@ -68,7 +68,7 @@ seal() {
 # ---- ramtrail-dkms: what DKMS builds (Kbuild, VERSION, fs/, include/), no bench
 d=$stage/dkms
 src=$d/usr/src/ramtrail-$ver
-mkdir -p "$src/fs/ramtrail" "$d/DEBIAN" "$d/etc/modprobe.d" "$d/etc/udev/rules.d" \
+mkdir -p "$src/fs/ramtrail" "$d/DEBIAN" "$d/etc/modprobe.d" "$d/usr/lib/udev/rules.d" \
 	"$d/usr/share/initramfs-tools/hooks" "$d/usr/share/initramfs-tools/scripts/init-top"
 cp "$top/Kbuild" "$top/VERSION" "$src/"
 for f in "$top"/fs/ramtrail/*.[ch]; do
@@ -80,10 +80,10 @@ sed "s/@VERSION@/$ver/" "$here/dkms.conf.in" >"$src/dkms.conf"
 install -m 755 "$here/initramfs-hook" "$d/usr/share/initramfs-tools/hooks/ramtrail"
 install -m 755 "$here/initramfs-init-top" "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail"
 install -m 644 "$here/modprobe.conf" "$d/etc/modprobe.d/ramtrail.conf"
-install -m 644 "$here/udev.rules" "$d/etc/udev/rules.d/60-ramtrail.rules"
+# Not a conffile: an administrator copies it to /etc/udev/rules.d to edit it.
+install -m 644 "$here/udev.rules" "$d/usr/lib/udev/rules.d/60-ramtrail.rules"
 doc "$d" ramtrail-dkms
-printf '%s\n' /etc/modprobe.d/ramtrail.conf /etc/udev/rules.d/60-ramtrail.rules \
-	>"$d/DEBIAN/conffiles"
+echo /etc/modprobe.d/ramtrail.conf >"$d/DEBIAN/conffiles"
 for s in postinst prerm postrm; do
 	sed "s/@VERSION@/$ver/" "$here/dkms.$s" >"$d/DEBIAN/$s"
 	chmod 755 "$d/DEBIAN/$s"

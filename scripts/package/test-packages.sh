@@ -61,14 +61,13 @@ have=$(cd "$src" && ls fs/ramtrail/*.c | sort)
 	[ -f "$src/include/uapi/linux/ramtrail.h" ]
 check "DKMS source: the module's sources, VERSION, headers, no benchmark" $? \
 	"$(comm -3 <(echo "$want") <(echo "$have") | tr '\n' ' ')"
-[ "$(cat "$d/DEBIAN/conffiles")" = "/etc/modprobe.d/ramtrail.conf
-/etc/udev/rules.d/60-ramtrail.rules" ] &&
+rules=$d/usr/lib/udev/rules.d/60-ramtrail.rules
+[ "$(cat "$d/DEBIAN/conffiles")" = /etc/modprobe.d/ramtrail.conf ] &&
 	[ -x "$d/usr/share/initramfs-tools/hooks/ramtrail" ] &&
 	[ -x "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail" ] &&
-	grep -qx '#KERNEL=="ramtrail_marker", GROUP="tracing", MODE="0620"' \
-		"$d/etc/udev/rules.d/60-ramtrail.rules" &&
-	! grep -q '^[^#]' "$d/etc/udev/rules.d/60-ramtrail.rules"
-check "initramfs hook, init-top script, modprobe.d and udev conffiles (the rule commented out)" $?
+	grep -qx '#KERNEL=="ramtrail_marker", GROUP="tracing", MODE="0620"' "$rules" &&
+	grep -q 'copy this file$' "$rules" && ! grep -q '^[^#]' "$rules" && [ ! -e "$d/etc/udev" ]
+check "initramfs hook, init-top script, modprobe.d conffile, udev rule in /usr/lib (commented out)" $?
 bad=
 for s in postinst prerm postrm; do
 	sh -n "$d/DEBIAN/$s" || bad="$bad $s"
@@ -76,6 +75,49 @@ done
 grep -q "^VERSION=$ver\$" "$d/DEBIAN/postinst" || bad="$bad version"
 [ -z "$bad" ]
 check "maintainer scripts parse, postinst names the version" $? "$bad"
+
+# The postinst in a root of its own (RAMTRAIL_ROOT), with stand-ins of
+# dkms and update-initramfs that log their calls.
+# postinst_run KERNEL...: a kernel named *-fails fails its build, *-refused
+# is refused by dkms.conf (status 77), *-noheaders has no headers; prints
+# the postinst's status.
+pi=$work/postinst
+postinst_run() {
+	local k
+	rm -rf "$pi/root" "$pi/calls"; mkdir -p "$pi/bin" "$pi/root/etc/udev/rules.d"
+	for k; do
+		mkdir -p "$pi/root/lib/modules/$k"
+		case $k in *-noheaders) ;; *) mkdir "$pi/root/lib/modules/$k/build" ;; esac
+	done
+	cat >"$pi/bin/dkms" <<-END
+	#!/bin/sh
+	echo "dkms \$*" >>"$pi/calls"
+	[ "\$1" = install ] || exit 0
+	case "\$*" in *-fails*) echo "dkms: make failed" >&2; exit 10 ;; *-refused*) exit 77 ;; esac
+	END
+	printf '#!/bin/sh\necho "update-initramfs $*" >>"%s/calls"\n' "$pi" >"$pi/bin/update-initramfs"
+	chmod +x "$pi/bin/dkms" "$pi/bin/update-initramfs"
+	[ -z "${old_rules:-}" ] || printf '%s' "$old_rules" >"$pi/root/etc/udev/rules.d/60-ramtrail.rules"
+	PATH=$pi/bin:$PATH RAMTRAIL_ROOT=$pi/root sh "$d/DEBIAN/postinst" configure 0.21.0 \
+		>"$pi/out" 2>"$pi/err"
+	echo $?
+}
+# 0.22.0's conffile, as shipped, goes; an edited one stays.
+old_rules="# ramtrail's marker device, /dev/ramtrail_marker: each write() is one
+# record of the trace (admin guide, \"Markers from user space\"). It is
+# root's alone (mode 0600); to let a group write markers, uncomment the
+# rule and name the group.
+#
+#KERNEL==\"ramtrail_marker\", GROUP=\"tracing\", MODE=\"0620\"
+"
+r=$(postinst_run 6.1.0-1-amd64)
+[ -e "$pi/root/etc/udev/rules.d/60-ramtrail.rules" ] && r+=" kept"
+old_rules=${old_rules/\#KERNEL/KERNEL}
+r+=" | $(postinst_run 6.1.0-1-amd64)"
+[ -e "$pi/root/etc/udev/rules.d/60-ramtrail.rules" ] && r+=" kept"
+old_rules=
+[ "$r" = "0 | 0 kept" ]
+check "postinst: 0.22.0's udev conffile goes if as shipped, stays if edited" $? "$r"
 
 out=$("$t/usr/bin/ramtrail" --version)
 [ -n "$fmt" ] && [ "$out" = "ramtrail $ver (on-RAM format $fmt)" ]
