@@ -94,7 +94,7 @@ Source: ramtrail
 Version: $ver
 Architecture: all
 Maintainer: $maint
-Depends: dkms (>= 3.0)
+Depends: dkms (>= 3.0.3-4~)
 Recommends: initramfs-tools, ramtrail-tools
 Section: kernel
 Priority: optional
