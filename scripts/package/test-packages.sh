@@ -151,6 +151,16 @@ old_rules=
 [ "$r" = "0 | 0 kept" ]
 check "postinst: 0.22.0's udev conffile goes if as shipped, stays if edited" $? "$r"
 
+# One kernel's failed build is reported and configures the package all
+# the same; a kernel dkms.conf leaves out is no failure.
+r=$(postinst_run 6.1.0-1-amd64 6.9.0-1-fails 6.2.0-1-refused 6.3.0-1-noheaders)
+r+=" $(grep -c '^dkms install' "$pi/calls") $(grep -c '^update-initramfs' "$pi/calls")"
+r+=" [$(grep -o '6\.[0-9.]*-1-[a-z0-9]*' "$pi/err" | tr '\n' ' ')]"
+grep -q 'not built for 6.2.0-1-refused' "$pi/out" && r+=" refused"
+r+=" | $(postinst_run 6.1.0-1-amd64 6.3.0-1-noheaders) [$(cat "$pi/err")]"
+[ "$r" = "0 3 1 [6.9.0-1-fails ] refused | 0 []" ]
+check "postinst: a failed build named, refused kernel skipped, status 0" $? "$r"
+
 out=$("$t/usr/bin/ramtrail" --version)
 [ -n "$fmt" ] && [ "$out" = "ramtrail $ver (on-RAM format $fmt)" ]
 check "ramtrail --version of the package" $? "$out"
