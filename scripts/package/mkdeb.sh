@@ -133,10 +133,11 @@ tools_stage() {
 	done
 	make -s -C "$top/tools" O="$o" CC="$cc" "${flags[@]}" "$o/ramtrail"
 	mkdir -p "$t/DEBIAN" "$t/usr/bin" "$t/usr/share/man/man1" "$t/usr/libexec/ramtrail" \
-		"$t/lib/systemd/system"
+		"$t/lib/systemd/system" "$t/usr/share/lintian/overrides"
 	install -m 755 "$o/ramtrail" "$t/usr/bin/ramtrail"
 	install -m 755 "$here/ramtrail-collect" "$t/usr/libexec/ramtrail/ramtrail-collect"
 	install -m 644 "$here/ramtrail-collect.service" "$t/lib/systemd/system/"
+	install -m 644 "$here/tools.lintian-overrides" "$t/usr/share/lintian/overrides/ramtrail-tools"
 	for s in postinst postrm; do
 		install -m 755 "$here/tools.$s" "$t/DEBIAN/$s"
 	done
