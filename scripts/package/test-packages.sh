@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # test-packages.sh [KVERS]: build the .debs (mkdeb.sh) and check them:
 # names and versions from VERSION, what each package holds, the command's
-# --version, the initramfs script's decision, and a DKMS build of the
-# packaged source against each kernel's headers (default "6.1,6.12",
-# fetched by qemu-tests/fetch-kernels.sh) in a private DKMS tree.
+# --version, the initramfs script's decision, lintian --pedantic, the
+# command's hardening, and a DKMS build of the packaged source against
+# each kernel's headers (default "6.1,6.12", fetched by
+# qemu-tests/fetch-kernels.sh) in a private DKMS tree. Installs lintian
+# (and with it dpkg-dev, which mkdeb.sh needs) when missing.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}
@@ -26,6 +28,12 @@ check() {
 finish() { echo "$passed passed, $failed failed"; exit $((failed != 0)); }
 
 rm -rf "$work"; mkdir -p "$work"
+# As tools/deps.sh installs what the other suites need.
+if ! command -v lintian >/dev/null; then
+	echo "test-packages: installing lintian"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends lintian >/dev/null
+fi
 mapfile -t debs < <("$top/scripts/package/mkdeb.sh" "$work/deb" 2>"$work/mkdeb.err")
 dkms_deb=$work/deb/ramtrail-dkms_${ver}_all.deb
 tools_deb=$work/deb/ramtrail-tools_${ver}_amd64.deb
@@ -34,6 +42,18 @@ arm_deb=$work/deb/ramtrail-tools_${ver}_arm64.deb
 check "make deb: ramtrail-dkms, ramtrail-tools for amd64 and arm64, of version $ver" $? \
 	"${debs[*]:-none} $(head -c 300 "$work/mkdeb.err")"
 [ -f "$dkms_deb" ] && [ -f "$tools_deb" ] && [ -f "$arm_deb" ] || finish
+
+# Each package as Debian would take it: no tag of lintian's at any level,
+# experimental ones too, but for the packages' own overrides.
+for deb in "$dkms_deb" "$tools_deb" "$arm_deb"; do
+	out=$(lintian --pedantic -I --display-experimental \
+		--fail-on error,warning,info,pedantic,experimental "$deb" 2>"$work/lintian.err")
+	rc=$?
+	[ $rc -eq 0 ] && ! grep -q '^[EWIPX]: ' <<<"$out"
+	check "lintian --pedantic: ${deb##*/}" $? \
+		"${out:+$(head -n 8 <<<"$out" | tr '\n' ' ')}status $rc$(grep -v '^running with root' \
+			"$work/lintian.err" | head -c 200)"
+done
 
 fields() { dpkg-deb -f "$1" Package Version Architecture | tr '\n' ' '; }
 f=$(fields "$dkms_deb")
@@ -169,6 +189,28 @@ dpkg-deb -x "$arm_deb" "$a"
 out=$(QEMU_LD_PREFIX=/usr/aarch64-linux-gnu qemu-aarch64 "$a/usr/bin/ramtrail" --version 2>&1)
 file "$a/usr/bin/ramtrail" | grep -q "ARM aarch64" && [ "$out" = "ramtrail $ver (on-RAM format $fmt)" ]
 check "the arm64 package's command is an arm64 binary; its --version (qemu-aarch64)" $? "$out"
+# hardening BINARY: what it lacks of Debian's hardening (hardening-check's
+# list, read with readelf, which reads either architecture)
+hardening() {
+	local lacks= elf
+	# Read whole first: grep -q ends a pipe early, and pipefail would
+	# count readelf's SIGPIPE as a miss.
+	elf=$(readelf -hldW --dyn-syms "$1")
+	grep -q 'Type: *DYN' <<<"$elf" || lacks+=" PIE"
+	grep -q GNU_RELRO <<<"$elf" || lacks+=" RELRO"
+	grep -q 'BIND_NOW\|FLAGS_1.*NOW' <<<"$elf" || lacks+=" BIND_NOW"
+	grep -q ' __stack_chk_fail' <<<"$elf" || lacks+=" stack-protector"
+	grep -q ' __[a-z]*_chk\b' <<<"$elf" || lacks+=" fortify"
+	echo "${lacks:-none}"
+}
+# The probe's own check: a program built with none of it lacks all.
+printf 'int main(void) { return 0; }\n' |
+	cc -x c -O2 -no-pie -fno-stack-protector -U_FORTIFY_SOURCE -Wl,-z,norelro -Wl,-z,lazy \
+		-o "$work/plain" -
+r="$(hardening "$t/usr/bin/ramtrail") | $(hardening "$a/usr/bin/ramtrail") | $(hardening "$work/plain")"
+[ "$r" = "none | none |  PIE RELRO BIND_NOW stack-protector fortify" ]
+check "the command of both packages: PIE, RELRO, BIND_NOW, stack protector, fortify" $? \
+	"lacks: $r (the last: a program built without)"
 zcat "$t/usr/share/man/man1/ramtrail.1.gz" | grep -q '^\.TH RAMTRAIL 1'
 check "man page ramtrail(1)" $?
 u=$t/lib/systemd/system/ramtrail-collect.service
