@@ -105,8 +105,9 @@ Description: crash-surviving per-CPU trace store in persistent RAM (DKMS)
  recovered trace at the next boot in /sys/fs/pstore.
  .
  This package builds the ramtrail module with DKMS for every installed
- kernel with headers, and loads it from the initramfs when the kernel
- command line (ramtrail.*) or /etc/modprobe.d/ramtrail.conf configures it.
+ kernel with headers that it supports (x86-64 and arm64, Linux 6.1 to
+ 6.12), and loads it from the initramfs when the kernel command line
+ (ramtrail.*) or /etc/modprobe.d/ramtrail.conf configures it.
 END
 seal "$d"
 
