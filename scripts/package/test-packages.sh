@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # test-packages.sh [KVERS]: build the .debs (mkdeb.sh) and check them:
 # names and versions from VERSION, what each package holds, the command's
-# --version, the initramfs script's decision, and a DKMS build of the
-# packaged source against each kernel's headers (default "6.1,6.12",
-# fetched by qemu-tests/fetch-kernels.sh) in a private DKMS tree.
+# --version, the initramfs script's decision, lintian --pedantic, the
+# command's hardening, and a DKMS build of the packaged source against
+# each kernel's headers (default "6.1,6.12", fetched by
+# qemu-tests/fetch-kernels.sh) in a private DKMS tree. Installs lintian
+# (and with it dpkg-dev, which mkdeb.sh needs) when missing.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${RAMTRAIL_CACHE:-$HOME/.cache/ramtrail}
@@ -26,6 +28,12 @@ check() {
 finish() { echo "$passed passed, $failed failed"; exit $((failed != 0)); }
 
 rm -rf "$work"; mkdir -p "$work"
+# As tools/deps.sh installs what the other suites need.
+if ! command -v lintian >/dev/null; then
+	echo "test-packages: installing lintian"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends lintian >/dev/null
+fi
 mapfile -t debs < <("$top/scripts/package/mkdeb.sh" "$work/deb" 2>"$work/mkdeb.err")
 dkms_deb=$work/deb/ramtrail-dkms_${ver}_all.deb
 tools_deb=$work/deb/ramtrail-tools_${ver}_amd64.deb
@@ -34,6 +42,18 @@ arm_deb=$work/deb/ramtrail-tools_${ver}_arm64.deb
 check "make deb: ramtrail-dkms, ramtrail-tools for amd64 and arm64, of version $ver" $? \
 	"${debs[*]:-none} $(head -c 300 "$work/mkdeb.err")"
 [ -f "$dkms_deb" ] && [ -f "$tools_deb" ] && [ -f "$arm_deb" ] || finish
+
+# Each package as Debian would take it: no tag of lintian's at any level,
+# experimental ones too, but for the packages' own overrides.
+for deb in "$dkms_deb" "$tools_deb" "$arm_deb"; do
+	out=$(lintian --pedantic -I --display-experimental \
+		--fail-on error,warning,info,pedantic,experimental "$deb" 2>"$work/lintian.err")
+	rc=$?
+	[ $rc -eq 0 ] && ! grep -q '^[EWIPX]: ' <<<"$out"
+	check "lintian --pedantic: ${deb##*/}" $? \
+		"${out:+$(head -n 8 <<<"$out" | tr '\n' ' ')}status $rc$(grep -v '^running with root' \
+			"$work/lintian.err" | head -c 200)"
+done
 
 fields() { dpkg-deb -f "$1" Package Version Architecture | tr '\n' ' '; }
 f=$(fields "$dkms_deb")
@@ -53,6 +73,38 @@ grep -qx "PACKAGE_VERSION=\"$ver\"" "$src/dkms.conf" &&
 	grep -qx 'BUILT_MODULE_NAME\[0\]="ramtrail"' "$src/dkms.conf" &&
 	grep -qx 'AUTOINSTALL="yes"' "$src/dkms.conf"
 check "dkms.conf: version, module, autoinstall" $?
+# DKMS refuses (77) a kernel the module does not build for, one directive
+# at a time, and goes on to build the others (which fail here: a .config
+# is all the kernel there is).
+# excluded ARCH RELEASE [CONFIG-LEFT-OUT]: dkms build's status
+excluded() {
+	local k=$work/exclusive/k-$1-$2-${3:-all} c
+	mkdir -p "$k"
+	for c in PSTORE FUNCTION_TRACER DYNAMIC_FTRACE BLOCK NET; do
+		[ "$c" = "${3:-}" ] || echo "CONFIG_$c=y"
+	done >"$k/.config"
+	dkms --dkmstree "$work/exclusive/var" --sourcetree "$work/exclusive/src" \
+		--installtree "$work/exclusive/inst" build -m ramtrail -v "$ver" -k "$2" -a "$1" \
+		--kernelsourcedir "$k" >/dev/null 2>&1
+	echo $?
+}
+mkdir -p "$work/exclusive/src" "$work/exclusive/var" "$work/exclusive/inst" &&
+	cp -r "$src" "$work/exclusive/src/" &&
+	dkms --dkmstree "$work/exclusive/var" --sourcetree "$work/exclusive/src" \
+		--installtree "$work/exclusive/inst" add -m ramtrail -v "$ver" >/dev/null 2>&1
+r=
+for a in "x86_64 6.12.0-1-amd64" "aarch64 6.1.0-1-arm64" "x86_64 6.10.3-rt-amd64" "i686 6.12.0-1-686" \
+	"armv7l 6.1.0-1-armmp" "x86_64 5.10.0-30-amd64" "x86_64 6.13.0-1-amd64" "x86_64 7.1.0-1-amd64"; do
+	r+=" $(excluded $a)"
+done
+for c in PSTORE FUNCTION_TRACER DYNAMIC_FTRACE BLOCK NET; do
+	r+=" $(excluded x86_64 6.12.0-2-amd64 $c)"
+done
+r=${r// 77/ -}
+# Three kernels taken (built, failing), ten refused.
+[[ $r =~ ^( [0-9]+){3}( -){10}$ ]]
+check "dkms.conf: built for x86_64 and aarch64, 6.1 to 6.12, with pstore, ftrace, block, net" $? \
+	"statuses, 77 as '-': $r"
 # Every object of ramtrail.ko has its source; the benchmark is left out.
 want=$(sed -n '/^ramtrail-y/,/^$/p' "$top/Kbuild" | grep -o 'fs/ramtrail/[a-z0-9_-]*\.o' |
 	sed 's/\.o$/.c/' | sort)
@@ -61,14 +113,13 @@ have=$(cd "$src" && ls fs/ramtrail/*.c | sort)
 	[ -f "$src/include/uapi/linux/ramtrail.h" ]
 check "DKMS source: the module's sources, VERSION, headers, no benchmark" $? \
 	"$(comm -3 <(echo "$want") <(echo "$have") | tr '\n' ' ')"
-[ "$(cat "$d/DEBIAN/conffiles")" = "/etc/modprobe.d/ramtrail.conf
-/etc/udev/rules.d/60-ramtrail.rules" ] &&
+rules=$d/usr/lib/udev/rules.d/60-ramtrail.rules
+[ "$(cat "$d/DEBIAN/conffiles")" = /etc/modprobe.d/ramtrail.conf ] &&
 	[ -x "$d/usr/share/initramfs-tools/hooks/ramtrail" ] &&
 	[ -x "$d/usr/share/initramfs-tools/scripts/init-top/ramtrail" ] &&
-	grep -qx '#KERNEL=="ramtrail_marker", GROUP="tracing", MODE="0620"' \
-		"$d/etc/udev/rules.d/60-ramtrail.rules" &&
-	! grep -q '^[^#]' "$d/etc/udev/rules.d/60-ramtrail.rules"
-check "initramfs hook, init-top script, modprobe.d and udev conffiles (the rule commented out)" $?
+	grep -qx '#KERNEL=="ramtrail_marker", GROUP="tracing", MODE="0620"' "$rules" &&
+	grep -q 'copy this file$' "$rules" && ! grep -q '^[^#]' "$rules" && [ ! -e "$d/etc/udev" ]
+check "initramfs hook, init-top script, modprobe.d conffile, udev rule in /usr/lib (commented out)" $?
 bad=
 for s in postinst prerm postrm; do
 	sh -n "$d/DEBIAN/$s" || bad="$bad $s"
@@ -76,6 +127,59 @@ done
 grep -q "^VERSION=$ver\$" "$d/DEBIAN/postinst" || bad="$bad version"
 [ -z "$bad" ]
 check "maintainer scripts parse, postinst names the version" $? "$bad"
+
+# The postinst in a root of its own (RAMTRAIL_ROOT), with stand-ins of
+# dkms and update-initramfs that log their calls.
+# postinst_run KERNEL...: a kernel named *-fails fails its build, *-refused
+# is refused by dkms.conf (status 77), *-noheaders has no headers; prints
+# the postinst's status.
+pi=$work/postinst
+postinst_run() {
+	local k
+	rm -rf "$pi/root" "$pi/calls"; mkdir -p "$pi/bin" "$pi/root/etc/udev/rules.d"
+	for k; do
+		mkdir -p "$pi/root/lib/modules/$k"
+		case $k in *-noheaders) ;; *) mkdir "$pi/root/lib/modules/$k/build" ;; esac
+	done
+	cat >"$pi/bin/dkms" <<-END
+	#!/bin/sh
+	echo "dkms \$*" >>"$pi/calls"
+	[ "\$1" = install ] || exit 0
+	case "\$*" in *-fails*) echo "dkms: make failed" >&2; exit 10 ;; *-refused*) exit 77 ;; esac
+	END
+	printf '#!/bin/sh\necho "update-initramfs $*" >>"%s/calls"\n' "$pi" >"$pi/bin/update-initramfs"
+	chmod +x "$pi/bin/dkms" "$pi/bin/update-initramfs"
+	[ -z "${old_rules:-}" ] || printf '%s' "$old_rules" >"$pi/root/etc/udev/rules.d/60-ramtrail.rules"
+	PATH=$pi/bin:$PATH RAMTRAIL_ROOT=$pi/root sh "$d/DEBIAN/postinst" configure 0.21.0 \
+		>"$pi/out" 2>"$pi/err"
+	echo $?
+}
+# 0.22.0's conffile, as shipped, goes; an edited one stays.
+old_rules="# ramtrail's marker device, /dev/ramtrail_marker: each write() is one
+# record of the trace (admin guide, \"Markers from user space\"). It is
+# root's alone (mode 0600); to let a group write markers, uncomment the
+# rule and name the group.
+#
+#KERNEL==\"ramtrail_marker\", GROUP=\"tracing\", MODE=\"0620\"
+"
+r=$(postinst_run 6.1.0-1-amd64)
+[ -e "$pi/root/etc/udev/rules.d/60-ramtrail.rules" ] && r+=" kept"
+old_rules=${old_rules/\#KERNEL/KERNEL}
+r+=" | $(postinst_run 6.1.0-1-amd64)"
+[ -e "$pi/root/etc/udev/rules.d/60-ramtrail.rules" ] && r+=" kept"
+old_rules=
+[ "$r" = "0 | 0 kept" ]
+check "postinst: 0.22.0's udev conffile goes if as shipped, stays if edited" $? "$r"
+
+# One kernel's failed build is reported and configures the package all
+# the same; a kernel dkms.conf leaves out is no failure.
+r=$(postinst_run 6.1.0-1-amd64 6.9.0-1-fails 6.2.0-1-refused 6.3.0-1-noheaders)
+r+=" $(grep -c '^dkms install' "$pi/calls") $(grep -c '^update-initramfs' "$pi/calls")"
+r+=" [$(grep -o '6\.[0-9.]*-1-[a-z0-9]*' "$pi/err" | tr '\n' ' ')]"
+grep -q 'not built for 6.2.0-1-refused' "$pi/out" && r+=" refused"
+r+=" | $(postinst_run 6.1.0-1-amd64 6.3.0-1-noheaders) [$(cat "$pi/err")]"
+[ "$r" = "0 3 1 [6.9.0-1-fails ] refused | 0 []" ]
+check "postinst: a failed build named, refused kernel skipped, status 0" $? "$r"
 
 out=$("$t/usr/bin/ramtrail" --version)
 [ -n "$fmt" ] && [ "$out" = "ramtrail $ver (on-RAM format $fmt)" ]
@@ -85,6 +189,28 @@ dpkg-deb -x "$arm_deb" "$a"
 out=$(QEMU_LD_PREFIX=/usr/aarch64-linux-gnu qemu-aarch64 "$a/usr/bin/ramtrail" --version 2>&1)
 file "$a/usr/bin/ramtrail" | grep -q "ARM aarch64" && [ "$out" = "ramtrail $ver (on-RAM format $fmt)" ]
 check "the arm64 package's command is an arm64 binary; its --version (qemu-aarch64)" $? "$out"
+# hardening BINARY: what it lacks of Debian's hardening (hardening-check's
+# list, read with readelf, which reads either architecture)
+hardening() {
+	local lacks= elf
+	# Read whole first: grep -q ends a pipe early, and pipefail would
+	# count readelf's SIGPIPE as a miss.
+	elf=$(readelf -hldW --dyn-syms "$1")
+	grep -q 'Type: *DYN' <<<"$elf" || lacks+=" PIE"
+	grep -q GNU_RELRO <<<"$elf" || lacks+=" RELRO"
+	grep -q 'BIND_NOW\|FLAGS_1.*NOW' <<<"$elf" || lacks+=" BIND_NOW"
+	grep -q ' __stack_chk_fail' <<<"$elf" || lacks+=" stack-protector"
+	grep -q ' __[a-z]*_chk\b' <<<"$elf" || lacks+=" fortify"
+	echo "${lacks:-none}"
+}
+# The probe's own check: a program built with none of it lacks all.
+printf 'int main(void) { return 0; }\n' |
+	cc -x c -O2 -no-pie -fno-stack-protector -U_FORTIFY_SOURCE -Wl,-z,norelro -Wl,-z,lazy \
+		-o "$work/plain" -
+r="$(hardening "$t/usr/bin/ramtrail") | $(hardening "$a/usr/bin/ramtrail") | $(hardening "$work/plain")"
+[ "$r" = "none | none |  PIE RELRO BIND_NOW stack-protector fortify" ]
+check "the command of both packages: PIE, RELRO, BIND_NOW, stack protector, fortify" $? \
+	"lacks: $r (the last: a program built without)"
 zcat "$t/usr/share/man/man1/ramtrail.1.gz" | grep -q '^\.TH RAMTRAIL 1'
 check "man page ramtrail(1)" $?
 u=$t/lib/systemd/system/ramtrail-collect.service
