@@ -193,6 +193,32 @@ def check_ftrace_file(res, t, r, part=0):
               f"{first_diff([(c, rg.usec(ts)) for c, ts, _, _ in recs], [x[:2] for x in fun])}")
 
 
+def check_offsets_slide_free(res, t, r, ksyms, part=0):
+    """An offset in pstore's ftrace-ramtrail-N is the function's place from
+    panic() (text_base: panic() less 2 GiB) in the recording boot: the same
+    build puts each function at the same distance from panic() whatever
+    KASLR's slide, so the reading boot's kallsyms gives every offset, and
+    no offset tells where either boot's kernel lies."""
+    addr, seen = {}, set()
+    for line in ksyms.read_text().splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "tT":
+            if f[2] in seen:
+                addr.pop(f[2], None)	# a name twice: not a place
+            else:
+                addr[f[2]] = int(f[0], 16)
+            seen.add(f[2])
+    vals = rg.offset_values("\n".join(h.sections(r.log, f"ftrace-ramtrail-{part}")[-1:]))
+    fun = rg.part_functions(r, part)
+    panic = addr.get("panic")
+    pairs = [(v, addr[f]) for (v, _), (_, _, f, _) in zip(vals, fun) if f in addr]
+    bad = [(hex(v), hex(a)) for v, a in pairs if panic is None or v != (1 << 31) + a - panic]
+    res.check(f"{t} ftrace-ramtrail-{part}: each kernel function's offset is its distance "
+              "from panic() plus 2 GiB, as this boot's kallsyms gives it: no KASLR slide",
+              panic and len(pairs) >= 10 and not bad,
+              f"{len(pairs)} named, bad {bad[:3]}")
+
+
 def check_export(res, t, g, boot, ksyms, decoded):
     """trace-cmd report of the exported trace.dat agrees with decode."""
     dat = g.work / "trace.dat"
@@ -302,6 +328,7 @@ def scenario_panic(k, ko, smp, res):
     ksyms = rg.kallsyms(g, r)
     res.check(f"{t} guest's kallsyms copied out", ksyms, "no 'kallsyms bytes' line")
     if ksyms:
+        check_offsets_slide_free(res, t, r, ksyms)
         decoded = check_decode(res, t, g, 1, rg.part_functions(r), ksyms)
         check_export(res, t, g, 1, ksyms, decoded)
         # Another build of this release: schedule() 16 bytes further.

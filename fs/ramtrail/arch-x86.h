@@ -4,6 +4,7 @@
 #define _RAMTRAIL_ARCH_X86_H
 
 #include <linux/kernel.h>
+#include <linux/sizes.h>
 #include <linux/types.h>
 #include <asm/cacheflush.h>
 #include <asm/msr.h>
@@ -13,7 +14,13 @@
 #include <uapi/linux/ramtrail.h>
 
 #define RAMTRAIL_ARCH_MACHINE		RAMTRAIL_MACHINE_X86_64
-#define RAMTRAIL_ARCH_TEXT_BASE	__START_KERNEL_map
+/*
+ * Kernel text and modules lie in the top 2 GiB, which every 32-bit offset
+ * from panic() less 2 GiB reaches. From panic(), not from the top's fixed
+ * start: an offset then tells a function's place in the build, never where
+ * KASLR put this boot's kernel (pstore's files reach the journal).
+ */
+#define RAMTRAIL_ARCH_TEXT_BASE	((unsigned long)panic - SZ_2G)
 /* The module area, taken to the top of the address space. */
 #define RAMTRAIL_ARCH_MODULES_START	MODULES_VADDR
 #define RAMTRAIL_ARCH_MODULES_SIZE	(-(u64)MODULES_VADDR)
