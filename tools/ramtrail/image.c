@@ -698,47 +698,78 @@ static int rt_pstore_text_files(const char *path, struct rt_image *text)
 }
 
 /*
- * The task of a text line, "<comm>-<pid> " up to @end (its " ["), cut in
- * place: @l->comm (NULL for ramtrail's "<unknown>-?") and @l->pid.
+ * The columns of a text line before what it says, as
+ * ramtrail_text_record() writes them: "%16.16s-%-7d [%03d] FLAGS
+ * %5llu.%06llu: ". Read by column, not by looking for " [" or '-': a
+ * comm is any 15 bytes (prctl(PR_SET_NAME)) and may hold both. Cut in
+ * place: @l's task (@l->comm NULL for "<unknown>-?"), CPU and context,
+ * the time in microseconds at @us. Return: what follows the prefix, or
+ * NULL if @line has none.
  */
-static void rt_text_task(char *line, char *end, struct rt_pstore_line *l)
+static char *rt_text_prefix(char *line, struct rt_pstore_line *l, u64 *us)
 {
-	char *p = end, *digits;
+	static const char ctx[] = ".shz";	/* ramtrail_text_flags() */
+	unsigned long long sec = 0, usec = 0;
+	char *p, *comm, *c;
+	u32 n, cpu = 0;
+	u64 pid = 0;
 
-	l->comm = NULL;
-	while (p > line && p[-1] == ' ')
-		p--;
-	digits = p;
-	while (digits > line && isdigit((unsigned char)digits[-1]))
-		digits--;
-	if (digits == p || digits == line || digits[-1] != '-')
-		return;
-	l->pid = strtoul(digits, NULL, 10);
-	digits[-1] = 0;
-	while (*line == ' ')
-		line++;
-	l->comm = line;
+	memset(l, 0, sizeof(*l));
+	if (strnlen(line, 17) < 17 || line[16] != '-')
+		return NULL;
+	/* "%-7d": the pid and spaces, at least 7 columns, then " [" */
+	p = line + 17;
+	if (*p == '?') {
+		p++;
+	} else {
+		for (n = 0; isdigit((unsigned char)*p) && n < 10; n++, p++)
+			pid = pid * 10 + *p - '0';
+		if (!n || pid > U32_MAX)
+			return NULL;
+	}
+	while (*p == ' ' && p < line + 24)
+		p++;
+	if (p < line + 24 || p[0] != ' ' || p[1] != '[')
+		return NULL;
+	for (p += 2, n = 0; isdigit((unsigned char)*p) && n < 4; n++, p++)
+		cpu = cpu * 10 + *p - '0';
+	if (n < 3 || cpu >= RAMTRAIL_MAX_CPUS || strncmp(p, "] ", 2) ||
+	    strnlen(p + 2, 6) < 6 || p[7] != ' ')
+		return NULL;
+	c = memchr(ctx, p[4], 4);
+	l->ctx = c ? c - ctx : RAMTRAIL_CTX_TASK;
+	/* "%5llu.%06llu: " */
+	for (p += 8; *p == ' '; p++)
+		;
+	for (n = 0; isdigit((unsigned char)*p) && n < 19; n++, p++)
+		sec = sec * 10 + *p - '0';
+	if (!n || *p++ != '.')
+		return NULL;
+	for (n = 0; n < 6 && isdigit((unsigned char)*p); n++, p++)
+		usec = usec * 10 + *p - '0';
+	if (n < 6 || strncmp(p, ": ", 2))
+		return NULL;
+	/* "%16.16s": the comm right-aligned in columns 0 to 15 */
+	line[16] = 0;
+	for (comm = line; *comm == ' '; comm++)
+		;
+	if (line[17] != '?') {
+		l->comm = comm;
+		l->pid = pid;
+	}
+	l->cpu = cpu;
+	*us = sec * 1000000 + usec;
+	return p + 2;
 }
 
 /*
- * A function line of ftrace's text, "comm-pid [CPU] flags S.U: func
- * <-caller", cut in place: its task, CPU, context, time (us) and names;
- * false for any other line (an event's "name: fields", the header's
- * comment lines).
+ * What a function line says, "func <-caller" (@what, cut in place): its
+ * names into @l; false for any other line (an event's "name: fields").
  */
-static bool rt_text_function(char *line, struct rt_pstore_line *l, u64 *us)
+static bool rt_text_function(char *what, struct rt_pstore_line *l)
 {
-	static const char ctx[] = ".shz";	/* ramtrail_text_flags() */
-	char *p = strstr(line, " ["), *what, *arrow, *c;
-	unsigned long long sec, usec;
-	char flags[6];
-	int n = 0;
+	char *arrow;
 
-	if (line[0] == '#' || !p ||
-	    sscanf(p + 2, "%u] %5c %llu.%6llu: %n", &l->cpu, flags, &sec,
-		   &usec, &n) != 4 || !n)
-		return false;
-	what = p + 2 + n;
 	if (strstr(what, ": "))
 		return false;
 	arrow = strstr(what, " <-");
@@ -746,10 +777,6 @@ static bool rt_text_function(char *line, struct rt_pstore_line *l, u64 *us)
 		*arrow = 0;
 	l->ip_sym = what;
 	l->parent_sym = arrow ? arrow + 3 : NULL;
-	c = memchr(ctx, flags[2], 4);
-	l->ctx = c ? c - ctx : RAMTRAIL_CTX_TASK;
-	rt_text_task(line, p, l);
-	*us = sec * 1000000 + usec;
 	return true;
 }
 
@@ -831,17 +858,20 @@ static void rt_pstore_header(struct rt_trace *t, const char *text)
  * part, in step: the k-th line unnamed takes the names of the k-th
  * function line of the text, which the module wrote from the same record.
  * A line whose CPU or time differs from its text line's ends the naming:
- * that text is not the file's. Return: the lines named.
+ * that text is not the file's. A line of the text that is neither the
+ * header nor a record's is counted in @t->unreadable. Return: the lines
+ * named.
  */
 static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
 				     struct rt_pstore_line *l, u64 n)
 {
 	struct rt_image text = { .path = path };
-	char *p, *end, *nl, *line;
 	struct rt_pstore_line fn;
+	char *p, *end, *nl, *what;
 	long long named = 0;
+	bool in_step = true;
 	char **keep;
-	u64 i, us;
+	u64 i = 0, us;
 
 	if (!rt_pstore_text_files(path, &text))
 		return 0;
@@ -855,25 +885,34 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
 	p = (char *)text.buf;
 	end = p + text.len;
 	rt_pstore_header(t, p);
-	for (i = 0; i < n; i++) {
-		if (strncmp(l[i].ip_sym, "0x", 2))
-			continue;	/* pstore named it */
-		for (line = NULL; !line && p < end; p = nl + 1) {
-			nl = memchr(p, '\n', end - p);
-			if (!nl)
-				nl = end;
-			*nl = 0;
-			if (rt_text_function(p, &fn, &us))
-				line = p;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		if (!*p || *p == '#')
+			continue;	/* the header */
+		what = rt_text_prefix(p, &fn, &us);
+		if (!what) {
+			t->unreadable++;
+			continue;
 		}
-		if (!line || fn.cpu != l[i].cpu || us != ramtrail_text_usecs(l[i].ns))
-			break;
+		if (!rt_text_function(what, &fn) || !in_step)
+			continue;
+		while (i < n && strncmp(l[i].ip_sym, "0x", 2))
+			i++;	/* pstore named it */
+		if (i == n || fn.cpu != l[i].cpu ||
+		    us != ramtrail_text_usecs(l[i].ns)) {
+			in_step = false;
+			continue;
+		}
 		l[i].ip_sym = fn.ip_sym;
 		if (fn.parent_sym)
 			l[i].parent_sym = fn.parent_sym;
 		l[i].comm = fn.comm;
 		l[i].pid = fn.pid;
 		l[i].ctx = fn.ctx;
+		i++;
 		named++;
 	}
 	return named;
@@ -892,7 +931,8 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
  * boot's layout away. The part's text files beside it,
  * console-ramtrail-(N * 100) and up, hold the same function records in
  * the same order, named; they name the file's lines. Lines pstore named
- * keep their names, lines no text names keep their numbers.
+ * keep their names, lines no text names keep their numbers. Lines of the
+ * text that cannot be read are counted (@t->unreadable) and said.
  *
  * Return: the lines named.
  */
@@ -912,6 +952,9 @@ long long rt_pstore_names(struct rt_trace *t, const u8 *buf,
 		named += rt_pstore_name_file(t, paths[k], t->lines + i, j - i);
 		i = j;
 	}
+	if (t->unreadable)
+		rt_err("%llu lines of the text files beside the pstore files cannot be read, skipped\n",
+		       (unsigned long long)t->unreadable);
 	return named;
 }
 

@@ -144,6 +144,8 @@ struct rt_pstore_header {
  * @nr_lines: entries of @lines
  * @texts: the text files whose names @lines point to (RT_PSTORE)
  * @nr_texts: entries of @texts
+ * @unreadable: lines of @texts that are neither their header nor a
+ *	record (RT_PSTORE)
  * @next: next saved record or line to return
  * @invalid: saved chunks dropped, damaged (see ramtrail_saved_read())
  * @saved_cur: read position in @saved (RT_SAVED)
@@ -175,6 +177,7 @@ struct rt_trace {
 	u64 nr_lines;
 	char **texts;
 	u32 nr_texts;
+	u64 unreadable;
 	u64 next;
 	u64 invalid;
 	struct ramtrail_saved_cursor *saved_cur;

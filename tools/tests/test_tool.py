@@ -985,6 +985,72 @@ def test_crash_record(img):
           p.returncode == 3 and "ftrace-ramtrail" in p.stderr and not p.stdout, p.stderr)
 
 
+def write_crash_part(work, part, header, rows):
+    """Part N of a trace: its ftrace file (offsets) and its text, as the
+    module makes them; rows are (cpu, usec, comm, pid, ctx, func)."""
+    (work / f"ftrace-ramtrail-{part}").write_text("".join(
+        f"CPU:{c} ts:{us * 1000} {0x1000 + k:08x}  {0x2000:08x}  {0x1000 + k:#x} <- 0x2000\n"
+        for k, (c, us, *_) in enumerate(rows)))
+    (work / f"console-ramtrail-{part * 100}").write_text(header + "".join(
+        f"{comm:>16}-{pid:<7d} [{c:03d}] X.{ctx}.. {us // 1000000:5d}.{us % 1000000:06d}: "
+        f"{func} <-caller_{k}\n" for k, (c, us, comm, pid, ctx, func) in enumerate(rows)))
+
+
+def test_pstore_hostile_comms(img):
+    """A comm is any 15 bytes a task gives itself (prctl(PR_SET_NAME)):
+    spaces, '[', '-', digits, ':'. The text's columns are read by their
+    places, so the task, CPU, names and signature are those of a plain
+    comm; a line that cannot be read is counted and said."""
+    work = img.work / "pstore-comms"
+    work.mkdir(exist_ok=True)
+
+    def archive(comm):
+        rows = [(i % 2, 1000 + i * 10, "sh" if i % 2 == 0 else comm,
+                 100 if i % 2 == 0 else 321, ".", f"func_{i}") for i in range(24)]
+        write_crash_part(work, 7, crash_header(part=1, parts=1), rows)
+        files = [work / "ftrace-ramtrail-7"]
+        p, d = run("crash", *files), run("decode", *files)
+        f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+        tasks = [(m[1].lstrip(" "), m[2], m[3], m[6].split(" <-")[0])
+                 for m in map(LINE.match, lines_of(d.stdout)) if m]
+        return p, d, f, tasks
+
+    p0, d0, plain, plain_tasks = archive("rtcrash")
+    check("pstore text, plain comm: the crash's task, functions by name, nothing unreadable",
+          p0.returncode == 0 and plain.get("RAMTRAIL_TASK") == "rtcrash" and
+          plain.get("RAMTRAIL_FUNCTIONS", "").split()[:2] == ["func_23", "func_21"] and
+          plain.get("RAMTRAIL_UNREADABLE") == "0" and "cannot be read" not in p0.stderr,
+          (p0.stderr, plain))
+    for comm in ("x [y", "a-1 [002] d..1.", "abcdefghijklmno", "kw:0-12 [7]: 3",
+                 "-1 [001] X.... ", "9"):
+        p, d, f, tasks = archive(comm)
+        same = {k: v for k, v in f.items() if k not in ("RAMTRAIL_TASK", "MESSAGE")}
+        want = {k: v for k, v in plain.items() if k not in ("RAMTRAIL_TASK", "MESSAGE")}
+        check(f"pstore text, comm {comm!r}: crash names the same task, pid, CPU, "
+              "functions and signature as for a plain comm",
+              p.returncode == 0 and f.get("RAMTRAIL_TASK") == comm.lstrip(" ") and
+              same == want and f.get("MESSAGE") ==
+              plain.get("MESSAGE", "").replace("rtcrash[", f"{comm.lstrip(' ')}["),
+              (p.stderr, f.get("RAMTRAIL_TASK"), f.get("RAMTRAIL_FUNCTIONS")))
+        check(f"pstore text, comm {comm!r}: decode gives every record its task, pid, CPU "
+              "and function name",
+              d.returncode == 0 and "cannot be read" not in d.stderr and
+              tasks == [(comm.lstrip(" ") if t[0] == "rtcrash" else t[0],) + t[1:]
+                        for t in plain_tasks] and len(tasks) == 24,
+              (d.stderr, tasks[:2]))
+    text = work / "console-ramtrail-700"
+    lines = text.read_text().splitlines(True)
+    text.write_text("".join(lines[:6] + ["not a record\n", "   sh-1 [000] X.... 1.0: f\n"] +
+                            lines[6:]))
+    p = run("crash", work / "ftrace-ramtrail-7")
+    f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+    check("pstore text: lines that cannot be read are counted, said on stderr and in "
+          "RAMTRAIL_UNREADABLE; the records around them kept",
+          p.returncode == 0 and f.get("RAMTRAIL_UNREADABLE") == "2" and
+          "2 lines of the text files" in p.stderr and "cannot be read" in p.stderr and
+          f.get("RAMTRAIL_SIGNATURE") == plain.get("RAMTRAIL_SIGNATURE"), (p.stderr, f))
+
+
 def test_collect(img):
     """ramtrail-collect (the unit's script) on an archive of two traces:
     each one's trace.dat, Perfetto trace and journal entry once; a failed
@@ -1392,6 +1458,7 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
+                 test_pstore_hostile_comms,
                  test_collect, test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
                  test_refused_before_io, test_help_and_man, test_format7):
