@@ -263,9 +263,11 @@ void rt_image_free(struct rt_image *img)
  * @s: the string, NUL-terminated within @len bytes or not
  * @len: bytes at @s
  *
- * A byte that is not printable ASCII becomes '?': a release, build or
- * module name of a forged image must not start lines of its own (a
- * newline) or drive the terminal (an escape).
+ * A byte that is not printable ASCII becomes '?': a release, build,
+ * module name or comm of a forged image, a line of a forged pstore file,
+ * must not start lines of its own (a newline) or drive the terminal (an
+ * escape, or 0x9b, the 8-bit CSI). Applied where such a string is first
+ * stored, so that every printer and exporter gets it safe.
  */
 void rt_printable(char *s, size_t len)
 {
@@ -618,6 +620,7 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 		if (!nl)
 			nl = end;	/* no newline: rt_image_read() left room */
 		*nl = 0;
+		rt_printable(p, nl - p);	/* pstore's names, forged or not */
 		if (t->nr_lines == cap) {
 			cap = cap ? 2 * cap : 4096;
 			grown = realloc(t->lines, cap * sizeof(*grown));
@@ -890,6 +893,8 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
 		if (!nl)
 			nl = end;
 		*nl = 0;
+		/* Its names and text go to terminals, files and the journal. */
+		rt_printable(p, nl - p);
 		if (!*p || *p == '#')
 			continue;	/* the header */
 		what = rt_text_prefix(p, &fn, &us);
@@ -985,6 +990,8 @@ static void rt_rec_fill(const struct rt_trace *t, struct rt_rec *r,
 		r->pid = le32_to_cpu(z->task.pid);
 		r->tgid = le32_to_cpu(z->task.tgid);
 		memcpy(r->comm, z->task.comm, RAMTRAIL_COMM_LEN);
+		/* A forged image's comm reaches every output from here. */
+		rt_printable(r->comm, RAMTRAIL_COMM_LEN);
 	}
 	if (z->type != RAMTRAIL_W_EVENT)
 		r->ip = t->text_base + z->ip;

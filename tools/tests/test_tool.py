@@ -1051,6 +1051,41 @@ def test_pstore_hostile_comms(img):
           f.get("RAMTRAIL_SIGNATURE") == plain.get("RAMTRAIL_SIGNATURE"), (p.stderr, f))
 
 
+def test_pstore_control_bytes(img):
+    """A forged text's comm with an escape, the 8-bit CSI (0x9b) and a
+    byte 0x80-0x9f reaches no output as such: decode, crash, trace.dat's
+    cmdlines, JSON and Perfetto all print '?' for each."""
+    work = img.work / "pstore-ctl"
+    work.mkdir(exist_ok=True)
+    rows = [(i % 2, 1000 + i * 10, "sh" if i % 2 == 0 else "rtcrash",
+             100 if i % 2 == 0 else 321, ".", f"func_{i}") for i in range(12)]
+    write_crash_part(work, 7, crash_header(part=1, parts=1), rows)
+    text = work / "console-ramtrail-700"
+    text.write_bytes(text.read_bytes().replace(b"rtcrash", b"r\x1b[2J\x9b\x85"))
+    outs = {}
+    for name, args in (("decode", ["decode"]), ("crash", ["crash"]),
+                       ("json", ["export", "--format", "json"]),
+                       ("dat", ["export"]), ("perfetto", ["export", "--format", "perfetto"])):
+        out = work / f"out.{name}"
+        p = subprocess.run([str(TOOL), *args, str(work / "ftrace-ramtrail-7"), "-o", str(out)],
+                           capture_output=True)
+        outs[name] = out.read_bytes() if p.returncode == 0 and out.exists() else None
+    # Perfetto's protobuf holds any byte in its numbers: the comm's, there.
+    bad = {k: v is None or any(b in (v if k != "perfetto" else v.replace(b"r?[2J??", b""))
+                               for b in ((b"r\x1b[2J", b"r?[2J\x9b") if k == "perfetto" else
+                                         (b"\x1b", b"\x9b", b"\x85", b"\\u001b", b"\\u009b")))
+           or (k == "perfetto" and b"r?[2J??" not in v)
+           for k, v in outs.items()}
+    check("pstore text: a comm's escape, 0x9b and 0x85 reach no output (decode, crash, "
+          "JSON, trace.dat, Perfetto)", not any(bad.values()), bad)
+    check("pstore text: that comm prints with '?' for them (decode, crash, trace.dat's "
+          "cmdlines \"321 r?[2J??\")",
+          outs["decode"] and b"r?[2J??-321 " in outs["decode"] and
+          outs["crash"] and b"RAMTRAIL_TASK=r?[2J??\n" in outs["crash"] and
+          outs["dat"] and b"321 r?[2J??\n" in outs["dat"],
+          {k: (v or b"")[:0] for k, v in outs.items()})
+
+
 def test_collect(img):
     """ramtrail-collect (the unit's script) on an archive of two traces:
     each one's trace.dat, Perfetto trace and journal entry once; a failed
@@ -1458,7 +1493,7 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
-                 test_pstore_hostile_comms,
+                 test_pstore_hostile_comms, test_pstore_control_bytes,
                  test_collect, test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
                  test_refused_before_io, test_help_and_man, test_format7):
