@@ -29,6 +29,10 @@
  * @comm: the task, from ramtrail's text of the record (NULL: unknown)
  * @pid: its pid
  * @ctx: enum ramtrail_ctx, from the text's flags column
+ * @flags: RAMTRAIL_EF_* of an event, from the same column
+ * @event: an event's line of the text after its prefix ("sched_switch:
+ *	..."), read back when the record is (ramtrail_text_scan_event());
+ *	NULL for a function record
  */
 struct rt_pstore_line {
 	u64 ns;
@@ -40,6 +44,8 @@ struct rt_pstore_line {
 	char *comm;
 	u32 pid;
 	u8 ctx;
+	u8 flags;
+	char *event;
 };
 
 /**
@@ -278,10 +284,14 @@ void rt_printable(char *s, size_t len)
 			s[i] = '?';
 }
 
-/** rt_image_is_pstore() - the image is pstore's text form of a trace */
+/*
+ * rt_image_is_pstore() - the image is pstore's form of a trace: an ftrace
+ * file, or a text file of a part (by its name)
+ */
 bool rt_image_is_pstore(const struct rt_image *img)
 {
-	return img->len >= 4 && !memcmp(img->buf, "CPU:", 4);
+	return (img->len >= 4 && !memcmp(img->buf, "CPU:", 4)) ||
+	       (img->path && rt_pstore_text_part(img->path));
 }
 
 /*
@@ -587,9 +597,11 @@ static bool rt_pstore_line(char *line, struct rt_pstore_line *l)
  * @img: the file, starting with "CPU:"; its lines are cut in place
  * @t: filled on success
  *
- * Lines that are not records are counted and reported, not fatal.
+ * Lines that are not records are counted and reported, not fatal; a
+ * trace without function records has no ftrace file, and @img may be
+ * empty (rt_pstore_names() reads the text's records).
  *
- * Return: RT_EXIT_OK, or RT_EXIT_NOTRACE if no line is a record.
+ * Return: RT_EXIT_OK, or RT_EXIT_IO if memory runs out.
  */
 int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 {
@@ -639,28 +651,44 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 		}
 		p = nl + 1;
 	}
-	if (!t->nr_lines) {
-		rt_err("%s: no pstore ftrace record in it\n",
-		       img->path);
-		return RT_EXIT_NOTRACE;
-	}
 	if (bad)
 		rt_err("%s: %llu lines are not records, skipped\n",
 		       img->path, (unsigned long long)bad);
 	return RT_EXIT_OK;
 }
 
-/* N of a path whose name is "ftrace-ramtrail-N", or -1. */
-static long long rt_pstore_part(const char *path)
+/*
+ * The part N a path names, "ftrace-ramtrail-N" or one of its text files,
+ * "console-ramtrail-M" (M / 100 = N: a trace without function records
+ * has no ftrace file); -1 for another name. @text: it is a text file.
+ */
+static long long rt_pstore_part(const char *path, bool *text)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	long long n, div = 1;
 	char *end;
-	long long n;
 
-	if (strncmp(base, "ftrace-ramtrail-", 16) || !isdigit(base[16]))
+	*text = !strncmp(base, "console-ramtrail-", 17);
+	if (*text) {
+		base += 17;
+		div = 100;
+	} else if (!strncmp(base, "ftrace-ramtrail-", 16)) {
+		base += 16;
+	} else {
 		return -1;
-	n = strtoll(base + 16, &end, 10);
+	}
+	if (!isdigit((unsigned char)*base))
+		return -1;
+	n = strtoll(base, &end, 10) / div;
 	return *end || n < 0 || n > LLONG_MAX / 100 - 100 ? -1 : n;
+}
+
+/** rt_pstore_text_part() - the path names a text file of a trace's part */
+bool rt_pstore_text_part(const char *path)
+{
+	bool text;
+
+	return rt_pstore_part(path, &text) >= 0 && text;
 }
 
 /*
@@ -672,9 +700,10 @@ static int rt_pstore_text_files(const char *path, struct rt_image *text)
 {
 	const char *base = strrchr(path, '/');
 	int dir = base ? (int)(base - path) + 1 : 0;
-	long long n = rt_pstore_part(path);
 	char name[4096];
 	int i, fd, err;
+	bool is_text;
+	long long n = rt_pstore_part(path, &is_text);
 
 	for (i = 0; n >= 0 && i < 100; i++) {
 		struct rt_image f = { .path = path };
@@ -741,6 +770,8 @@ static char *rt_text_prefix(char *line, struct rt_pstore_line *l, u64 *us)
 		return NULL;
 	c = memchr(ctx, p[4], 4);
 	l->ctx = c ? c - ctx : RAMTRAIL_CTX_TASK;
+	l->flags = (p[2] == 'd' ? RAMTRAIL_EF_IRQS_OFF : 0) |
+		   (p[3] == 'N' ? RAMTRAIL_EF_NEED_RESCHED : 0);
 	/* "%5llu.%06llu: " */
 	for (p += 8; *p == ' '; p++)
 		;
@@ -856,35 +887,80 @@ static void rt_pstore_header(struct rt_trace *t, const char *text)
 		t->nr_cpus = cpus;
 }
 
+/* The records of a trace as the name pass puts them in order. */
+struct rt_pstore_out {
+	struct rt_pstore_line *l;
+	u64 n;
+	u64 cap;
+	bool oom;
+};
+
+static void rt_pstore_push(struct rt_pstore_out *o,
+			   const struct rt_pstore_line *l)
+{
+	struct rt_pstore_line *grown;
+
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 4096;
+		grown = realloc(o->l, o->cap * sizeof(*grown));
+		if (!grown) {
+			o->oom = true;
+			return;
+		}
+		o->l = grown;
+	}
+	o->l[o->n++] = *l;
+}
+
 /*
- * Name lines @l[0..n) of the ftrace file @path from the text files of its
- * part, in step: the k-th line unnamed takes the names of the k-th
- * function line of the text, which the module wrote from the same record.
- * A line whose CPU or time differs from its text line's ends the naming:
- * that text is not the file's. A line of the text that is neither the
+ * Keep the text files @text of a part with @t, which its lines point
+ * into. Return: false if memory runs out (@text is freed).
+ */
+static bool rt_pstore_keep(struct rt_trace *t, struct rt_image *text)
+{
+	char **keep = realloc(t->texts, (t->nr_texts + 1) * sizeof(*keep));
+
+	if (!keep) {
+		rt_image_free(text);
+		return false;
+	}
+	t->texts = keep;
+	t->texts[t->nr_texts++] = (char *)text->buf;
+	return true;
+}
+
+/*
+ * The records of the part @path names, in order, into @o: the lines
+ * @l[0..n) of its ftrace file, named from the text files of its part in
+ * step (the k-th line unnamed takes the names of the k-th function line
+ * of the text, which the module wrote from the same record), and the
+ * events of the text between them, where the text has them. A line whose
+ * CPU or time differs from its text line's ends the naming: that text is
+ * not the file's, and its later events go by their time among the file's
+ * later lines. A part without an ftrace file (@path its text) takes its
+ * function records from the text. A line of the text that is neither the
  * header nor a record's is counted in @t->unreadable. Return: the lines
  * named.
  */
 static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
-				     struct rt_pstore_line *l, u64 n)
+				     struct rt_pstore_line *l, u64 n,
+				     struct rt_pstore_out *o)
 {
+	struct rt_pstore_out late = { 0 };
 	struct rt_image text = { .path = path };
+	bool in_step = true, own = rt_pstore_text_part(path);
+	struct ramtrail_text_scan scan;
+	struct ramtrail_record z;
 	struct rt_pstore_line fn;
 	char *p, *end, *nl, *what;
 	long long named = 0;
-	bool in_step = true;
-	char **keep;
-	u64 i = 0, us;
+	u64 i = 0, k = 0, us;
 
-	if (!rt_pstore_text_files(path, &text))
-		return 0;
-	keep = realloc(t->texts, (t->nr_texts + 1) * sizeof(*keep));
-	if (!keep) {
-		rt_image_free(&text);
+	if (!rt_pstore_text_files(path, &text) || !rt_pstore_keep(t, &text)) {
+		while (i < n)
+			rt_pstore_push(o, &l[i++]);
 		return 0;
 	}
-	t->texts = keep;
-	t->texts[t->nr_texts++] = (char *)text.buf;
 	p = (char *)text.buf;
 	end = p + text.len;
 	rt_pstore_header(t, p);
@@ -898,14 +974,26 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
 		if (!*p || *p == '#')
 			continue;	/* the header */
 		what = rt_text_prefix(p, &fn, &us);
+		if (what && !rt_text_function(what, &fn)) {
+			if (!ramtrail_text_scan_event(&z, what, &scan))
+				what = NULL;
+			fn.event = what;
+		}
 		if (!what) {
 			t->unreadable++;
 			continue;
 		}
-		if (!rt_text_function(what, &fn) || !in_step)
+		fn.ns = us * 1000;
+		if (fn.cpu >= t->nr_cpus && (fn.event || own))
+			t->nr_cpus = fn.cpu + 1;
+		if (fn.event || own) {
+			rt_pstore_push(in_step ? o : &late, &fn);
 			continue;
-		while (i < n && strncmp(l[i].ip_sym, "0x", 2))
-			i++;	/* pstore named it */
+		}
+		if (!in_step)
+			continue;
+		for (; i < n && strncmp(l[i].ip_sym, "0x", 2); i++)
+			rt_pstore_push(o, &l[i]);	/* pstore named it */
 		if (i == n || fn.cpu != l[i].cpu ||
 		    us != ramtrail_text_usecs(l[i].ns)) {
 			in_step = false;
@@ -917,18 +1005,27 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
 		l[i].comm = fn.comm;
 		l[i].pid = fn.pid;
 		l[i].ctx = fn.ctx;
-		i++;
+		rt_pstore_push(o, &l[i++]);
 		named++;
 	}
+	/* The file's lines the text did not name, and the events among them. */
+	while (i < n || k < late.n) {
+		bool file = k == late.n || (i < n && l[i].ns <= late.l[k].ns);
+
+		rt_pstore_push(o, file ? &l[i++] : &late.l[k++]);
+	}
+	o->oom |= late.oom;
+	free(late.l);
 	return named;
 }
 
 /**
- * rt_pstore_names() - name the offsets of ramtrail's pstore ftrace files
+ * rt_pstore_names() - read ramtrail's pstore files' text with their records
  * @t: what rt_pstore_parse() read from @buf
- * @buf: the files, one after the other
- * @paths: their paths, in that order
- * @from: where each starts in @buf
+ * @buf: the ftrace files, one after the other
+ * @paths: the files given, in order: each part's ftrace file, or its first
+ *	text file for a part without one
+ * @from: where each starts in @buf (a text file: empty)
  * @n: entries of @paths and @from
  *
  * ramtrail's ftrace file gives each function as its offset in the trace,
@@ -936,15 +1033,18 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
  * boot's layout away. The part's text files beside it,
  * console-ramtrail-(N * 100) and up, hold the same function records in
  * the same order, named; they name the file's lines. Lines pstore named
- * keep their names, lines no text names keep their numbers. Lines of the
- * text that cannot be read are counted (@t->unreadable) and said.
+ * keep their names, lines no text names keep their numbers. The text
+ * also holds the part's events, which no other file keeps: they join the
+ * records where the text has them. Lines of the text that cannot be read
+ * are counted (@t->unreadable) and said.
  *
- * Return: the lines named.
+ * Return: RT_EXIT_OK, RT_EXIT_NOTRACE (said) if the files hold no
+ * record, or RT_EXIT_IO if memory runs out.
  */
-long long rt_pstore_names(struct rt_trace *t, const u8 *buf,
-			  char *const *paths, const u64 *from, int n)
+int rt_pstore_names(struct rt_trace *t, const u8 *buf, char *const *paths,
+		    const u64 *from, int n)
 {
-	long long named = 0;
+	struct rt_pstore_out o = { 0 };
 	u64 i = 0, j;
 	int k;
 
@@ -954,13 +1054,24 @@ long long rt_pstore_names(struct rt_trace *t, const u8 *buf,
 		for (j = i; j < t->nr_lines &&
 		     (u64)((u8 *)t->lines[j].ip_sym - buf) < stop; j++)
 			;
-		named += rt_pstore_name_file(t, paths[k], t->lines + i, j - i);
+		rt_pstore_name_file(t, paths[k], t->lines + i, j - i, &o);
 		i = j;
+	}
+	free(t->lines);
+	t->lines = o.l;
+	t->nr_lines = o.n;
+	if (o.oom) {
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
 	}
 	if (t->unreadable)
 		rt_err("%llu lines of the text files beside the pstore files cannot be read, skipped\n",
 		       (unsigned long long)t->unreadable);
-	return named;
+	if (!t->nr_lines) {
+		rt_err("%s: no record in the pstore files\n", paths[0]);
+		return RT_EXIT_NOTRACE;
+	}
+	return RT_EXIT_OK;
 }
 
 /** rt_trace_rewind() - read the chosen trace again from its start */
@@ -997,6 +1108,28 @@ static void rt_rec_fill(const struct rt_trace *t, struct rt_rec *r,
 		r->ip = t->text_base + z->ip;
 	if (z->type == RAMTRAIL_W_FUNC_PARENT && z->parent)
 		r->parent = t->text_base + z->parent;
+}
+
+/*
+ * The event of text line @l, read back (rt_pstore_name_file() read it
+ * once): its payload into @t->event, the function it names as @r's
+ * @ip_sym, the tasks it names as @r's @named.
+ */
+static void rt_pstore_event(struct rt_trace *t, const struct rt_pstore_line *l,
+			    struct rt_rec *r)
+{
+	struct ramtrail_text_scan s;
+
+	ramtrail_text_scan_event(&t->event, l->event, &s);
+	r->type = RAMTRAIL_W_EVENT;
+	r->id = t->event.id;
+	r->len = t->event.len;
+	r->data = t->event.data;
+	r->flags = l->flags | l->ctx;
+	memcpy(t->func, s.func, sizeof(t->func));
+	r->ip_sym = t->func[0] ? t->func : NULL;
+	r->nr_named = s.nr_tasks;
+	memcpy(r->named, s.task, sizeof(r->named));
 }
 
 /**
@@ -1042,6 +1175,8 @@ bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
 		r->ip_sym = l->ip_sym;
 		r->parent_sym = l->parent_sym;
 		r->ctx = l->ctx;
+		if (l->event)
+			rt_pstore_event(t, l, r);
 		/* The text gives the thread alone: its process is itself. */
 		r->task_known = l->comm;
 		if (l->comm) {

@@ -1086,6 +1086,113 @@ def test_pstore_control_bytes(img):
           {k: (v or b"")[:0] for k, v in outs.items()})
 
 
+def text_line(comm, pid, cpu, flags, us, what):
+    """A line of the module's text (ramtrail_text_record())."""
+    return f"{comm:>16}-{pid:<7d} [{cpu:03d}] {flags} {us // 1000000:5d}.{us % 1000000:06d}: {what}"
+
+
+# Events as the module's text prints them, one of each kind (TP_printk()).
+PSTORE_EVENTS = [
+    (0, "d....", "sched_switch: prev_comm=sh prev_pid=100 prev_prio=120 prev_state=S "
+     "==> next_comm=x [y next_pid=200 next_prio=120"),
+    (0, ".....", "tracing_mark_write: hello world"),
+    (1, "d.h..", "irq_handler_entry: irq=5 name=eth0"),
+    (1, "d.h..", "irq_handler_exit: irq=5 ret=handled"),
+    (1, "..s..", "softirq_entry: vec=3 [action=NET_RX]"),
+    (1, ".N...", "workqueue_execute_start: work struct 00000000deadbeef: function vmstat_update"),
+    (1, ".....", "timer_expire_entry: timer=00000000cafe0000 function=process_timeout [mod] "
+     "now=4294 baseclk=4295"),
+    (1, ".....", "sched_waking: comm=kworker/1:0 pid=30 prio=120 target_cpu=001"),
+    (1, ".....", "sched_switch: prev_comm=x [y prev_pid=200 prev_prio=120 prev_state=R+ "
+     "==> next_comm=swapper/1 next_pid=0 next_prio=120"),
+    (0, ".....", "ramtrail_event: id=300 len=3 data=0a0b0c"),
+    (1, ".....", "console: Kernel panic - not syncing: test"),
+]
+
+
+def test_pstore_events(img):
+    """Events reach pstore only in the text: an archive of text files
+    alone (a trace without function records has no ftrace file) decodes,
+    exports and gives a crash record, and with functions the events come
+    between them where the text has them."""
+    work = img.work / "pstore-events"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    rows = [text_line("x [y" if i else "sh", 200 if i else 100, cpu, fl, 1000 + 10 * i, what)
+            for i, (cpu, fl, what) in enumerate(PSTORE_EVENTS)]
+    (work / "console-ramtrail-500").write_text(crash_header(part=1, parts=1) +
+                                               "\n".join(rows) + "\n")
+    text = work / "console-ramtrail-500"
+    p = run("decode", text)
+    check("pstore text alone, events only: decode prints each event as the text has it, "
+          "task, CPU, flags and fields",
+          p.returncode == 0 and lines_of(p.stdout) == rows and "cannot be read" not in p.stderr,
+          (p.returncode, p.stderr, lines_of(p.stdout)[:2]))
+    p = run("crash", text)
+    f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+    check("pstore text alone, events only: a crash record, the task of the CPU's last "
+          "event, no function, nothing unreadable",
+          p.returncode == 0 and f.get("RAMTRAIL_CPU") == "1" and
+          f.get("RAMTRAIL_TASK") == "x [y" and f.get("RAMTRAIL_FUNCTIONS") == "" and
+          f.get("RAMTRAIL_UNREADABLE") == "0", (p.returncode, p.stderr, f))
+    dat = work / "trace.dat"
+    p = run("export", text, "-o", dat)
+    rep = [m for m in map(REPORT.match, report(dat).stdout.splitlines()) if m]
+    got = [(m[1].strip(), m[2], m[5], m[6].strip()) for m in rep]
+    check("pstore text alone: trace.dat holds sched_switch as the kernel's event (its "
+          "comms, pids, state), the others as theirs or as text",
+          p.returncode == 0 and len(got) == len(rows) and
+          got[0] == ("sh", "100", "sched_switch", "sh:100 [120] S ==> x [y:200 [120]") and
+          # libtraceevent's plugin prints preempted (R+) as R
+          got[8][:3] == ("x [y", "200", "sched_switch") and
+          re.fullmatch(r"x \[y:200 \[120\] R\+? ==> swapper/1:0 \[120\]", got[8][3]) and got[2][2:] == ("irq_handler_entry", "irq=5 name=eth0") and
+          got[7][2:] == ("sched_waking", "comm=kworker/1:0 pid=30 prio=120 target_cpu=001") and
+          got[5][2:] == ("text", PSTORE_EVENTS[5][2]) and
+          got[10][2:] == ("console", "Kernel panic - not syncing: test"),
+          (p.stderr, got[:3]))
+    pf, js = work / "trace.pftrace", work / "trace.json"
+    p2 = run("export", text, "--format", "perfetto", "-o", pf)
+    p3 = run("export", text, "--format", "json", "-o", js)
+    names = [e["name"] for e in json.loads(js.read_text())["traceEvents"]
+             if e.get("ph") == "i"] if p3.returncode == 0 else []
+    check("pstore text alone: Perfetto and JSON exports hold every event",
+          p2.returncode == 0 and "11 records written" in p2.stderr and
+          b"kworker/1:0" in pf.read_bytes() and p3.returncode == 0 and
+          names == [re.match(r"(\w+): ", w)[1] if not w.startswith(("tracing_mark_write",
+                                                                   "ramtrail_event"))
+                    else "print" if w.startswith("tracing") else "event 300"
+                    for _, _, w in PSTORE_EVENTS],
+          (p2.stderr, p3.stderr, names))
+    # Functions and events: the ftrace file and its text, events between.
+    fn = [(i % 2, 2000 + 10 * i, "sh" if i % 2 == 0 else "x [y", 100 if i % 2 == 0 else 200,
+           ".", f"func_{i}") for i in range(8)]
+    write_crash_part(work, 6, crash_header(part=1, parts=1), fn)
+    funcs_only = run("crash", work / "ftrace-ramtrail-6")
+    plain = run("decode", work / "ftrace-ramtrail-6")
+    flines = (work / "console-ramtrail-600").read_text().splitlines()
+    mixed, k = flines[:4], 0
+    for i, x in enumerate(flines[4:]):
+        us = 2000 + 10 * i
+        cpu, fl, what = PSTORE_EVENTS[k % len(PSTORE_EVENTS)]
+        mixed += [x, text_line("sh" if cpu == 0 else "x [y", 100 if cpu == 0 else 200,
+                               i % 2, fl, us, what)]
+        k += 1
+    (work / "console-ramtrail-600").write_text("\n".join(mixed) + "\n")
+    p = run("decode", work / "ftrace-ramtrail-6")
+    c = run("crash", work / "ftrace-ramtrail-6")
+    sig = lambda q: re.search(r"RAMTRAIL_SIGNATURE=(\w+)", q.stdout)
+    check("pstore files, functions and events: decode gives the text's records in its "
+          "order, functions named, events between them",
+          p.returncode == 0 and lines_of(p.stdout) == mixed[4:] and
+          [x for x in lines_of(p.stdout) if "func_" in x] == lines_of(plain.stdout),
+          (p.stderr, lines_of(p.stdout)[:3], mixed[4:7]))
+    check("pstore files, functions and events: the crash's functions and signature are "
+          "those of the functions alone",
+          c.returncode == 0 and sig(c) and sig(funcs_only) and
+          sig(c)[1] == sig(funcs_only)[1] and "RAMTRAIL_FUNCTIONS=func_7 func_5" in c.stdout,
+          (c.stderr, c.stdout[-400:]))
+
+
 def test_collect(img):
     """ramtrail-collect (the unit's script) on an archive of two traces:
     each one's trace.dat, Perfetto trace and journal entry once; a failed
@@ -1161,6 +1268,19 @@ case "$1" in --journald=*) cat "${{1#--journald=}}" >>{log}; echo == >>{log} ;; 
     n = log.read_text().count("==\n")
     check("ramtrail-collect: two runs at once log each trace once", rcs == [0, 0] and n == 5,
           (rcs, n))
+    # A trace of events alone: its text, no ftrace file.
+    (work / "logger-slow").unlink()
+    (arch / "console-ramtrail-307200").write_text(
+        crash_header(boot=4, parts=1, nonce=0x77) +
+        text_line("sh", 100, 1, "d....", 5000, PSTORE_EVENTS[0][2]) + "\n")
+    p = collect()
+    d = out / "0000000000000077-4"
+    check("ramtrail-collect: a trace of events alone (no ftrace file) is collected, its "
+          "text file in the entry",
+          p.returncode == 0 and (d / "crash.journal").exists() and
+          (d / "trace.dat").read_bytes()[:10] == b"\x17\x08Dtracing" and
+          f"RAMTRAIL_FILES={arch}/console-ramtrail-307200\n" in log.read_text(),
+          (p.returncode, p.stderr))
 
 
 def test_broken_inputs(img):
@@ -1493,7 +1613,7 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
-                 test_pstore_hostile_comms, test_pstore_control_bytes,
+                 test_pstore_hostile_comms, test_pstore_control_bytes, test_pstore_events,
                  test_collect, test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
                  test_refused_before_io, test_help_and_man, test_format7):
