@@ -1054,7 +1054,9 @@ int rt_pstore_names(struct rt_trace *t, const u8 *buf, char *const *paths,
 		for (j = i; j < t->nr_lines &&
 		     (u64)((u8 *)t->lines[j].ip_sym - buf) < stop; j++)
 			;
-		rt_pstore_name_file(t, paths[k], t->lines + i, j - i, &o);
+		/* no line of its own (a text file): no pointer into none */
+		rt_pstore_name_file(t, paths[k], j > i ? t->lines + i : NULL,
+				    j - i, &o);
 		i = j;
 	}
 	free(t->lines);
