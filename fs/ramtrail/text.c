@@ -384,9 +384,9 @@ static void ramtrail_text_timer_exit(struct ramtrail_line *l,
 
 #ifdef __KERNEL__
 /* The module writes no trace.dat: it keeps no format files. */
-#define RT_FORMAT(print, fields)	{ }
+#define RT_FORMAT(print, fields, scan)	{ }
 #else
-#define RT_FORMAT(print, fields)	{ print, fields }
+#define RT_FORMAT(print, fields, scan)	{ print, fields, ramtrail_scan_##scan }
 
 /* A field of a format file: declaration, offset, size, signed; its source. */
 #define RT_F(decl, off, size, sign, kind, src) \
@@ -492,7 +492,8 @@ static const struct ramtrail_event_field ramtrail_timer_exit_fields[] = {
 /*
  * The kernel events ramtrail records, by enum ramtrail_event_id: the one
  * table of them. The probes (events.c) attach by its names, the text
- * comes from its formatters, and the exporter (tools/ramtrail/tracedat.c)
+ * comes from its formatters (which the tools read back with its scanners,
+ * text_scan.c, from a saved trace's pstore text), and the exporter (tools/ramtrail/tracedat.c)
  * writes each event's format file and fills its payload from its fields,
  * as the kernel's format files in tracefs describe them on x86-64
  * (TP_STRUCT__entry of include/trace/events/sched.h, irq.h, workqueue.h,
@@ -503,52 +504,52 @@ static const struct ramtrail_event_field ramtrail_timer_exit_fields[] = {
 static const struct ramtrail_event_desc ramtrail_event_descs[RAMTRAIL_EV_NR] = {
 	[RAMTRAIL_EV_PRINTK] = { "printk", "console", 0,
 		ramtrail_text_string,
-		RT_FORMAT(RT_CONSOLE_PRINT, ramtrail_console_fields), NULL },
+		RT_FORMAT(RT_CONSOLE_PRINT, ramtrail_console_fields, line), NULL },
 	[RAMTRAIL_EV_SCHED_SWITCH] = { "sched", "sched_switch",
 		sizeof(struct ramtrail_ev_switch), ramtrail_text_switch,
-		RT_FORMAT(RT_SWITCH_PRINT, ramtrail_switch_fields), NULL },
+		RT_FORMAT(RT_SWITCH_PRINT, ramtrail_switch_fields, switch), NULL },
 	[RAMTRAIL_EV_SCHED_WAKEUP] = { "sched", "sched_wakeup",
 		sizeof(struct ramtrail_ev_wakeup), ramtrail_text_wakeup,
-		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields), NULL },
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields, wakeup), NULL },
 	[RAMTRAIL_EV_SCHED_WAKING] = { "sched", "sched_waking",
 		sizeof(struct ramtrail_ev_wakeup), ramtrail_text_wakeup,
-		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields), NULL },
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields, wakeup), NULL },
 	[RAMTRAIL_EV_SCHED_WAKEUP_NEW] = { "sched", "sched_wakeup_new",
 		sizeof(struct ramtrail_ev_wakeup), ramtrail_text_wakeup,
-		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields), NULL },
+		RT_FORMAT(RT_WAKEUP_PRINT, ramtrail_wakeup_fields, wakeup), NULL },
 	[RAMTRAIL_EV_IRQ_ENTRY] = { "irq", "irq_handler_entry", 4,
 		ramtrail_text_irq_entry,
-		RT_FORMAT(RT_IRQ_ENTRY_PRINT, ramtrail_irq_entry_fields), NULL },
+		RT_FORMAT(RT_IRQ_ENTRY_PRINT, ramtrail_irq_entry_fields, irq_entry), NULL },
 	[RAMTRAIL_EV_IRQ_EXIT] = { "irq", "irq_handler_exit", 8,
 		ramtrail_text_irq_exit,
-		RT_FORMAT(RT_IRQ_EXIT_PRINT, ramtrail_irq_exit_fields), NULL },
+		RT_FORMAT(RT_IRQ_EXIT_PRINT, ramtrail_irq_exit_fields, irq_exit), NULL },
 	[RAMTRAIL_EV_SOFTIRQ_ENTRY] = { "irq", "softirq_entry", 4,
 		ramtrail_text_softirq,
-		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields), NULL },
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields, softirq), NULL },
 	[RAMTRAIL_EV_SOFTIRQ_EXIT] = { "irq", "softirq_exit", 4,
 		ramtrail_text_softirq,
-		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields), NULL },
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields, softirq), NULL },
 	[RAMTRAIL_EV_SOFTIRQ_RAISE] = { "irq", "softirq_raise", 4,
 		ramtrail_text_softirq,
-		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields), NULL },
+		RT_FORMAT(RT_SOFTIRQ_PRINT, ramtrail_softirq_fields, softirq), NULL },
 	[RAMTRAIL_EV_WORK_START] = { "workqueue", "workqueue_execute_start",
 		offsetof(struct ramtrail_ev_work, function) + 4,
 		ramtrail_text_work,
-		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields), NULL },
+		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields, work), NULL },
 	[RAMTRAIL_EV_WORK_END] = { "workqueue", "workqueue_execute_end",
 		offsetof(struct ramtrail_ev_work, function) + 4,
 		ramtrail_text_work,
-		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields), NULL },
+		RT_FORMAT(RT_WORK_PRINT, ramtrail_work_fields, work), NULL },
 	[RAMTRAIL_EV_TIMER_ENTRY] = { "timer", "timer_expire_entry",
 		offsetof(struct ramtrail_ev_timer, function) + 4,
 		ramtrail_text_timer_entry,
-		RT_FORMAT(RT_TIMER_ENTRY_PRINT, ramtrail_timer_entry_fields), NULL },
+		RT_FORMAT(RT_TIMER_ENTRY_PRINT, ramtrail_timer_entry_fields, timer_entry), NULL },
 	[RAMTRAIL_EV_TIMER_EXIT] = { "timer", "timer_expire_exit", 8,
 		ramtrail_text_timer_exit,
-		RT_FORMAT(RT_TIMER_EXIT_PRINT, ramtrail_timer_exit_fields), NULL },
+		RT_FORMAT(RT_TIMER_EXIT_PRINT, ramtrail_timer_exit_fields, timer_exit), NULL },
 	/* ftrace's own event (its ftrace section), as trace_marker writes */
 	[RAMTRAIL_EV_MARKER] = { "ftrace", "print", 0, ramtrail_text_string,
-		RT_FORMAT(RT_PRINT_PRINT, ramtrail_print_fields),
+		RT_FORMAT(RT_PRINT_PRINT, ramtrail_print_fields, line),
 		.label = "tracing_mark_write" },
 };
 

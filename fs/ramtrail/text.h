@@ -101,6 +101,20 @@ struct ramtrail_event_field {
 struct ramtrail_line;
 
 /**
+ * struct ramtrail_text_scan - what an event's text names besides its
+ *	payload, for the tools that read it back (text_scan.c)
+ * @task: the tasks it names by pid and comm (sched_switch's two, a
+ *	wakeup's one)
+ * @nr_tasks: entries of @task
+ * @func: the function it names (work, timer), by name; "" if none
+ */
+struct ramtrail_text_scan {
+	struct ramtrail_ev_task task[2];
+	u32 nr_tasks;
+	char func[128];
+};
+
+/**
  * struct ramtrail_event_desc - a kernel event ramtrail records
  * @system: its ftrace system ("sched")
  * @name: its tracepoint and event name ("sched_switch")
@@ -111,6 +125,9 @@ struct ramtrail_line;
  * @format.print: the "print fmt" line
  * @format.fields: the fields after the common ones, ended by one without
  *	@decl
+ * @format.scan: reads the text of its TP_printk() (after "name: ") back
+ *	into a record's data and len, for the tools (text_scan.c); false if
+ *	the text is not one it writes
  * @label: what its text line begins with, if not @name: ftrace's print
  *	event names the kernel function user space wrote through
  */
@@ -123,6 +140,8 @@ struct ramtrail_event_desc {
 	struct {
 		const char *print;
 		const struct ramtrail_event_field *fields;
+		bool (*scan)(struct ramtrail_record *r, const char *text,
+			     struct ramtrail_text_scan *s);
 	} format;
 	const char *label;
 };
@@ -150,6 +169,24 @@ size_t ramtrail_text_record(char *buf, size_t len,
 size_t ramtrail_text_header(char *buf, size_t len,
 			    const struct ramtrail_saved_trace *t, u64 part,
 			    u64 parts);
+
+#ifndef __KERNEL__
+/* text_scan.c: the tools read an event's line back with these. */
+bool ramtrail_text_scan_event(struct ramtrail_record *r, const char *what,
+			      struct ramtrail_text_scan *s);
+#define RAMTRAIL_SCAN_FN(name)						\
+	bool ramtrail_scan_##name(struct ramtrail_record *r, const char *text, \
+				  struct ramtrail_text_scan *s)
+RAMTRAIL_SCAN_FN(switch);
+RAMTRAIL_SCAN_FN(wakeup);
+RAMTRAIL_SCAN_FN(irq_entry);
+RAMTRAIL_SCAN_FN(irq_exit);
+RAMTRAIL_SCAN_FN(softirq);
+RAMTRAIL_SCAN_FN(work);
+RAMTRAIL_SCAN_FN(timer_entry);
+RAMTRAIL_SCAN_FN(timer_exit);
+RAMTRAIL_SCAN_FN(line);
+#endif
 
 /* A time in ns as the text shows it: in microseconds, rounded, as ftrace. */
 static inline u64 ramtrail_text_usecs(u64 ns)

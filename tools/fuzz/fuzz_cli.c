@@ -6,9 +6,12 @@
  * line to the output (region search, trace choice, pstore text parsing,
  * symbol binding, ftrace text, JSON and trace.dat writers) runs on input
  * nobody validated. Output goes to /dev/null. With the last byte's top
- * bit, the input is two pstore files, split at its first NUL: a trace's
- * ftrace-ramtrail-0 and the console-ramtrail-0 beside it (its header and
- * text), read by the crash command or decode.
+ * bit, the input is a trace's pstore files, split at its NULs: part 0's
+ * ftrace-ramtrail-0 and its text, console-ramtrail-0 and -1 (chained),
+ * then part 1's ftrace-ramtrail-1 (none if empty) and console-ramtrail-100;
+ * their headers may be of one trace or of two. What the collector runs
+ * reads them: crash, decode, export to trace.dat and Perfetto, of part 0
+ * or both, each part by its ftrace file or its first text file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +23,16 @@
 
 static int image_fd = -1;
 static char image_path[64], map_path[] = "/tmp/ramtrail-fuzz-map-XXXXXX";
-static char ftrace_path[64], console_path[64],
+
+/* The pstore files, in the order the input gives them. */
+static const char *const pstore_names[] = {
+	"ftrace-ramtrail-0", "console-ramtrail-0", "console-ramtrail-1",
+	"ftrace-ramtrail-1", "console-ramtrail-100",
+};
+
+#define FUZZ_PSTORE_FILES	ARRAY_SIZE(pstore_names)
+
+static char pstore_path[FUZZ_PSTORE_FILES][80],
 	    pstore_dir[] = "/tmp/ramtrail-fuzz-pstore-XXXXXX";
 
 /*
@@ -38,9 +50,11 @@ static const char fuzz_map[] =
 
 static void remove_map(void)
 {
+	u32 i;
+
 	unlink(map_path);
-	unlink(ftrace_path);
-	unlink(console_path);
+	for (i = 0; i < FUZZ_PSTORE_FILES; i++)
+		unlink(pstore_path[i]);
 	rmdir(pstore_dir);
 }
 
@@ -53,22 +67,43 @@ static void put_file(const char *path, const u8 *data, size_t len)
 		abort();
 }
 
-/* The input as a trace's pstore files: the crash command or decode. */
+/*
+ * The input as a trace's pstore files: @opt bit 0 decode (else crash),
+ * bit 6 export instead (bit 1: Perfetto, else trace.dat), bit 1 of crash
+ * --functions=2, bit 3 part 1 too, bit 4 part 0 by its first text file.
+ */
 static void run_pstore(const u8 *data, size_t size, u8 opt)
 {
-	const u8 *nul = memchr(data, 0, size);
-	size_t split = nul ? (size_t)(nul - data) : size;
-	char *argv[5], two[] = "--functions=2";
+	char *argv[8], two[] = "--functions=2", o[] = "-o", null[] = "/dev/null";
+	char perfetto[] = "--format=perfetto";
+	const u8 *p = data, *end = data + size, *nul;
 	int argc = 0;
+	u32 i;
 
+	for (i = 0; i < FUZZ_PSTORE_FILES; i++) {
+		unlink(pstore_path[i]);
+		if (p > end)
+			continue;
+		nul = memchr(p, 0, end - p);
+		/* an empty part 1 ftrace file: a part of events alone */
+		if (i != 3 || (nul ? nul : end) > p)
+			put_file(pstore_path[i], p, (nul ? nul : end) - p);
+		p = nul ? nul + 1 : end + 1;
+	}
 	argv[argc++] = "ramtrail";
-	argv[argc++] = opt & 1 ? "decode" : "crash";
-	argv[argc++] = ftrace_path;
-	if (opt & 2)
+	argv[argc++] = opt & 64 ? "export" : opt & 1 ? "decode" : "crash";
+	argv[argc++] = pstore_path[opt & 16 ? 1 : 0];
+	if (opt & 8)
+		argv[argc++] = pstore_path[access(pstore_path[3], F_OK) ? 4 : 3];
+	if (opt & 64) {
+		argv[argc++] = o;
+		argv[argc++] = null;
+		if (opt & 2)
+			argv[argc++] = perfetto;
+	} else if (opt & 2) {
 		argv[argc++] = two;
+	}
 	argv[argc] = NULL;
-	put_file(ftrace_path, data, split);
-	put_file(console_path, data + split + !!nul, size - split - !!nul);
 	ramtrail_main(argc, argv);
 }
 
@@ -90,8 +125,9 @@ static void setup(void)
 	fprintf(f, "%016llx T _etext\n", FUZZ_PANIC + (i + 1) * FUZZ_KFUNC_STEP);
 	if (fclose(f) || !mkdtemp(pstore_dir))
 		abort();
-	snprintf(ftrace_path, sizeof(ftrace_path), "%s/ftrace-ramtrail-0", pstore_dir);
-	snprintf(console_path, sizeof(console_path), "%s/console-ramtrail-0", pstore_dir);
+	for (i = 0; i < FUZZ_PSTORE_FILES; i++)
+		snprintf(pstore_path[i], sizeof(pstore_path[i]), "%s/%s",
+			 pstore_dir, pstore_names[i]);
 	atexit(remove_map);
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d", image_fd);
 	if (!freopen("/dev/null", "w", stdout))

@@ -236,6 +236,7 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 	rt_field_u64(out, "RAMTRAIL_LEFT_OUT", h->left_out);
 	rt_field_u64(out, "RAMTRAIL_PARTS", h->parts);
 	rt_field_u64(out, "RAMTRAIL_PARTS_READ", h->nr_parts);
+	rt_field_u64(out, "RAMTRAIL_UNREADABLE", t->unreadable);
 out:
 	for (i = 0; i < n; i++)
 		free((char *)names[i]);

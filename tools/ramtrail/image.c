@@ -29,6 +29,10 @@
  * @comm: the task, from ramtrail's text of the record (NULL: unknown)
  * @pid: its pid
  * @ctx: enum ramtrail_ctx, from the text's flags column
+ * @flags: RAMTRAIL_EF_* of an event, from the same column
+ * @event: an event's line of the text after its prefix ("sched_switch:
+ *	..."), read back when the record is (ramtrail_text_scan_event());
+ *	NULL for a function record
  */
 struct rt_pstore_line {
 	u64 ns;
@@ -40,6 +44,8 @@ struct rt_pstore_line {
 	char *comm;
 	u32 pid;
 	u8 ctx;
+	u8 flags;
+	char *event;
 };
 
 /**
@@ -263,9 +269,11 @@ void rt_image_free(struct rt_image *img)
  * @s: the string, NUL-terminated within @len bytes or not
  * @len: bytes at @s
  *
- * A byte that is not printable ASCII becomes '?': a release, build or
- * module name of a forged image must not start lines of its own (a
- * newline) or drive the terminal (an escape).
+ * A byte that is not printable ASCII becomes '?': a release, build,
+ * module name or comm of a forged image, a line of a forged pstore file,
+ * must not start lines of its own (a newline) or drive the terminal (an
+ * escape, or 0x9b, the 8-bit CSI). Applied where such a string is first
+ * stored, so that every printer and exporter gets it safe.
  */
 void rt_printable(char *s, size_t len)
 {
@@ -276,10 +284,14 @@ void rt_printable(char *s, size_t len)
 			s[i] = '?';
 }
 
-/** rt_image_is_pstore() - the image is pstore's text form of a trace */
+/*
+ * rt_image_is_pstore() - the image is pstore's form of a trace: an ftrace
+ * file, or a text file of a part (by its name)
+ */
 bool rt_image_is_pstore(const struct rt_image *img)
 {
-	return img->len >= 4 && !memcmp(img->buf, "CPU:", 4);
+	return (img->len >= 4 && !memcmp(img->buf, "CPU:", 4)) ||
+	       (img->path && rt_pstore_text_part(img->path));
 }
 
 /*
@@ -585,9 +597,11 @@ static bool rt_pstore_line(char *line, struct rt_pstore_line *l)
  * @img: the file, starting with "CPU:"; its lines are cut in place
  * @t: filled on success
  *
- * Lines that are not records are counted and reported, not fatal.
+ * Lines that are not records are counted and reported, not fatal; a
+ * trace without function records has no ftrace file, and @img may be
+ * empty (rt_pstore_names() reads the text's records).
  *
- * Return: RT_EXIT_OK, or RT_EXIT_NOTRACE if no line is a record.
+ * Return: RT_EXIT_OK, or RT_EXIT_IO if memory runs out.
  */
 int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 {
@@ -618,6 +632,7 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 		if (!nl)
 			nl = end;	/* no newline: rt_image_read() left room */
 		*nl = 0;
+		rt_printable(p, nl - p);	/* pstore's names, forged or not */
 		if (t->nr_lines == cap) {
 			cap = cap ? 2 * cap : 4096;
 			grown = realloc(t->lines, cap * sizeof(*grown));
@@ -636,28 +651,44 @@ int rt_pstore_parse(struct rt_image *img, struct rt_trace *t)
 		}
 		p = nl + 1;
 	}
-	if (!t->nr_lines) {
-		rt_err("%s: no pstore ftrace record in it\n",
-		       img->path);
-		return RT_EXIT_NOTRACE;
-	}
 	if (bad)
 		rt_err("%s: %llu lines are not records, skipped\n",
 		       img->path, (unsigned long long)bad);
 	return RT_EXIT_OK;
 }
 
-/* N of a path whose name is "ftrace-ramtrail-N", or -1. */
-static long long rt_pstore_part(const char *path)
+/*
+ * The part N a path names, "ftrace-ramtrail-N" or one of its text files,
+ * "console-ramtrail-M" (M / 100 = N: a trace without function records
+ * has no ftrace file); -1 for another name. @text: it is a text file.
+ */
+static long long rt_pstore_part(const char *path, bool *text)
 {
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	long long n, div = 1;
 	char *end;
-	long long n;
 
-	if (strncmp(base, "ftrace-ramtrail-", 16) || !isdigit(base[16]))
+	*text = !strncmp(base, "console-ramtrail-", 17);
+	if (*text) {
+		base += 17;
+		div = 100;
+	} else if (!strncmp(base, "ftrace-ramtrail-", 16)) {
+		base += 16;
+	} else {
 		return -1;
-	n = strtoll(base + 16, &end, 10);
+	}
+	if (!isdigit((unsigned char)*base))
+		return -1;
+	n = strtoll(base, &end, 10) / div;
 	return *end || n < 0 || n > LLONG_MAX / 100 - 100 ? -1 : n;
+}
+
+/** rt_pstore_text_part() - the path names a text file of a trace's part */
+bool rt_pstore_text_part(const char *path)
+{
+	bool text;
+
+	return rt_pstore_part(path, &text) >= 0 && text;
 }
 
 /*
@@ -669,9 +700,10 @@ static int rt_pstore_text_files(const char *path, struct rt_image *text)
 {
 	const char *base = strrchr(path, '/');
 	int dir = base ? (int)(base - path) + 1 : 0;
-	long long n = rt_pstore_part(path);
 	char name[4096];
 	int i, fd, err;
+	bool is_text;
+	long long n = rt_pstore_part(path, &is_text);
 
 	for (i = 0; n >= 0 && i < 100; i++) {
 		struct rt_image f = { .path = path };
@@ -698,47 +730,80 @@ static int rt_pstore_text_files(const char *path, struct rt_image *text)
 }
 
 /*
- * The task of a text line, "<comm>-<pid> " up to @end (its " ["), cut in
- * place: @l->comm (NULL for ramtrail's "<unknown>-?") and @l->pid.
+ * The columns of a text line before what it says, as
+ * ramtrail_text_record() writes them: "%16.16s-%-7d [%03d] FLAGS
+ * %5llu.%06llu: ". Read by column, not by looking for " [" or '-': a
+ * comm is any 15 bytes (prctl(PR_SET_NAME)) and may hold both. Cut in
+ * place: @l's task (@l->comm NULL for "<unknown>-?"), CPU and context,
+ * the time in microseconds at @us. Return: what follows the prefix, or
+ * NULL if @line has none.
  */
-static void rt_text_task(char *line, char *end, struct rt_pstore_line *l)
+static char *rt_text_prefix(char *line, struct rt_pstore_line *l, u64 *us)
 {
-	char *p = end, *digits;
+	static const char ctx[] = ".shz";	/* ramtrail_text_flags() */
+	unsigned long long sec = 0, usec = 0;
+	char *p, *comm, *c;
+	u32 n, cpu = 0;
+	u64 pid = 0;
 
-	l->comm = NULL;
-	while (p > line && p[-1] == ' ')
-		p--;
-	digits = p;
-	while (digits > line && isdigit((unsigned char)digits[-1]))
-		digits--;
-	if (digits == p || digits == line || digits[-1] != '-')
-		return;
-	l->pid = strtoul(digits, NULL, 10);
-	digits[-1] = 0;
-	while (*line == ' ')
-		line++;
-	l->comm = line;
+	memset(l, 0, sizeof(*l));
+	if (strnlen(line, 17) < 17 || line[16] != '-')
+		return NULL;
+	/* "%-7d": the pid and spaces, at least 7 columns, then " [" */
+	p = line + 17;
+	if (*p == '?') {
+		p++;
+	} else {
+		for (n = 0; isdigit((unsigned char)*p) && n < 10; n++, p++)
+			pid = pid * 10 + *p - '0';
+		if (!n || pid > U32_MAX)
+			return NULL;
+	}
+	while (*p == ' ' && p < line + 24)
+		p++;
+	if (p < line + 24 || p[0] != ' ' || p[1] != '[')
+		return NULL;
+	for (p += 2, n = 0; isdigit((unsigned char)*p) && n < 4; n++, p++)
+		cpu = cpu * 10 + *p - '0';
+	if (n < 3 || cpu >= RAMTRAIL_MAX_CPUS || strncmp(p, "] ", 2) ||
+	    strnlen(p + 2, 6) < 6 || p[7] != ' ')
+		return NULL;
+	c = memchr(ctx, p[4], 4);
+	l->ctx = c ? c - ctx : RAMTRAIL_CTX_TASK;
+	l->flags = (p[2] == 'd' ? RAMTRAIL_EF_IRQS_OFF : 0) |
+		   (p[3] == 'N' ? RAMTRAIL_EF_NEED_RESCHED : 0);
+	/* "%5llu.%06llu: " */
+	for (p += 8; *p == ' '; p++)
+		;
+	for (n = 0; isdigit((unsigned char)*p) && n < 19; n++, p++)
+		sec = sec * 10 + *p - '0';
+	if (!n || *p++ != '.')
+		return NULL;
+	for (n = 0; n < 6 && isdigit((unsigned char)*p); n++, p++)
+		usec = usec * 10 + *p - '0';
+	if (n < 6 || strncmp(p, ": ", 2))
+		return NULL;
+	/* "%16.16s": the comm right-aligned in columns 0 to 15 */
+	line[16] = 0;
+	for (comm = line; *comm == ' '; comm++)
+		;
+	if (line[17] != '?') {
+		l->comm = comm;
+		l->pid = pid;
+	}
+	l->cpu = cpu;
+	*us = sec * 1000000 + usec;
+	return p + 2;
 }
 
 /*
- * A function line of ftrace's text, "comm-pid [CPU] flags S.U: func
- * <-caller", cut in place: its task, CPU, context, time (us) and names;
- * false for any other line (an event's "name: fields", the header's
- * comment lines).
+ * What a function line says, "func <-caller" (@what, cut in place): its
+ * names into @l; false for any other line (an event's "name: fields").
  */
-static bool rt_text_function(char *line, struct rt_pstore_line *l, u64 *us)
+static bool rt_text_function(char *what, struct rt_pstore_line *l)
 {
-	static const char ctx[] = ".shz";	/* ramtrail_text_flags() */
-	char *p = strstr(line, " ["), *what, *arrow, *c;
-	unsigned long long sec, usec;
-	char flags[6];
-	int n = 0;
+	char *arrow;
 
-	if (line[0] == '#' || !p ||
-	    sscanf(p + 2, "%u] %5c %llu.%6llu: %n", &l->cpu, flags, &sec,
-		   &usec, &n) != 4 || !n)
-		return false;
-	what = p + 2 + n;
 	if (strstr(what, ": "))
 		return false;
 	arrow = strstr(what, " <-");
@@ -746,10 +811,6 @@ static bool rt_text_function(char *line, struct rt_pstore_line *l, u64 *us)
 		*arrow = 0;
 	l->ip_sym = what;
 	l->parent_sym = arrow ? arrow + 3 : NULL;
-	c = memchr(ctx, flags[2], 4);
-	l->ctx = c ? c - ctx : RAMTRAIL_CTX_TASK;
-	rt_text_task(line, p, l);
-	*us = sec * 1000000 + usec;
 	return true;
 }
 
@@ -826,65 +887,145 @@ static void rt_pstore_header(struct rt_trace *t, const char *text)
 		t->nr_cpus = cpus;
 }
 
-/*
- * Name lines @l[0..n) of the ftrace file @path from the text files of its
- * part, in step: the k-th line unnamed takes the names of the k-th
- * function line of the text, which the module wrote from the same record.
- * A line whose CPU or time differs from its text line's ends the naming:
- * that text is not the file's. Return: the lines named.
- */
-static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
-				     struct rt_pstore_line *l, u64 n)
-{
-	struct rt_image text = { .path = path };
-	char *p, *end, *nl, *line;
-	struct rt_pstore_line fn;
-	long long named = 0;
-	char **keep;
-	u64 i, us;
+/* The records of a trace as the name pass puts them in order. */
+struct rt_pstore_out {
+	struct rt_pstore_line *l;
+	u64 n;
+	u64 cap;
+	bool oom;
+};
 
-	if (!rt_pstore_text_files(path, &text))
-		return 0;
-	keep = realloc(t->texts, (t->nr_texts + 1) * sizeof(*keep));
+static void rt_pstore_push(struct rt_pstore_out *o,
+			   const struct rt_pstore_line *l)
+{
+	struct rt_pstore_line *grown;
+
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 4096;
+		grown = realloc(o->l, o->cap * sizeof(*grown));
+		if (!grown) {
+			o->oom = true;
+			return;
+		}
+		o->l = grown;
+	}
+	o->l[o->n++] = *l;
+}
+
+/*
+ * Keep the text files @text of a part with @t, which its lines point
+ * into. Return: false if memory runs out (@text is freed).
+ */
+static bool rt_pstore_keep(struct rt_trace *t, struct rt_image *text)
+{
+	char **keep = realloc(t->texts, (t->nr_texts + 1) * sizeof(*keep));
+
 	if (!keep) {
-		rt_image_free(&text);
-		return 0;
+		rt_image_free(text);
+		return false;
 	}
 	t->texts = keep;
-	t->texts[t->nr_texts++] = (char *)text.buf;
+	t->texts[t->nr_texts++] = (char *)text->buf;
+	return true;
+}
+
+/*
+ * The records of the part @path names, in order, into @o: the lines
+ * @l[0..n) of its ftrace file, named from the text files of its part in
+ * step (the k-th line unnamed takes the names of the k-th function line
+ * of the text, which the module wrote from the same record), and the
+ * events of the text between them, where the text has them. A line whose
+ * CPU or time differs from its text line's ends the naming: that text is
+ * not the file's, and its later events go by their time among the file's
+ * later lines. A part without an ftrace file (@path its text) takes its
+ * function records from the text. A line of the text that is neither the
+ * header nor a record's is counted in @t->unreadable. Return: the lines
+ * named.
+ */
+static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
+				     struct rt_pstore_line *l, u64 n,
+				     struct rt_pstore_out *o)
+{
+	struct rt_pstore_out late = { 0 };
+	struct rt_image text = { .path = path };
+	bool in_step = true, own = rt_pstore_text_part(path);
+	struct ramtrail_text_scan scan;
+	struct ramtrail_record z;
+	struct rt_pstore_line fn;
+	char *p, *end, *nl, *what;
+	long long named = 0;
+	u64 i = 0, k = 0, us;
+
+	if (!rt_pstore_text_files(path, &text) || !rt_pstore_keep(t, &text)) {
+		while (i < n)
+			rt_pstore_push(o, &l[i++]);
+		return 0;
+	}
 	p = (char *)text.buf;
 	end = p + text.len;
 	rt_pstore_header(t, p);
-	for (i = 0; i < n; i++) {
-		if (strncmp(l[i].ip_sym, "0x", 2))
-			continue;	/* pstore named it */
-		for (line = NULL; !line && p < end; p = nl + 1) {
-			nl = memchr(p, '\n', end - p);
-			if (!nl)
-				nl = end;
-			*nl = 0;
-			if (rt_text_function(p, &fn, &us))
-				line = p;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		*nl = 0;
+		/* Its names and text go to terminals, files and the journal. */
+		rt_printable(p, nl - p);
+		if (!*p || *p == '#')
+			continue;	/* the header */
+		what = rt_text_prefix(p, &fn, &us);
+		if (what && !rt_text_function(what, &fn)) {
+			if (!ramtrail_text_scan_event(&z, what, &scan))
+				what = NULL;
+			fn.event = what;
 		}
-		if (!line || fn.cpu != l[i].cpu || us != ramtrail_text_usecs(l[i].ns))
-			break;
+		if (!what) {
+			t->unreadable++;
+			continue;
+		}
+		fn.ns = us * 1000;
+		if (fn.cpu >= t->nr_cpus && (fn.event || own))
+			t->nr_cpus = fn.cpu + 1;
+		if (fn.event || own) {
+			rt_pstore_push(in_step ? o : &late, &fn);
+			continue;
+		}
+		if (!in_step)
+			continue;
+		for (; i < n && strncmp(l[i].ip_sym, "0x", 2); i++)
+			rt_pstore_push(o, &l[i]);	/* pstore named it */
+		if (i == n || fn.cpu != l[i].cpu ||
+		    us != ramtrail_text_usecs(l[i].ns)) {
+			in_step = false;
+			continue;
+		}
 		l[i].ip_sym = fn.ip_sym;
 		if (fn.parent_sym)
 			l[i].parent_sym = fn.parent_sym;
 		l[i].comm = fn.comm;
 		l[i].pid = fn.pid;
 		l[i].ctx = fn.ctx;
+		rt_pstore_push(o, &l[i++]);
 		named++;
 	}
+	/* The file's lines the text did not name, and the events among them. */
+	while (i < n || k < late.n) {
+		bool file = k == late.n || (i < n && l[i].ns <= late.l[k].ns);
+
+		rt_pstore_push(o, file ? &l[i++] : &late.l[k++]);
+	}
+	o->oom |= late.oom;
+	free(late.l);
 	return named;
 }
 
 /**
- * rt_pstore_names() - name the offsets of ramtrail's pstore ftrace files
+ * rt_pstore_names() - read ramtrail's pstore files' text with their records
  * @t: what rt_pstore_parse() read from @buf
- * @buf: the files, one after the other
- * @paths: their paths, in that order
- * @from: where each starts in @buf
+ * @buf: the ftrace files, one after the other
+ * @paths: the files given, in order: each part's ftrace file, or its first
+ *	text file for a part without one
+ * @from: where each starts in @buf (a text file: empty)
  * @n: entries of @paths and @from
  *
  * ramtrail's ftrace file gives each function as its offset in the trace,
@@ -892,14 +1033,18 @@ static long long rt_pstore_name_file(struct rt_trace *t, const char *path,
  * boot's layout away. The part's text files beside it,
  * console-ramtrail-(N * 100) and up, hold the same function records in
  * the same order, named; they name the file's lines. Lines pstore named
- * keep their names, lines no text names keep their numbers.
+ * keep their names, lines no text names keep their numbers. The text
+ * also holds the part's events, which no other file keeps: they join the
+ * records where the text has them. Lines of the text that cannot be read
+ * are counted (@t->unreadable) and said.
  *
- * Return: the lines named.
+ * Return: RT_EXIT_OK, RT_EXIT_NOTRACE (said) if the files hold no
+ * record, or RT_EXIT_IO if memory runs out.
  */
-long long rt_pstore_names(struct rt_trace *t, const u8 *buf,
-			  char *const *paths, const u64 *from, int n)
+int rt_pstore_names(struct rt_trace *t, const u8 *buf, char *const *paths,
+		    const u64 *from, int n)
 {
-	long long named = 0;
+	struct rt_pstore_out o = { 0 };
 	u64 i = 0, j;
 	int k;
 
@@ -909,10 +1054,26 @@ long long rt_pstore_names(struct rt_trace *t, const u8 *buf,
 		for (j = i; j < t->nr_lines &&
 		     (u64)((u8 *)t->lines[j].ip_sym - buf) < stop; j++)
 			;
-		named += rt_pstore_name_file(t, paths[k], t->lines + i, j - i);
+		/* no line of its own (a text file): no pointer into none */
+		rt_pstore_name_file(t, paths[k], j > i ? t->lines + i : NULL,
+				    j - i, &o);
 		i = j;
 	}
-	return named;
+	free(t->lines);
+	t->lines = o.l;
+	t->nr_lines = o.n;
+	if (o.oom) {
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
+	}
+	if (t->unreadable)
+		rt_err("%llu lines of the text files beside the pstore files cannot be read, skipped\n",
+		       (unsigned long long)t->unreadable);
+	if (!t->nr_lines) {
+		rt_err("%s: no record in the pstore files\n", paths[0]);
+		return RT_EXIT_NOTRACE;
+	}
+	return RT_EXIT_OK;
 }
 
 /** rt_trace_rewind() - read the chosen trace again from its start */
@@ -942,11 +1103,35 @@ static void rt_rec_fill(const struct rt_trace *t, struct rt_rec *r,
 		r->pid = le32_to_cpu(z->task.pid);
 		r->tgid = le32_to_cpu(z->task.tgid);
 		memcpy(r->comm, z->task.comm, RAMTRAIL_COMM_LEN);
+		/* A forged image's comm reaches every output from here. */
+		rt_printable(r->comm, RAMTRAIL_COMM_LEN);
 	}
 	if (z->type != RAMTRAIL_W_EVENT)
 		r->ip = t->text_base + z->ip;
 	if (z->type == RAMTRAIL_W_FUNC_PARENT && z->parent)
 		r->parent = t->text_base + z->parent;
+}
+
+/*
+ * The event of text line @l, read back (rt_pstore_name_file() read it
+ * once): its payload into @t->event, the function it names as @r's
+ * @ip_sym, the tasks it names as @r's @named.
+ */
+static void rt_pstore_event(struct rt_trace *t, const struct rt_pstore_line *l,
+			    struct rt_rec *r)
+{
+	struct ramtrail_text_scan s;
+
+	ramtrail_text_scan_event(&t->event, l->event, &s);
+	r->type = RAMTRAIL_W_EVENT;
+	r->id = t->event.id;
+	r->len = t->event.len;
+	r->data = t->event.data;
+	r->flags = l->flags | l->ctx;
+	memcpy(t->func, s.func, sizeof(t->func));
+	r->ip_sym = t->func[0] ? t->func : NULL;
+	r->nr_named = s.nr_tasks;
+	memcpy(r->named, s.task, sizeof(r->named));
 }
 
 /**
@@ -992,6 +1177,8 @@ bool rt_trace_next(struct rt_trace *t, struct rt_rec *r)
 		r->ip_sym = l->ip_sym;
 		r->parent_sym = l->parent_sym;
 		r->ctx = l->ctx;
+		if (l->event)
+			rt_pstore_event(t, l, r);
 		/* The text gives the thread alone: its process is itself. */
 		r->task_known = l->comm;
 		if (l->comm) {

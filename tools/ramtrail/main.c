@@ -255,22 +255,26 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 }
 
 /*
- * Name the offsets of pstore files, read one after the other into @img
- * (file i from @from[i]), from the text files beside them.
+ * Read the text files beside pstore files, read one after the other into
+ * @img (file i from @from[i]; a text file adds nothing): the names of
+ * their offsets, and the events.
  */
-static void rt_pstore_name(const struct rt_args *a, const struct rt_image *img,
-			   struct rt_trace *t, const u64 *from)
+static int rt_pstore_name(const struct rt_args *a, const struct rt_image *img,
+			  struct rt_trace *t, const u64 *from)
 {
 	char **paths = malloc((a->nr_more + 1) * sizeof(*paths));
-	int i;
+	int i, err;
 
-	if (!paths)
-		return;
+	if (!paths) {
+		rt_err("out of memory\n");
+		return RT_EXIT_IO;
+	}
 	paths[0] = (char *)a->image;
 	for (i = 0; i < a->nr_more; i++)
 		paths[i + 1] = a->more[i];
-	rt_pstore_names(t, img->buf, paths, from, a->nr_more + 1);
+	err = rt_pstore_names(t, img->buf, paths, from, a->nr_more + 1);
 	free(paths);
+	return err;
 }
 
 /* Load the input and choose its trace. */
@@ -284,6 +288,17 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 			       a->size);
 	if (err)
 		return err;
+	if (rt_pstore_text_part(a->image) && !a->offset_given) {
+		/* A part without an ftrace file: its text is read as such. */
+		rt_image_free(img);
+		img->buf = calloc(1, 1);
+		img->len = 0;
+		img->mapped = false;
+		if (!img->buf) {
+			rt_err("out of memory\n");
+			return RT_EXIT_IO;
+		}
+	}
 	from = calloc(a->nr_more + 1, sizeof(*from));
 	if (!from) {
 		rt_err("out of memory\n");
@@ -303,7 +318,7 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 			err = rt_usage("several files: pstore files only",
 				       a->more[i]);
 		from[i + 1] = img->len;
-		if (!err)
+		if (!err && !rt_pstore_text_part(a->more[i]))
 			err = rt_image_append(img, &part);
 		if (part.buf)
 			rt_image_free(&part);
@@ -314,7 +329,7 @@ static int rt_open(struct rt_args *a, struct rt_image *img, struct rt_trace *t)
 			       a->image, "--boot, --system-map, --modules ignored");
 		err = rt_pstore_parse(img, t);
 		if (!err)
-			rt_pstore_name(a, img, t, from);
+			err = rt_pstore_name(a, img, t, from);
 		free(from);
 		return err;
 	}

@@ -137,6 +137,8 @@ static size_t rt_text_name(void *arg, char *buf, size_t len, u32 off,
 		addr = r->parent;
 		given = r->parent_sym;
 		offset = x->sym_offset;
+	} else {
+		given = r->ip_sym;	/* an event read from text names it */
 	}
 	if (given) {
 		name = rt_name(x->t, x->s, addr, ts, given, offset, tmp);
@@ -166,6 +168,7 @@ void rt_text_init(struct rt_text *x, struct rt_trace *t,
 {
 	struct ramtrail_ev_task task;
 	struct rt_rec r;
+	u32 i;
 
 	memset(x, 0, sizeof(*x));
 	/* Slots of the earlier traces are empty to this one; 0 is no trace's. */
@@ -182,6 +185,9 @@ void rt_text_init(struct rt_text *x, struct rt_trace *t,
 			    ARRAY_SIZE(rt_comm_slots));
 	rt_trace_rewind(t);
 	while (rt_trace_next(t, &r)) {
+		/* An event read from text names tasks no record may run. */
+		for (i = 0; i < r.nr_named; i++)
+			ramtrail_comms_add_task(&x->tx.comms, &r.named[i], r.cpu);
 		if (!r.task_known)
 			continue;
 		task.pid = cpu_to_le32(le32_to_cpu(r.pid));

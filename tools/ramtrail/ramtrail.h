@@ -57,8 +57,12 @@ struct rt_image {
  * @ip: function address (0: none)
  * @parent: caller address (0: none)
  * @data: event payload
- * @ip_sym: name of @ip given by the input itself (pstore files), or NULL
+ * @ip_sym: name of @ip given by the input itself (pstore files), or NULL;
+ *	of an event read from text, the function it names (work, timer)
  * @parent_sym: the same for @parent
+ * @named: of an event read from text, the tasks it names by comm
+ *	(their names are in no other record)
+ * @nr_named: entries of @named
  */
 struct rt_rec {
 	u64 ns;
@@ -78,12 +82,14 @@ struct rt_rec {
 	const u8 *data;
 	const char *ip_sym;
 	const char *parent_sym;
+	struct ramtrail_ev_task named[2];
+	u32 nr_named;
 };
 
 enum rt_kind {
 	RT_ZONES,	/* the live zones of the region */
 	RT_SAVED,	/* a saved (merged) trace of an earlier boot */
-	RT_PSTORE,	/* an ftrace-ramtrail-N file as pstore prints it */
+	RT_PSTORE,	/* pstore's files of a saved trace: ftrace and text */
 };
 
 struct rt_pstore_line;
@@ -144,6 +150,10 @@ struct rt_pstore_header {
  * @nr_lines: entries of @lines
  * @texts: the text files whose names @lines point to (RT_PSTORE)
  * @nr_texts: entries of @texts
+ * @event: the event of the last text line read (RT_PSTORE)
+ * @func: the function it names
+ * @unreadable: lines of @texts that are neither their header nor a
+ *	record (RT_PSTORE)
  * @next: next saved record or line to return
  * @invalid: saved chunks dropped, damaged (see ramtrail_saved_read())
  * @saved_cur: read position in @saved (RT_SAVED)
@@ -175,6 +185,9 @@ struct rt_trace {
 	u64 nr_lines;
 	char **texts;
 	u32 nr_texts;
+	struct ramtrail_record event;
+	char func[sizeof(((struct ramtrail_text_scan *)0)->func)];
+	u64 unreadable;
 	u64 next;
 	u64 invalid;
 	struct ramtrail_saved_cursor *saved_cur;
@@ -198,8 +211,9 @@ void rt_image_free(struct rt_image *img);
 int rt_region_find(const struct rt_image *img, u64 offset, u64 size,
 		   bool offset_given, struct rt_trace *t);
 int rt_trace_choose(struct rt_trace *t, s64 boot);
-long long rt_pstore_names(struct rt_trace *t, const u8 *buf,
-			  char *const *paths, const u64 *from, int n);
+int rt_pstore_names(struct rt_trace *t, const u8 *buf, char *const *paths,
+		    const u64 *from, int n);
+bool rt_pstore_text_part(const char *path);
 int rt_trace_zones(struct rt_trace *t);
 int rt_pstore_parse(struct rt_image *img, struct rt_trace *t);
 void rt_trace_rewind(struct rt_trace *t);

@@ -552,9 +552,10 @@ static void rt_symbols_from_pstore(struct rt_symbols *s, struct rt_trace *t)
 	struct rt_rec r;
 
 	while (rt_trace_next(t, &r)) {
-		if (r.parent_sym)
+		/* A name the text gives without its address has no place. */
+		if (r.parent_sym && r.parent)
 			rt_add_printed(s, &cap, r.parent, r.parent_sym);
-		if (r.ip_sym)
+		if (r.ip_sym && r.ip)
 			rt_add_printed(s, &cap, r.ip, r.ip_sym);
 	}
 	rt_trace_rewind(t);

@@ -9,7 +9,8 @@
  * "function" events (ip, parent_ip), the kernel's events the events they
  * stand for, with the formats of their kernel's event files (sched:
  * sched_switch etc., fields from TP_STRUCT__entry), and the others
- * "ramtrail:event" events; the CPU data is ring-buffer pages as the kernel
+ * "ramtrail:event" events (an event read from pstore text whose payload
+ * the text does not keep whole, "ramtrail:text"); the CPU data is ring-buffer pages as the kernel
  * writes them. Every event carries its task (common_pid, -1 if unknown)
  * and ftrace's flags; the saved cmdlines name the tasks. The symbols bound
  * for the trace go in as its kallsyms.
@@ -26,6 +27,8 @@
 #define RT_DELTA_BITS		27
 #define RT_FUNCTION_ID		1	/* ftrace's TRACE_FN */
 #define RT_EVENT_ID		1000
+#define RT_TEXT_ID		1001
+#define RT_SEEN_TEXT		BIT(31)	/* in @seen: a "ramtrail:text" */
 #define RT_KERNEL_ID		1100	/* + enum ramtrail_event_id */
 
 /* ftrace's TRACE_FLAG_* (kernel/trace/trace.h): common_flags */
@@ -75,6 +78,16 @@ static const char *const rt_event_format[] = {
 	"print fmt: \"id=%u len=%u data=%s\", REC->id, REC->len, ",
 	"__print_hex(__get_dynamic_array(data), REC->len)\n",
 };
+
+/*
+ * An event known by its text alone: one read from a pstore text whose
+ * payload the text does not keep whole (a work or timer event names its
+ * function, not where it is).
+ */
+static const char rt_text_format[] =
+	"name: text\nID: 1001\nformat:\n" RT_COMMON_FIELDS
+	"\tfield:__data_loc char[] text;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"%s\", __get_str(text)\n";
 
 /* The ring-buffer pages of one CPU, filled as the kernel would. */
 struct rt_cpu_pages {
@@ -277,6 +290,12 @@ static u32 rt_kernel_payload(const struct rt_text *x,
 	return len;
 }
 
+/* A record known by its name alone (pstore text): a "ramtrail:text". */
+static bool rt_as_text(const struct rt_rec *r)
+{
+	return r->ip_sym && (r->type == RAMTRAIL_W_EVENT || !r->ip);
+}
+
 /*
  * A record as the payload of its event, @labels[] the addresses of the
  * events' labels; returns its length.
@@ -287,13 +306,19 @@ static u32 rt_payload(const struct rt_text *x, const struct rt_rec *r,
 {
 	u32 len;
 
-	if (r->type != RAMTRAIL_W_EVENT) {
+	if (rt_as_text(r)) {
+		/* a function by its name alone: the text, "name: fields" */
+		rt_common(e, RT_TEXT_ID, z);
+		len = ramtrail_text_event((char *)e + 12, RAMTRAIL_TEXT_LINE_MAX,
+					  z, &x->tx);
+		rt_put32(e + 8, 12 | (len + 1) << 16);	/* __data_loc */
+		len += 13;
+	} else if (r->type != RAMTRAIL_W_EVENT) {
 		rt_common(e, RT_FUNCTION_ID, z);
 		rt_put64(e + 8, r->ip);
 		rt_put64(e + 16, r->parent);
 		return 24;
-	}
-	if (ramtrail_text_event_name(z)) {
+	} else if (ramtrail_text_event_name(z)) {
 		len = rt_kernel_payload(x, z, labels[z->id], e);
 	} else {
 		rt_common(e, RT_EVENT_ID, z);
@@ -379,8 +404,11 @@ static void rt_put_ftrace(FILE *f, u32 seen)
 			rt_put_kernel_format(f, i);
 }
 
-/* The event systems: ramtrail's own, then the kernel's, each once. */
-static void rt_put_systems(FILE *f)
+/*
+ * The event systems: ramtrail's own (its text event if @text: the trace
+ * holds one), then the kernel's, each once.
+ */
+static void rt_put_systems(FILE *f, bool text)
 {
 	const char *sys[RAMTRAIL_EV_NR];
 	u32 nr_sys = 0, i, k, n;
@@ -397,8 +425,10 @@ static void rt_put_systems(FILE *f)
 	rt_put32(b, 1 + nr_sys);
 	fwrite(b, 4, 1, f);
 	fwrite("ramtrail", 9, 1, f);
-	rt_put32(b, 1);
+	rt_put32(b, 1 + text);
 	fwrite(b, 4, 1, f);
+	if (text)
+		rt_put_blob(f, rt_text_format, strlen(rt_text_format), 8);
 	for (i = 0, n = 0; i < ARRAY_SIZE(rt_event_format); i++)
 		n += strlen(rt_event_format[i]);
 	rt_put64(b8, n);
@@ -441,7 +471,8 @@ static int rt_put_cmdlines(FILE *f, const struct ramtrail_comms *c)
 
 /*
  * Every header section, up to and including "flyrecord\0"; @seen has
- * BIT(id) of each kernel event the trace holds.
+ * BIT(id) of each kernel event the trace holds, RT_SEEN_TEXT if it holds
+ * a text event.
  */
 static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus,
 			    const struct ramtrail_comms *comms, u32 seen)
@@ -461,7 +492,7 @@ static int rt_write_headers(FILE *f, const struct rt_symbols *s, u32 nr_cpus,
 	fwrite("header_event", 13, 1, f);
 	rt_put_blob(f, rt_header_event, strlen(rt_header_event), 8);
 	rt_put_ftrace(f, seen);
-	rt_put_systems(f);
+	rt_put_systems(f, seen & RT_SEEN_TEXT);
 	k = open_memstream(&syms, &syms_len);
 	if (!k || rt_symbols_kallsyms(s, k) || fclose(k))
 		return -1;
@@ -489,7 +520,7 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 {
 	struct rt_cpu_pages *cpu = calloc(t->nr_cpus ? t->nr_cpus : 1,
 					  sizeof(*cpu));
-	u8 payload[16 + RAMTRAIL_EVENT_MAX_LEN + 4];
+	u8 payload[16 + RAMTRAIL_TEXT_LINE_MAX + 4];
 	const struct ramtrail_event_desc *d;
 	u64 labels[RAMTRAIL_EV_NR] = { 0 };
 	struct ramtrail_record z;
@@ -515,7 +546,9 @@ int rt_export_tracedat(struct rt_trace *t, const struct rt_symbols *s,
 		if (r.cpu >= t->nr_cpus)
 			continue;
 		rt_text_record(&x, &r, &z);
-		if (ramtrail_text_event_name(&z))
+		if (rt_as_text(&r))
+			seen |= RT_SEEN_TEXT;
+		else if (ramtrail_text_event_name(&z))
 			seen |= BIT(z.id);
 		if (rt_put_event(&cpu[r.cpu], r.ns, payload,
 				 rt_payload(&x, &r, &z, labels, payload)))

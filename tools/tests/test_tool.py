@@ -1040,6 +1040,214 @@ case "$1" in --journald=*) cat "${{1#--journald=}}" >>{self.log}; echo == >>{sel
         (self.arch / f"console-ramtrail-{n * 100}").write_text(header + body)
 
 
+def write_crash_part(work, part, header, rows):
+    """Part N of a trace: its ftrace file (offsets) and its text, as the
+    module makes them; rows are (cpu, usec, comm, pid, ctx, func)."""
+    (work / f"ftrace-ramtrail-{part}").write_text("".join(
+        f"CPU:{c} ts:{us * 1000} {0x1000 + k:08x}  {0x2000:08x}  {0x1000 + k:#x} <- 0x2000\n"
+        for k, (c, us, *_) in enumerate(rows)))
+    (work / f"console-ramtrail-{part * 100}").write_text(header + "".join(
+        f"{comm:>16}-{pid:<7d} [{c:03d}] X.{ctx}.. {us // 1000000:5d}.{us % 1000000:06d}: "
+        f"{func} <-caller_{k}\n" for k, (c, us, comm, pid, ctx, func) in enumerate(rows)))
+
+
+def test_pstore_hostile_comms(img):
+    """A comm is any 15 bytes a task gives itself (prctl(PR_SET_NAME)):
+    spaces, '[', '-', digits, ':'. The text's columns are read by their
+    places, so the task, CPU, names and signature are those of a plain
+    comm; a line that cannot be read is counted and said."""
+    work = img.work / "pstore-comms"
+    work.mkdir(exist_ok=True)
+
+    def archive(comm):
+        rows = [(i % 2, 1000 + i * 10, "sh" if i % 2 == 0 else comm,
+                 100 if i % 2 == 0 else 321, ".", f"func_{i}") for i in range(24)]
+        write_crash_part(work, 7, crash_header(part=1, parts=1), rows)
+        files = [work / "ftrace-ramtrail-7"]
+        p, d = run("crash", *files), run("decode", *files)
+        f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+        tasks = [(m[1].lstrip(" "), m[2], m[3], m[6].split(" <-")[0])
+                 for m in map(LINE.match, lines_of(d.stdout)) if m]
+        return p, d, f, tasks
+
+    p0, d0, plain, plain_tasks = archive("rtcrash")
+    check("pstore text, plain comm: the crash's task, functions by name, nothing unreadable",
+          p0.returncode == 0 and plain.get("RAMTRAIL_TASK") == "rtcrash" and
+          plain.get("RAMTRAIL_FUNCTIONS", "").split()[:2] == ["func_23", "func_21"] and
+          plain.get("RAMTRAIL_UNREADABLE") == "0" and "cannot be read" not in p0.stderr,
+          (p0.stderr, plain))
+    for comm in ("x [y", "a-1 [002] d..1.", "abcdefghijklmno", "kw:0-12 [7]: 3",
+                 "-1 [001] X.... ", "9"):
+        p, d, f, tasks = archive(comm)
+        same = {k: v for k, v in f.items() if k not in ("RAMTRAIL_TASK", "MESSAGE")}
+        want = {k: v for k, v in plain.items() if k not in ("RAMTRAIL_TASK", "MESSAGE")}
+        check(f"pstore text, comm {comm!r}: crash names the same task, pid, CPU, "
+              "functions and signature as for a plain comm",
+              p.returncode == 0 and f.get("RAMTRAIL_TASK") == comm.lstrip(" ") and
+              same == want and f.get("MESSAGE") ==
+              plain.get("MESSAGE", "").replace("rtcrash[", f"{comm.lstrip(' ')}["),
+              (p.stderr, f.get("RAMTRAIL_TASK"), f.get("RAMTRAIL_FUNCTIONS")))
+        check(f"pstore text, comm {comm!r}: decode gives every record its task, pid, CPU "
+              "and function name",
+              d.returncode == 0 and "cannot be read" not in d.stderr and
+              tasks == [(comm.lstrip(" ") if t[0] == "rtcrash" else t[0],) + t[1:]
+                        for t in plain_tasks] and len(tasks) == 24,
+              (d.stderr, tasks[:2]))
+    text = work / "console-ramtrail-700"
+    lines = text.read_text().splitlines(True)
+    text.write_text("".join(lines[:6] + ["not a record\n", "   sh-1 [000] X.... 1.0: f\n"] +
+                            lines[6:]))
+    p = run("crash", work / "ftrace-ramtrail-7")
+    f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+    check("pstore text: lines that cannot be read are counted, said on stderr and in "
+          "RAMTRAIL_UNREADABLE; the records around them kept",
+          p.returncode == 0 and f.get("RAMTRAIL_UNREADABLE") == "2" and
+          "2 lines of the text files" in p.stderr and "cannot be read" in p.stderr and
+          f.get("RAMTRAIL_SIGNATURE") == plain.get("RAMTRAIL_SIGNATURE"), (p.stderr, f))
+
+
+def test_pstore_control_bytes(img):
+    """A forged text's comm with an escape, the 8-bit CSI (0x9b) and a
+    byte 0x80-0x9f reaches no output as such: decode, crash, trace.dat's
+    cmdlines, JSON and Perfetto all print '?' for each."""
+    work = img.work / "pstore-ctl"
+    work.mkdir(exist_ok=True)
+    rows = [(i % 2, 1000 + i * 10, "sh" if i % 2 == 0 else "rtcrash",
+             100 if i % 2 == 0 else 321, ".", f"func_{i}") for i in range(12)]
+    write_crash_part(work, 7, crash_header(part=1, parts=1), rows)
+    text = work / "console-ramtrail-700"
+    text.write_bytes(text.read_bytes().replace(b"rtcrash", b"r\x1b[2J\x9b\x85"))
+    outs = {}
+    for name, args in (("decode", ["decode"]), ("crash", ["crash"]),
+                       ("json", ["export", "--format", "json"]),
+                       ("dat", ["export"]), ("perfetto", ["export", "--format", "perfetto"])):
+        out = work / f"out.{name}"
+        p = subprocess.run([str(TOOL), *args, str(work / "ftrace-ramtrail-7"), "-o", str(out)],
+                           capture_output=True)
+        outs[name] = out.read_bytes() if p.returncode == 0 and out.exists() else None
+    # Perfetto's protobuf holds any byte in its numbers: the comm's, there.
+    bad = {k: v is None or any(b in (v if k != "perfetto" else v.replace(b"r?[2J??", b""))
+                               for b in ((b"r\x1b[2J", b"r?[2J\x9b") if k == "perfetto" else
+                                         (b"\x1b", b"\x9b", b"\x85", b"\\u001b", b"\\u009b")))
+           or (k == "perfetto" and b"r?[2J??" not in v)
+           for k, v in outs.items()}
+    check("pstore text: a comm's escape, 0x9b and 0x85 reach no output (decode, crash, "
+          "JSON, trace.dat, Perfetto)", not any(bad.values()), bad)
+    check("pstore text: that comm prints with '?' for them (decode, crash, trace.dat's "
+          "cmdlines \"321 r?[2J??\")",
+          outs["decode"] and b"r?[2J??-321 " in outs["decode"] and
+          outs["crash"] and b"RAMTRAIL_TASK=r?[2J??\n" in outs["crash"] and
+          outs["dat"] and b"321 r?[2J??\n" in outs["dat"],
+          {k: (v or b"")[:0] for k, v in outs.items()})
+
+
+def text_line(comm, pid, cpu, flags, us, what):
+    """A line of the module's text (ramtrail_text_record())."""
+    return f"{comm:>16}-{pid:<7d} [{cpu:03d}] {flags} {us // 1000000:5d}.{us % 1000000:06d}: {what}"
+
+
+# Events as the module's text prints them, one of each kind (TP_printk()).
+PSTORE_EVENTS = [
+    (0, "d....", "sched_switch: prev_comm=sh prev_pid=100 prev_prio=120 prev_state=S "
+     "==> next_comm=x [y next_pid=200 next_prio=120"),
+    (0, ".....", "tracing_mark_write: hello world"),
+    (1, "d.h..", "irq_handler_entry: irq=5 name=eth0"),
+    (1, "d.h..", "irq_handler_exit: irq=5 ret=handled"),
+    (1, "..s..", "softirq_entry: vec=3 [action=NET_RX]"),
+    (1, ".N...", "workqueue_execute_start: work struct 00000000deadbeef: function vmstat_update"),
+    (1, ".....", "timer_expire_entry: timer=00000000cafe0000 function=process_timeout [mod] "
+     "now=4294 baseclk=4295"),
+    (1, ".....", "sched_waking: comm=kworker/1:0 pid=30 prio=120 target_cpu=001"),
+    (1, ".....", "sched_switch: prev_comm=x [y prev_pid=200 prev_prio=120 prev_state=R+ "
+     "==> next_comm=swapper/1 next_pid=0 next_prio=120"),
+    (0, ".....", "ramtrail_event: id=300 len=3 data=0a0b0c"),
+    (1, ".....", "console: Kernel panic - not syncing: test"),
+]
+
+
+def test_pstore_events(img):
+    """Events reach pstore only in the text: an archive of text files
+    alone (a trace without function records has no ftrace file) decodes,
+    exports and gives a crash record, and with functions the events come
+    between them where the text has them."""
+    work = img.work / "pstore-events"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    rows = [text_line("x [y" if i else "sh", 200 if i else 100, cpu, fl, 1000 + 10 * i, what)
+            for i, (cpu, fl, what) in enumerate(PSTORE_EVENTS)]
+    (work / "console-ramtrail-500").write_text(crash_header(part=1, parts=1) +
+                                               "\n".join(rows) + "\n")
+    text = work / "console-ramtrail-500"
+    p = run("decode", text)
+    check("pstore text alone, events only: decode prints each event as the text has it, "
+          "task, CPU, flags and fields",
+          p.returncode == 0 and lines_of(p.stdout) == rows and "cannot be read" not in p.stderr,
+          (p.returncode, p.stderr, lines_of(p.stdout)[:2]))
+    p = run("crash", text)
+    f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+    check("pstore text alone, events only: a crash record, the task of the CPU's last "
+          "event, no function, nothing unreadable",
+          p.returncode == 0 and f.get("RAMTRAIL_CPU") == "1" and
+          f.get("RAMTRAIL_TASK") == "x [y" and f.get("RAMTRAIL_FUNCTIONS") == "" and
+          f.get("RAMTRAIL_UNREADABLE") == "0", (p.returncode, p.stderr, f))
+    dat = work / "trace.dat"
+    p = run("export", text, "-o", dat)
+    rep = [m for m in map(REPORT.match, report(dat).stdout.splitlines()) if m]
+    got = [(m[1].strip(), m[2], m[5], m[6].strip()) for m in rep]
+    check("pstore text alone: trace.dat holds sched_switch as the kernel's event (its "
+          "comms, pids, state), the others as theirs or as text",
+          p.returncode == 0 and len(got) == len(rows) and
+          got[0] == ("sh", "100", "sched_switch", "sh:100 [120] S ==> x [y:200 [120]") and
+          # libtraceevent's plugin prints preempted (R+) as R
+          got[8][:3] == ("x [y", "200", "sched_switch") and
+          re.fullmatch(r"x \[y:200 \[120\] R\+? ==> swapper/1:0 \[120\]", got[8][3]) and got[2][2:] == ("irq_handler_entry", "irq=5 name=eth0") and
+          got[7][2:] == ("sched_waking", "comm=kworker/1:0 pid=30 prio=120 target_cpu=001") and
+          got[5][2:] == ("text", PSTORE_EVENTS[5][2]) and
+          got[10][2:] == ("console", "Kernel panic - not syncing: test"),
+          (p.stderr, got[:3]))
+    pf, js = work / "trace.pftrace", work / "trace.json"
+    p2 = run("export", text, "--format", "perfetto", "-o", pf)
+    p3 = run("export", text, "--format", "json", "-o", js)
+    names = [e["name"] for e in json.loads(js.read_text())["traceEvents"]
+             if e.get("ph") == "i"] if p3.returncode == 0 else []
+    check("pstore text alone: Perfetto and JSON exports hold every event",
+          p2.returncode == 0 and "11 records written" in p2.stderr and
+          b"kworker/1:0" in pf.read_bytes() and p3.returncode == 0 and
+          names == [re.match(r"(\w+): ", w)[1] if not w.startswith(("tracing_mark_write",
+                                                                   "ramtrail_event"))
+                    else "print" if w.startswith("tracing") else "event 300"
+                    for _, _, w in PSTORE_EVENTS],
+          (p2.stderr, p3.stderr, names))
+    # Functions and events: the ftrace file and its text, events between.
+    fn = [(i % 2, 2000 + 10 * i, "sh" if i % 2 == 0 else "x [y", 100 if i % 2 == 0 else 200,
+           ".", f"func_{i}") for i in range(8)]
+    write_crash_part(work, 6, crash_header(part=1, parts=1), fn)
+    funcs_only = run("crash", work / "ftrace-ramtrail-6")
+    plain = run("decode", work / "ftrace-ramtrail-6")
+    flines = (work / "console-ramtrail-600").read_text().splitlines()
+    mixed, k = flines[:4], 0
+    for i, x in enumerate(flines[4:]):
+        us = 2000 + 10 * i
+        cpu, fl, what = PSTORE_EVENTS[k % len(PSTORE_EVENTS)]
+        mixed += [x, text_line("sh" if cpu == 0 else "x [y", 100 if cpu == 0 else 200,
+                               i % 2, fl, us, what)]
+        k += 1
+    (work / "console-ramtrail-600").write_text("\n".join(mixed) + "\n")
+    p = run("decode", work / "ftrace-ramtrail-6")
+    c = run("crash", work / "ftrace-ramtrail-6")
+    sig = lambda q: re.search(r"RAMTRAIL_SIGNATURE=(\w+)", q.stdout)
+    check("pstore files, functions and events: decode gives the text's records in its "
+          "order, functions named, events between them",
+          p.returncode == 0 and lines_of(p.stdout) == mixed[4:] and
+          [x for x in lines_of(p.stdout) if "func_" in x] == lines_of(plain.stdout),
+          (p.stderr, lines_of(p.stdout)[:3], mixed[4:7]))
+    check("pstore files, functions and events: the crash's functions and signature are "
+          "those of the functions alone",
+          c.returncode == 0 and sig(c) and sig(funcs_only) and
+          sig(c)[1] == sig(funcs_only)[1] and "RAMTRAIL_FUNCTIONS=func_7 func_5" in c.stdout,
+          (c.stderr, c.stdout[-400:]))
+
+
 def test_collect(img):
     """ramtrail-collect (the unit's script) on an archive of two traces:
     each one's trace.dat, Perfetto trace and journal entry once; a failed
@@ -1093,6 +1301,19 @@ def test_collect(img):
     n = len(c.entries())
     check("ramtrail-collect: two runs at once log each trace once", rcs == [0, 0] and n == 5,
           (rcs, n))
+    # A trace of events alone: its text, no ftrace file.
+    (work / "logger-slow").unlink()
+    (arch / "console-ramtrail-307200").write_text(
+        crash_header(boot=4, parts=1, nonce=0x77) +
+        text_line("sh", 100, 1, "d....", 5000, PSTORE_EVENTS[0][2]) + "\n")
+    rc, err = c.run()
+    d = out / "0000000000000077-4"
+    check("ramtrail-collect: a trace of events alone (no ftrace file) is collected, its "
+          "text file in the entry",
+          rc == 0 and (d / "crash.journal").exists() and
+          (d / "trace.dat").read_bytes()[:10] == b"\x17\x08Dtracing" and
+          f"RAMTRAIL_FILES={arch}/console-ramtrail-307200\n" in c.log.read_text(),
+          (rc, err))
 
 
 def test_collect_groups_parts_by_their_header(img):
@@ -1568,6 +1789,7 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
+                 test_pstore_hostile_comms, test_pstore_control_bytes, test_pstore_events,
                  test_collect, test_collect_groups_parts_by_their_header,
                  test_collect_records_what_never_collects, test_collect_reports_export_errors,
                  test_collect_skips_what_is_not_a_file, test_collect_writes_for_root_only,
