@@ -101,6 +101,24 @@ static bool rt_crash_cpu(struct rt_trace *t, u32 *cpu)
 	return any;
 }
 
+/*
+ * Is @r the function record of the entry the module freezes at, for a
+ * trace frozen by @reason (record.c's hooks: panic() and nmi_panic(),
+ * oops_enter())? The tracer's callback records it just before the
+ * freeze's callback runs: an interrupt that comes between the two
+ * records its entry and exit glue (irq_enter_rcu(), idle_cpu()) in task
+ * context, after it.
+ */
+static bool rt_crash_entry(const struct rt_rec *r, u32 reason)
+{
+	if (r->type == RAMTRAIL_W_EVENT || !r->ip_sym)
+		return false;
+	if (reason == RAMTRAIL_FREEZE_PANIC)
+		return !strcmp(r->ip_sym, "panic") ||
+		       !strcmp(r->ip_sym, "nmi_panic");
+	return reason == RAMTRAIL_FREEZE_OOPS && !strcmp(r->ip_sym, "oops_enter");
+}
+
 static const char *const rt_ctx_names[] = {
 	"task", "softirq", "hardirq", "nmi"
 };
@@ -114,6 +132,9 @@ static const char *const rt_ctx_names[] = {
  * The functions are the newest @nr_funcs function records of the CPU that
  * ended recording, in the context of its last record (an interrupt that
  * came between them is left out: one crash, one signature), newest first.
+ * In a trace frozen by a panic or an oops whose entry was traced, the
+ * last record is that entry's (rt_crash_entry()): what the CPU recorded
+ * after it, before the freeze took hold, is an interrupt's.
  *
  * Names are written as one word each (rt_crash_name()), space-separated.
  *
@@ -130,7 +151,7 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 	int err = RT_EXIT_OK;
 	size_t len;
 	u32 cpu = 0, i, n = 0;
-	u64 sig;
+	u64 sig, seq, end = U64_MAX;
 
 	if (t->kind != RT_PSTORE || !h->nr_parts) {
 		rt_err("crash: %s\n", t->kind != RT_PSTORE ?
@@ -152,11 +173,22 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 	names = all + ARRAY_SIZE(ring) * nr_funcs;
 	if (rt_crash_cpu(t, &cpu)) {
 		rt_trace_rewind(t);
-		while (rt_trace_next(t, &r)) {
+		for (seq = 0; t->state == RAMTRAIL_STATE_FROZEN &&
+		     rt_trace_next(t, &r); ) {
+			if (r.cpu != cpu)
+				continue;
+			if (rt_crash_entry(&r, t->freeze_reason))
+				end = seq;
+			seq++;
+		}
+		rt_trace_rewind(t);
+		for (seq = 0; rt_trace_next(t, &r); ) {
 			struct rt_crash_ring *g = &ring[r.ctx & RAMTRAIL_CTX_MASK];
 
 			if (r.cpu != cpu)
 				continue;
+			if (seq++ > end)
+				break;	/* after the freeze's entry: an interrupt */
 			last = r;
 			any = true;
 			if (r.type != RAMTRAIL_W_EVENT && r.ip_sym)

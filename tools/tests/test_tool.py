@@ -1051,6 +1051,40 @@ def write_crash_part(work, part, header, rows):
         f"{func} <-caller_{k}\n" for k, (c, us, comm, pid, ctx, func) in enumerate(rows)))
 
 
+def test_crash_ends_at_the_freezing_entry(img):
+    """A panic is recorded by the tracer's callback just before the freeze's
+    callback on the same call: an interrupt that comes between them records
+    its entry and exit glue (irq_enter_rcu(), idle_cpu()) in task context
+    after panic(). The crash's functions begin at panic() all the same, and
+    its signature is the one without the interrupt."""
+    work = img.work / "pstore-freeze-entry"
+    work.mkdir(exist_ok=True)
+    base = [(i % 2, 1000 + i * 10, "sh" if i % 2 == 0 else "rtcrash",
+             100 if i % 2 == 0 else 321, ".", f"func_{i}") for i in range(20)]
+    base.append((1, 1300, "rtcrash", 321, ".", "panic"))
+    late = [(1, 1310, "rtcrash", 321, ".", "irq_enter_rcu"),
+            (0, 1315, "sh", 100, ".", "func_99"),
+            (1, 1320, "rtcrash", 321, ".", "idle_cpu")]
+    got = {}
+    for name, rows in (("alone", base), ("interrupted", base + late)):
+        for state in ("frozen by panic on CPU 1", "frozen by user on CPU 1"):
+            for f in work.iterdir():
+                f.unlink()
+            write_crash_part(work, 3, crash_header(part=1, parts=1, state=state), rows)
+            p = run("crash", work / "ftrace-ramtrail-3")
+            got[name, state] = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+    a = got["alone", "frozen by panic on CPU 1"]
+    b = got["interrupted", "frozen by panic on CPU 1"]
+    u = got["interrupted", "frozen by user on CPU 1"]
+    check("crash: a panic's functions begin at panic(), an interrupt after it left out "
+          "(the same signature); a user's freeze keeps every record",
+          a.get("RAMTRAIL_FUNCTIONS", "").split()[:2] == ["panic", "func_19"] and
+          b.get("RAMTRAIL_FUNCTIONS") == a.get("RAMTRAIL_FUNCTIONS") and
+          b.get("RAMTRAIL_SIGNATURE") == a.get("RAMTRAIL_SIGNATURE") and
+          u.get("RAMTRAIL_FUNCTIONS", "").split()[:3] == ["idle_cpu", "irq_enter_rcu", "panic"],
+          (a.get("RAMTRAIL_FUNCTIONS"), b.get("RAMTRAIL_FUNCTIONS"), u.get("RAMTRAIL_FUNCTIONS")))
+
+
 def test_pstore_hostile_comms(img):
     """A comm is any 15 bytes a task gives itself (prctl(PR_SET_NAME)):
     spaces, '[', '-', digits, ':'. The text's columns are read by their
@@ -1789,6 +1823,7 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
+                 test_crash_ends_at_the_freezing_entry,
                  test_pstore_hostile_comms, test_pstore_control_bytes, test_pstore_events,
                  test_collect, test_collect_groups_parts_by_their_header,
                  test_collect_records_what_never_collects, test_collect_reports_export_errors,
