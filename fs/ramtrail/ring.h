@@ -157,11 +157,11 @@ struct ramtrail_pair {
  *	RAMTRAIL_FLOOR_IDLE; see [R4]
  * @task: the task named last in the current block, or 0; see [R5]
  * @stopped: 0, RAMTRAIL_RING_PAUSED or RAMTRAIL_RING_REFUSING
- * @nr_blocks: blocks in the zone
+ * @flags: RAMTRAIL_RING_*
  * @zone: first word of the zone
  * @dropped: records lost while recording: refused while REFUSING, by a
  *	nested writer that found no room ([R4]), or by recursion
- * @flags: RAMTRAIL_RING_*
+ * @nr_blocks: blocks in the zone
  * @pairs: RAMTRAIL_PAIRS entries ([R6]), or NULL to write every function
  *	and caller in full
  * @ref_back: how many blocks before its own a FUNC_REF may name: up to
@@ -169,9 +169,10 @@ struct ramtrail_pair {
  *	it names is not taken by a later lap before its own is left
  * @sealed: block number of the oldest block not sealed yet; see [R7]
  *
- * What every record touches comes first, in the first cache line; the
- * ring is cache-line aligned, so that no other CPU's writes share it
- * (arrays of rings in the userspace tests and benchmarks).
+ * What every record touches comes first, in the first cache line (@flags
+ * too: the floor's release reads it); the ring is cache-line aligned, so
+ * that no other CPU's writes share it (arrays of rings in the userspace
+ * tests and benchmarks).
  */
 struct ramtrail_ring {
 	local_t pos;
@@ -181,14 +182,17 @@ struct ramtrail_ring {
 	unsigned long floor;
 	unsigned long task;
 	u32 stopped;
-	u32 nr_blocks;
+	u32 flags;
 	__le64 *zone;
 	local_t dropped;
-	u32 flags;
+	u32 nr_blocks;
 	struct ramtrail_pair *pairs;
 	u32 ref_back;
 	unsigned long sealed;
 } ____cacheline_aligned;
+
+_Static_assert(offsetof(struct ramtrail_ring, zone) + sizeof(__le64 *) <= 64,
+	       "the fast path's fields share the ring's first cache line");
 
 static __always_inline u64 ramtrail_word(unsigned int type, unsigned int lap,
 					 u64 ts, u32 payload)
