@@ -206,6 +206,14 @@ words=$(grub_words "$qemu1g" | tr '\n' ' ')
 [ "$words" = 'linux /boot/vmlinuz root=UUID=1234 ro console=ttyS0 quiet memmap=64M$0x2be00000 ' ]
 check "grub.cfg's entry, as GRUB reads it: the kernel argument memmap=64M\$0x2be00000, the \
 dollar kept" $? "$words"
+# The package's init-top script, given the options file, loads the module.
+mkdir -p "$work/bin"
+printf '#!/bin/sh\necho "modprobe $*"\n' >"$work/bin/modprobe"
+chmod 755 "$work/bin/modprobe"
+loads=$(PATH=$work/bin:$PATH RAMTRAIL_CMDLINE=$qemu1g/proc/cmdline \
+	RAMTRAIL_MODPROBE_D=$qemu1g/etc/modprobe.d sh "$top/scripts/package/initramfs-init-top" 2>&1)
+[ "$loads" = "modprobe ramtrail" ]
+check "the initramfs's init-top script loads ramtrail for the options file" $? "$loads"
 grep -q '^  not run (--root): update-grub$' <<<"$out" &&
 	grep -q '^  not run (--root): update-initramfs -u -k all$' <<<"$out"
 check "--root runs neither update-grub nor update-initramfs, and says so" $? "$out"
