@@ -120,6 +120,7 @@ suite bitflip "$bin/bitflip" --check "${BITFLIP_TRIALS:-2000}"
 suite tool python3 "$top/tools/tests/test_tool.py" "$bin"
 suite perfetto python3 "$top/tools/tests/test_perfetto.py" "$bin"
 suite arm64-user "$top/tools/tests/test_arm64_user.sh"
+suite setup "$top/scripts/package/test-setup.sh"
 suite fuzz fuzz fuzz_decode
 suite fuzz-header fuzz fuzz_header -max_len=16384
 # The command prints a lot: its stdout and stderr are closed.

@@ -5,7 +5,8 @@
 #                                       initramfs-tools hook, modprobe.d file,
 #                                       the marker device's udev rule
 #   ramtrail-tools_<version>_amd64.deb  the ramtrail command and its man page,
-#                                       the ramtrail-collect unit
+#                                       the ramtrail-collect unit, ramtrail
+#                                       setup
 #   ramtrail-tools_<version>_arm64.deb  the same, cross-built for arm64
 # into OUTDIR (default build/deb); DEB_ARCHS="amd64 arm64" (the default)
 # names the tools' architectures. Needs dpkg-deb, dpkg-buildflags
@@ -137,6 +138,8 @@ tools_stage() {
 		"$t/lib/systemd/system" "$t/usr/share/lintian/overrides"
 	install -m 755 "$o/ramtrail" "$t/usr/bin/ramtrail"
 	install -m 755 "$here/ramtrail-collect" "$t/usr/libexec/ramtrail/ramtrail-collect"
+	# "ramtrail setup" runs it.
+	install -m 755 "$here/ramtrail-setup" "$t/usr/libexec/ramtrail/ramtrail-setup"
 	install -m 644 "$here/ramtrail-collect.service" "$t/lib/systemd/system/"
 	install -m 644 "$here/tools.lintian-overrides" "$t/usr/share/lintian/overrides/ramtrail-tools"
 	for s in postinst postrm; do
@@ -170,6 +173,10 @@ Description: read ramtrail traces: decode, export to trace.dat, stats
  The ramtrail-collect unit, after systemd-pstore at boot, writes each
  archived trace's trace.dat and Perfetto trace under /var/lib/ramtrail
  and logs its crash record as one structured journal entry.
+ .
+ ramtrail setup picks the RAM for the region on x86-64, reserves it on
+ the kernel command line through GRUB and has the initramfs load the
+ module on it.
 END
 	seal "$t"
 }

@@ -215,7 +215,8 @@ zcat "$t/usr/share/man/man1/ramtrail.1.gz" | grep -q '^\.TH RAMTRAIL 1'
 check "man page ramtrail(1)" $?
 u=$t/lib/systemd/system/ramtrail-collect.service
 bad=
-for f in "$t/usr/libexec/ramtrail/ramtrail-collect" "$t/DEBIAN/postinst" "$t/DEBIAN/postrm"; do
+for f in "$t/usr/libexec/ramtrail/ramtrail-collect" "$t/usr/libexec/ramtrail/ramtrail-setup" \
+	"$t/DEBIAN/postinst" "$t/DEBIAN/postrm"; do
 	[ -x "$f" ] && sh -n "$f" || bad="$bad ${f##*/}"
 done
 grep -qx 'ExecStart=/usr/libexec/ramtrail/ramtrail-collect' "$u" &&
@@ -223,7 +224,8 @@ grep -qx 'ExecStart=/usr/libexec/ramtrail/ramtrail-collect' "$u" &&
 	grep -qx 'WantedBy=multi-user.target' "$u" || bad="$bad unit"
 grep -q 'deb-systemd-helper enable ramtrail-collect.service' "$t/DEBIAN/postinst" || bad="$bad enable"
 [ -z "$bad" ]
-check "tools: ramtrail-collect and its unit (after systemd-pstore), enabled by postinst" $? "$bad"
+check "tools: ramtrail-collect and its unit (after systemd-pstore), enabled by postinst; \
+ramtrail setup's script" $? "$bad"
 
 # The init-top script loads the module when, and only when, configured.
 # decide CMDLINE [MODPROBE.D LINE]: prints "load" if it ran modprobe

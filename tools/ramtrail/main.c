@@ -528,8 +528,17 @@ int ramtrail_main(int argc, char **argv)
 }
 
 #ifndef RT_NO_MAIN
+#ifndef RAMTRAIL_SETUP
+#define RAMTRAIL_SETUP "/usr/libexec/ramtrail/ramtrail-setup"
+#endif
 int main(int argc, char **argv)
 {
+	/* ramtrail setup is a script (scripts/package/ramtrail-setup). */
+	if (argc > 1 && !strcmp(argv[1], "setup")) {
+		execv(RAMTRAIL_SETUP, argv + 1);
+		rt_err("setup: cannot run %s: %s\n", RAMTRAIL_SETUP, strerror(errno));
+		return RT_EXIT_IO;
+	}
 	return ramtrail_main(argc, argv);
 }
 #endif
