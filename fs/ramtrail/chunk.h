@@ -92,20 +92,23 @@ struct ramtrail_saved_cursor {
 
 /**
  * struct ramtrail_saved_name - an offset or a pair in the writer's table
- * @key: a pair: function << 32 | caller; an offset: RAMTRAIL_SAVED_OFFSET
- *	| the offset
+ * @key: a pair: function << 32 | caller; an offset: the offset
  * @index: its index in the chunk's table of offsets or of pairs
  * @chunk: 1 + the number of the chunk the entry belongs to; another
  *	chunk's entry is free
+ * @kind: RAMTRAIL_SAVED_PAIR or RAMTRAIL_SAVED_OFFSET: a pair's key takes
+ *	all 64 bits, so no bit of it can tell an offset's apart
  */
 struct ramtrail_saved_name {
 	u64 key;
 	u32 index;
 	u32 chunk;
+	u32 kind;
 };
 
-/* Offsets and pairs share the writer's table: an offset's key. */
-#define RAMTRAIL_SAVED_OFFSET		BIT_ULL(63)
+/* Offsets and pairs share the writer's table: the kinds of its entries. */
+#define RAMTRAIL_SAVED_PAIR		0
+#define RAMTRAIL_SAVED_OFFSET		1
 
 /**
  * struct ramtrail_saved_writer - merged records going into a saved trace

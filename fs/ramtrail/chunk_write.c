@@ -183,14 +183,16 @@ static void ramtrail_saved_next_chunk(struct ramtrail_saved_writer *w, u64 ns)
 }
 
 /*
- * The index of @key (an offset or a pair) in the open chunk's table of its
- * kind, of which there are *@nr; *@new tells that it was not there and is
- * added. The tables never hold more than half of @w->hash together.
+ * The index of @key, of @kind (RAMTRAIL_SAVED_PAIR or _OFFSET), in the open
+ * chunk's table of that kind, of which there are *@nr; *@new tells that it
+ * was not there and is added. The tables never hold more than half of
+ * @w->hash together.
  */
 static u32 ramtrail_saved_name(struct ramtrail_saved_writer *w, u64 key,
-			       u32 *nr, bool *new)
+			       u32 kind, u32 *nr, bool *new)
 {
-	u32 h = (key * 0x9e3779b97f4a7c15ULL) >> (64 - RAMTRAIL_SAVED_HASH_BITS);
+	u32 h = ((key + kind) * 0x9e3779b97f4a7c15ULL) >>
+		(64 - RAMTRAIL_SAVED_HASH_BITS);
 	struct ramtrail_saved_name *e;
 
 	for (;; h = (h + 1) % RAMTRAIL_SAVED_HASH) {
@@ -198,11 +200,12 @@ static u32 ramtrail_saved_name(struct ramtrail_saved_writer *w, u64 key,
 		if (e->chunk != (u32)w->nr_chunks) {
 			e->chunk = w->nr_chunks;
 			e->key = key;
+			e->kind = kind;
 			e->index = (*nr)++;
 			*new = true;
 			return e->index;
 		}
-		if (e->key == key) {
+		if (e->key == key && e->kind == kind) {
 			*new = false;
 			return e->index;
 		}
@@ -215,7 +218,7 @@ static u8 *ramtrail_saved_put_ref(struct ramtrail_saved_writer *w, u8 *p,
 {
 	__le32 le = cpu_to_le32(off);
 	bool new;
-	u32 i = ramtrail_saved_name(w, RAMTRAIL_SAVED_OFFSET | off,
+	u32 i = ramtrail_saved_name(w, off, RAMTRAIL_SAVED_OFFSET,
 				    &w->nr_names, &new);
 
 	if (!new) {
@@ -273,7 +276,7 @@ ramtrail_saved_put_func(struct ramtrail_saved_writer *w, u8 *p,
 	u8 tag = r->ctx & RAMTRAIL_ST_CTX_MASK, *refs;
 	bool new;
 	u32 i = ramtrail_saved_name(w, (u64)r->ip << 32 | parent,
-				    &w->nr_pairs, &new);
+				    RAMTRAIL_SAVED_PAIR, &w->nr_pairs, &new);
 
 	if (!new) {
 		p = ramtrail_saved_put_head(w, p, tag | RAMTRAIL_SK_PAIR <<

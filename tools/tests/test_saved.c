@@ -635,6 +635,39 @@ static void test_saved_function_records_take_3_bytes(void)
 	test_region_free(t);
 }
 
+/*
+ * The writer's table holds offsets and pairs together: a pair whose
+ * function is at offset 2^31 (panic(), from the text base panic() less
+ * 2 GiB) and whose caller's offset the chunk holds already is a pair of
+ * its own, never that offset's entry.
+ */
+static void test_saved_pair_at_2_gib_is_not_an_offset(void)
+{
+	struct test_region *t = test_region_new_saved(1, 8, 0, 256 * 1024);
+	static const u32 rec[][2] = {
+		{ 0x7f000010, 0x7f000020 },	/* offsets 0x7f000010, 0x...20 */
+		{ 0x7f000020, 0x7f000030 },
+		{ 0x80000000, 0x7f000020 },	/* panic <- an offset named */
+		{ 0x80000000, 0x7f000030 },
+		{ 0x7f000020, 0x7f000030 },	/* a pair named again */
+	};
+	struct ramtrail_saved_trace *s;
+	size_t n, m, i;
+
+	for (i = 0; i < ARRAY_SIZE(rec); i++)
+		ramtrail_ring_func(&t->ring[0], rec[i][0], rec[i][1]);
+	n = test_decode(t, out, MAXREC, &st);
+	s = test_save_zones(t, 0, 1, 0, 0);
+	m = s ? read_saved(s) : 0;
+	for (i = 0; i < m && i < n; i++)
+		if (!same_record(t, &out[i], &saved_out[i]))
+			break;
+	CHECK(n == ARRAY_SIZE(rec) && m == n && i == n,
+	      "zones %zu saved %zu, record %zu: %x <- %x", n, m, i,
+	      i < m ? saved_out[i].ip : 0, i < m ? saved_out[i].parent : 0);
+	test_region_free(t);
+}
+
 /* Block 1's task event lost: its records' task is saved as unknown. */
 static void test_saved_trace_keeps_unknown_tasks(void)
 {
@@ -1119,6 +1152,7 @@ void test_saved_all(void)
 	RUN(test_saved_is_the_newest_of_the_merge);
 	RUN(test_saved_entries_are_the_documented_bytes);
 	RUN(test_saved_function_records_take_3_bytes);
+	RUN(test_saved_pair_at_2_gib_is_not_an_offset);
 	RUN(test_saved_trace_keeps_unknown_tasks);
 	RUN(test_saved_task_does_not_cross_chunks);
 	RUN(test_saved_trace_that_does_not_fit_keeps_the_newest);
