@@ -493,9 +493,10 @@ static const struct ramtrail_event_field ramtrail_timer_exit_fields[] = {
  * The kernel events ramtrail records, by enum ramtrail_event_id: the one
  * table of them. The probes (events.c) attach by its names, the text
  * comes from its formatters (which the tools read back with its scanners,
- * text_scan.c, from a saved trace's pstore text), and the exporter (tools/ramtrail/tracedat.c)
- * writes each event's format file and fills its payload from its fields,
- * as the kernel's format files in tracefs describe them on x86-64
+ * tools/lib/text_scan.c, from a saved trace's pstore text), and the
+ * exporter (tools/ramtrail/tracedat.c) writes each event's format file
+ * and fills its payload from its fields, as the kernel's format files in
+ * tracefs describe them on x86-64
  * (TP_STRUCT__entry of include/trace/events/sched.h, irq.h, workqueue.h,
  * timer.h, printk.h; ftrace's print of kernel/trace/trace_entries.h). A
  * new event: its id and payload in the uapi, its entry here, its probe in

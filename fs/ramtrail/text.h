@@ -102,7 +102,7 @@ struct ramtrail_line;
 
 /**
  * struct ramtrail_text_scan - what an event's text names besides its
- *	payload, for the tools that read it back (text_scan.c)
+ *	payload, for the tools that read it back (tools/lib/text_scan.c)
  * @task: the tasks it names by pid and comm (sched_switch's two, a
  *	wakeup's one)
  * @nr_tasks: entries of @task
@@ -126,7 +126,7 @@ struct ramtrail_text_scan {
  * @format.fields: the fields after the common ones, ended by one without
  *	@decl
  * @format.scan: reads the text of its TP_printk() (after "name: ") back
- *	into a record's data and len, for the tools (text_scan.c); false if
+ *	into a record's data and len, for the tools (tools/lib/text_scan.c); false if
  *	the text is not one it writes
  * @label: what its text line begins with, if not @name: ftrace's print
  *	event names the kernel function user space wrote through
@@ -171,7 +171,7 @@ size_t ramtrail_text_header(char *buf, size_t len,
 			    u64 parts);
 
 #ifndef __KERNEL__
-/* text_scan.c: the tools read an event's line back with these. */
+/* tools/lib/text_scan.c: the tools read an event's line back with these. */
 bool ramtrail_text_scan_event(struct ramtrail_record *r, const char *what,
 			      struct ramtrail_text_scan *s);
 #define RAMTRAIL_SCAN_FN(name)						\
