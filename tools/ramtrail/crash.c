@@ -173,8 +173,8 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 	names = all + ARRAY_SIZE(ring) * nr_funcs;
 	if (rt_crash_cpu(t, &cpu)) {
 		rt_trace_rewind(t);
-		for (seq = 0; t->state == RAMTRAIL_STATE_FROZEN &&
-		     rt_trace_next(t, &r); ) {
+		seq = 0;
+		while (t->state == RAMTRAIL_STATE_FROZEN && rt_trace_next(t, &r)) {
 			if (r.cpu != cpu)
 				continue;
 			if (rt_crash_entry(&r, t->freeze_reason))
