@@ -1051,6 +1051,88 @@ def write_crash_part(work, part, header, rows):
         f"{func} <-caller_{k}\n" for k, (c, us, comm, pid, ctx, func) in enumerate(rows)))
 
 
+def hang_signature(lists):
+    """ramtrail crash's hang signature of each CPU's names, newest first."""
+    texts = sorted({"".join(n + "\n" for n in names) for names in lists if names})
+    h = 0xcbf29ce484222325
+    for b in "".join(t + "\n" for t in texts).encode():
+        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+    return f"{h:016x}"
+
+
+def hang_rows(stuck_cpu, cpus, stuck="spin_lock_stuck", irq=True):
+    """A trace of cpus CPUs that ended while recording: stuck_cpu loops in
+    a lock, with a timer interrupt last (irq); the others idle. Rows are
+    write_crash_part()'s; returns them and each CPU's expected names."""
+    rows, want = [], {}
+    for i in range(12):
+        for cpu in range(cpus):
+            us = 1000 + i * 100 + cpu
+            if cpu == stuck_cpu:
+                tick = irq and i >= 10
+                func = f"tick_{i}" if tick else stuck if i % 2 else "do_work [rtmod]"
+                rows.append((cpu, us, "worker", 77, "h" if tick else ".", func))
+            else:
+                rows.append((cpu, us, "<idle>", 0, ".", ("default_idle", "cpuidle_enter",
+                                                         "do_idle")[i % 3]))
+    for cpu in range(cpus):
+        mine = [r for r in rows if r[0] == cpu]
+        ctx = mine[-1][4]
+        want[cpu] = [r[5].replace(" ", "") for r in mine if r[4] == ctx][::-1][:8]
+    return rows, want
+
+
+def test_crash_hang_signature(img):
+    """ramtrail crash of a trace that ended while recording (a watchdog's
+    reset, a power cut, a hang): kind hang, each CPU's last functions in
+    the context of its last record, and a hang signature of the distinct
+    lists that neither the hung CPU's number nor the idle CPUs' count
+    change. A frozen crash's fields stay as they were."""
+    work = img.work / "pstore-hang"
+    work.mkdir(exist_ok=True)
+
+    def crash(rows, state="recording", functions=None):
+        write_crash_part(work, 3, crash_header(part=1, parts=1, state=state), rows)
+        p = run("crash", work / "ftrace-ramtrail-3", *(["--functions", functions]
+                                                       if functions else []))
+        return p, dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+
+    rows, want = hang_rows(1, 2)
+    p, f = crash(rows)
+    cpus = {k: v.split() for k, v in f.items() if re.fullmatch(r"RAMTRAIL_CPU\d+_FUNCTIONS", k)}
+    check("crash, ended while recording: kind hang, each CPU's last functions in the "
+          "context of its last record (the hung CPU's timer interrupt), newest first",
+          p.returncode == 0 and f.get("RAMTRAIL_KIND") == "hang" and
+          cpus == {"RAMTRAIL_CPU0_FUNCTIONS": want[0], "RAMTRAIL_CPU1_FUNCTIONS": want[1]} and
+          want[1][0] == "tick_11" and len(want[0]) == 8, (p.stderr, cpus, want))
+    sig = f.get("RAMTRAIL_HANG_SIGNATURE")
+    check("crash: the hang signature is FNV-1a of the CPUs' distinct lists in byte order, "
+          "in MESSAGE too; the crash signature is the last CPU's as before",
+          sig == hang_signature(want.values()) and f"hang signature {sig}" in f["MESSAGE"] and
+          f.get("RAMTRAIL_SIGNATURE") == fnv1a(want[1]), (sig, f.get("MESSAGE")))
+    p3, f3 = crash(rows, functions="3")
+    check("crash --functions 3 of a hang: three names a CPU, their own signature",
+          f3.get("RAMTRAIL_CPU0_FUNCTIONS", "").split() == want[0][:3] and
+          f3.get("RAMTRAIL_HANG_SIGNATURE") == hang_signature(w[:3] for w in want.values()),
+          f3)
+    moved, _ = hang_rows(3, 4)
+    task, _ = hang_rows(1, 2, irq=False)
+    other, _ = hang_rows(1, 2, stuck="mutex_stuck", irq=False)
+    sigs = [crash(r)[1].get("RAMTRAIL_HANG_SIGNATURE") for r in (moved, task, other)]
+    check("crash: the same hang on CPU 3 of 4 signs the same; in another function, "
+          "another signature", sigs[0] == sig and None not in sigs and
+          len({sig, sigs[1], sigs[2]}) == 3, (sig, sigs))
+    kinds = {}
+    for state in ("frozen by oops on CPU 1", "frozen by user on CPU 1", "stopped"):
+        p, f = crash(rows, state=state)
+        kinds[state] = (f.get("RAMTRAIL_KIND"),
+                        any(k.startswith("RAMTRAIL_CPU0") or k == "RAMTRAIL_HANG_SIGNATURE"
+                            for k in f))
+    check("crash: a frozen crash is kind crash, a freeze by the user and an unload kind "
+          "stop, none with the hang's fields",
+          list(kinds.values()) == [("crash", False), ("stop", False), ("stop", False)], kinds)
+
+
 def test_crash_ends_at_the_freezing_entry(img):
     """A panic is recorded by the tracer's callback just before the freeze's
     callback on the same call: an interrupt that comes between them records
@@ -1823,7 +1905,7 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
-                 test_crash_ends_at_the_freezing_entry,
+                 test_crash_ends_at_the_freezing_entry, test_crash_hang_signature,
                  test_pstore_hostile_comms, test_pstore_control_bytes, test_pstore_events,
                  test_collect, test_collect_groups_parts_by_their_header,
                  test_collect_records_what_never_collects, test_collect_reports_export_errors,
