@@ -277,6 +277,41 @@ int rt_export_perfetto(struct rt_trace *t, const struct rt_symbols *s,
 #define RT_CRASH_FUNCS_MAX	64
 int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out);
 
+/* journal.c */
+#define RT_JOURNAL_KEY_MAX	64	/* journald's bound on a field's name */
+#define RT_JOURNAL_VALUE_MAX	4096	/* bytes of a value kept; more: cut */
+
+/* What a field's value is, as journalctl -o json gives it. */
+enum rt_journal_kind {
+	RT_JV_STRING,	/* a string */
+	RT_JV_BYTES,	/* an array of numbers: a value that is not text */
+	RT_JV_NULL,	/* null: a value too large to show */
+	RT_JV_MANY,	/* an array of values: a field given several times */
+	RT_JV_OTHER,	/* any other JSON: not journalctl's */
+};
+
+/**
+ * struct rt_journal_field - one field of an entry, as read
+ * @key: its name, NUL-terminated, its first RT_JOURNAL_KEY_MAX bytes
+ * @key_len: bytes of the name, however long (more: @key is cut)
+ * @kind: what its value is
+ * @value: a string's or bytes' value, NUL-terminated (it may hold NULs)
+ * @len: bytes of @value
+ * @cut: the value was longer: @value is its first RT_JOURNAL_VALUE_MAX
+ */
+struct rt_journal_field {
+	char key[RT_JOURNAL_KEY_MAX + 1];
+	size_t key_len;
+	enum rt_journal_kind kind;
+	char value[RT_JOURNAL_VALUE_MAX + 1];
+	size_t len;
+	bool cut;
+};
+
+bool rt_journal_entry(const char *line, size_t len, struct rt_journal_field *f,
+		      void (*fn)(void *ctx, const struct rt_journal_field *f),
+		      void *ctx);
+
 /* main.c: the whole command, also called by the fuzz target */
 int ramtrail_main(int argc, char **argv);
 
