@@ -16,25 +16,13 @@
 #include <string.h>
 #include "ramtrail.h"
 
-/* A trace frozen by a crash (panic, oops, ramtrail_freeze()). */
-#define RT_CRASH_ID	"5160ece0466c4b9bb1358cb46880f020"
-/* Any other trace: a reset, a power cut, a reboot, a clean stop. */
-#define RT_ENDED_ID	"b6f8b111439746f19ea8b76324f9b5e8"
-
 /* The newest functions of one context of the crashing CPU, a ring. */
 struct rt_crash_ring {
 	const char **name;
 	u64 n;
 };
 
-/* What a crash record says a trace's end was (RAMTRAIL_KIND). */
-enum rt_crash_kind {
-	RT_KIND_CRASH,	/* frozen by a panic, an oops or ramtrail_freeze() */
-	RT_KIND_HANG,	/* ended while recording: reset, power cut, reboot */
-	RT_KIND_STOP,	/* the module unloaded, or the user froze it */
-};
-
-static const char *const rt_kind_names[] = { "crash", "hang", "stop" };
+const char *const rt_kind_names[RT_KIND_NR] = { "crash", "hang", "stop" };
 
 /* "FIELD=value": a byte that would end the line or the field is '?'. */
 static void rt_field(FILE *out, const char *field, const char *value)
