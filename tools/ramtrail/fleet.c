@@ -207,12 +207,13 @@ static void rt_fleet_field(void *ctx, const struct rt_journal_field *f)
 {
 	static const char cpu[] = "RAMTRAIL_CPU", funcs[] = "_FUNCTIONS";
 	struct rt_fleet_entry *e = ctx;
-	const char *p = f->key, *end = f->key + f->key_len;
+	const char *p = f->key, *end;
 	u32 i, n = 0;
 	bool text = f->kind == RT_JV_STRING || f->kind == RT_JV_BYTES;
 
 	if (f->key_len > RT_JOURNAL_KEY_MAX)
-		return;
+		return;		/* no field of ours; @key is cut */
+	end = f->key + f->key_len;
 	for (i = 0; i < RT_F_NR; i++) {
 		if (f->key_len != strlen(rt_fleet_fields[i]) ||
 		    memcmp(f->key, rt_fleet_fields[i], f->key_len))
