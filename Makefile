@@ -21,6 +21,7 @@
 #   make bench        every benchmark against the anchors (QEMU, 4-9 min;
 #                     ARCH=arm64: on QEMU's arm64 virt board)
 #   make bench-core   userspace benchmark of the writer and decoder
+#   make bench-fleet  ramtrail fleet grouping 10^5 journal entries
 #   make bitflip      what flipped bits cost the zones and the saved area
 #                     (BITFLIP_TRIALS=2000 a row)
 #   make bench-load BASE=REV  the module's load with make bench's full
@@ -48,7 +49,7 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 comma := ,
 
-.PHONY: all module tools check check-full deps deb fuzz bench bench-core bitflip bench-load \
+.PHONY: all module tools check check-full deps deb fuzz bench bench-core bench-fleet bitflip bench-load \
 	bench-mount demo \
 	stress checkpatch model check-debug churn-int3 clean
 
@@ -137,6 +138,9 @@ endif
 
 bench-core: tools
 	$(BUILD)/tools/bench_core
+
+bench-fleet: tools
+	python3 $(TOP)/tools/bench/bench_fleet.py $(BUILD)/tools
 
 bitflip: tools
 	$(BUILD)/tools/bitflip $(or $(BITFLIP_TRIALS),2000)

@@ -11,7 +11,9 @@
  * then part 1's ftrace-ramtrail-1 (none if empty) and console-ramtrail-100;
  * their headers may be of one trace or of two. What the collector runs
  * reads them: crash, decode, export to trace.dat and Perfetto, of part 0
- * or both, each part by its ftrace file or its first text file.
+ * or both, each part by its ftrace file or its first text file. With the
+ * top bit and bit 5, the input is journalctl -o json's lines, which
+ * ramtrail fleet groups (its JSON reader, trust, grouping and printers).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,7 @@ static const char *const pstore_names[] = {
 
 #define FUZZ_PSTORE_FILES	ARRAY_SIZE(pstore_names)
 
-static char pstore_path[FUZZ_PSTORE_FILES][80],
+static char pstore_path[FUZZ_PSTORE_FILES][80], fleet_path[80],
 	    pstore_dir[] = "/tmp/ramtrail-fuzz-pstore-XXXXXX";
 
 /*
@@ -55,6 +57,7 @@ static void remove_map(void)
 	unlink(map_path);
 	for (i = 0; i < FUZZ_PSTORE_FILES; i++)
 		unlink(pstore_path[i]);
+	unlink(fleet_path);
 	rmdir(pstore_dir);
 }
 
@@ -107,6 +110,32 @@ static void run_pstore(const u8 *data, size_t size, u8 opt)
 	ramtrail_main(argc, argv);
 }
 
+/*
+ * The input as journal lines for ramtrail fleet: @opt bit 0 --format json,
+ * bit 1 csv, bit 2 --trust-any, bit 3 --new-since.
+ */
+static void run_fleet(const u8 *data, size_t size, u8 opt)
+{
+	char *argv[8], trust[] = "--trust-any", since[] = "--new-since=2026-01-02";
+	char json[] = "--format=json", csv[] = "--format=csv";
+	int argc = 0;
+
+	put_file(fleet_path, data, size);
+	argv[argc++] = "ramtrail";
+	argv[argc++] = "fleet";
+	argv[argc++] = fleet_path;
+	if (opt & 1)
+		argv[argc++] = json;
+	else if (opt & 2)
+		argv[argc++] = csv;
+	if (opt & 4)
+		argv[argc++] = trust;
+	if (opt & 8)
+		argv[argc++] = since;
+	argv[argc] = NULL;
+	ramtrail_main(argc, argv);
+}
+
 static void setup(void)
 {
 	FILE *f;
@@ -128,6 +157,7 @@ static void setup(void)
 	for (i = 0; i < FUZZ_PSTORE_FILES; i++)
 		snprintf(pstore_path[i], sizeof(pstore_path[i]), "%s/%s",
 			 pstore_dir, pstore_names[i]);
+	snprintf(fleet_path, sizeof(fleet_path), "%s/journal.json", pstore_dir);
 	atexit(remove_map);
 	snprintf(image_path, sizeof(image_path), "/proc/self/fd/%d", image_fd);
 	if (!freopen("/dev/null", "w", stdout))
@@ -149,6 +179,10 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 	if (image_fd < 0)
 		setup();
+	if ((opt & 160) == 160) {
+		run_fleet(data, size ? size - 1 : 0, opt);
+		return 0;
+	}
 	if (opt & 128) {
 		run_pstore(data, size ? size - 1 : 0, opt);
 		return 0;

@@ -7,23 +7,22 @@
  * by name, and a signature of those names that equal crashes share. Never
  * an address: the names come from the text the module wrote, which
  * prints none, and the header of that text gives the rest
- * (ramtrail_text_header()). The fields are an interface, documented in
- * the admin guide.
+ * (ramtrail_text_header()). A trace that ended while recording (a
+ * watchdog's reset, a power cut, a hang) has no crashing stack: its
+ * record also names every CPU's last functions, and a hang signature of
+ * them. The fields are an interface, documented in the admin guide.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "ramtrail.h"
-
-/* A trace frozen by a crash (panic, oops, ramtrail_freeze()). */
-#define RT_CRASH_ID	"5160ece0466c4b9bb1358cb46880f020"
-/* Any other trace: a reset, a power cut, a reboot, a clean stop. */
-#define RT_ENDED_ID	"b6f8b111439746f19ea8b76324f9b5e8"
 
 /* The newest functions of one context of the crashing CPU, a ring. */
 struct rt_crash_ring {
 	const char **name;
 	u64 n;
 };
+
+const char *const rt_kind_names[RT_KIND_NR] = { "crash", "hang", "stop" };
 
 /* "FIELD=value": a byte that would end the line or the field is '?'. */
 static void rt_field(FILE *out, const char *field, const char *value)
@@ -64,19 +63,27 @@ static char *rt_crash_name(const char *name)
  * followed by a newline. Names, not addresses: the same crash hashes the
  * same across boots, KASLR and machines of one build.
  */
+#define RT_FNV_BASIS	0xcbf29ce484222325ULL
+
+/* FNV-1a (64 bits) of @s, each NUL hashed as a newline, on from @h. */
+static u64 rt_fnv1a(u64 h, const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= s[i] ? (unsigned char)s[i] : '\n';
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
 static u64 rt_crash_signature(const char *const *names, u32 n)
 {
-	u64 h = 0xcbf29ce484222325ULL;
-	const char *p;
+	u64 h = RT_FNV_BASIS;
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		for (p = names[i]; ; p++) {
-			h ^= *p ? (unsigned char)*p : '\n';
-			h *= 0x100000001b3ULL;
-			if (!*p)
-				break;
-		}
+		h = rt_fnv1a(h, names[i], strlen(names[i]) + 1);
 	return h;
 }
 
@@ -123,6 +130,140 @@ static const char *const rt_ctx_names[] = {
 	"task", "softirq", "hardirq", "nmi"
 };
 
+/*
+ * A hang's CPUs: each one's newest functions in the context of its last
+ * record, newest first, one word each (rt_crash_name()), each followed by
+ * a newline; NULL for a CPU with none.
+ */
+struct rt_crash_hang {
+	char *text[RAMTRAIL_MAX_CPUS];
+	u64 sig;
+};
+
+static int rt_text_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The hang signature: FNV-1a (64 bits) of the CPUs' texts, the distinct
+ * ones in byte order, each followed by one more newline. Which CPU hung,
+ * and how many idled beside it, changes nothing: the same hang on another
+ * CPU, or on a machine of more CPUs, signs the same.
+ */
+static u64 rt_hang_signature(struct rt_crash_hang *hang)
+{
+	char *sorted[RAMTRAIL_MAX_CPUS];
+	u64 h = RT_FNV_BASIS;
+	u32 cpu, n = 0, i;
+
+	for (cpu = 0; cpu < RAMTRAIL_MAX_CPUS; cpu++)
+		if (hang->text[cpu])
+			sorted[n++] = hang->text[cpu];
+	qsort(sorted, n, sizeof(*sorted), rt_text_cmp);
+	for (i = 0; i < n; i++) {
+		if (i && !strcmp(sorted[i], sorted[i - 1]))
+			continue;
+		h = rt_fnv1a(h, sorted[i], strlen(sorted[i]));
+		h = rt_fnv1a(h, "\n", 1);
+	}
+	return h;
+}
+
+/* A CPU's names, newest first, each followed by a newline: a copy to free. */
+static char *rt_hang_text(const struct rt_crash_ring *g, u32 nr_funcs)
+{
+	size_t len = 0, at = 0;
+	char *text, *name;
+	u32 i, n = g->n < nr_funcs ? g->n : nr_funcs;
+
+	for (i = 0; i < n; i++)
+		len += strlen(g->name[(g->n - 1 - i) % nr_funcs]) + 1;
+	text = malloc(len + 1);
+	for (i = 0; text && i < n; i++) {
+		name = rt_crash_name(g->name[(g->n - 1 - i) % nr_funcs]);
+		if (!name) {
+			free(text);
+			return NULL;
+		}
+		at += sprintf(text + at, "%s\n", name);
+		free(name);
+	}
+	if (text)
+		text[at] = 0;
+	return text;
+}
+
+/*
+ * Read each CPU's newest @nr_funcs functions in the context of its last
+ * record into @hang, and sign them. Return: RT_EXIT_OK, or an exit code,
+ * said.
+ */
+static int rt_hang_read(struct rt_trace *t, u32 nr_funcs,
+			struct rt_crash_hang *hang)
+{
+	struct rt_crash_ring *ring;
+	u32 nr_ctx = ARRAY_SIZE(rt_ctx_names), cpu, i;
+	u8 ctx[RAMTRAIL_MAX_CPUS] = { 0 };
+	const char **all;
+	struct rt_rec r;
+	int err = RT_EXIT_OK;
+
+	ring = calloc((size_t)RAMTRAIL_MAX_CPUS * nr_ctx, sizeof(*ring));
+	all = calloc((size_t)RAMTRAIL_MAX_CPUS * nr_ctx * nr_funcs,
+		     sizeof(*all));
+	if (!ring || !all) {
+		err = RT_EXIT_IO;
+		goto out;
+	}
+	for (i = 0; i < RAMTRAIL_MAX_CPUS * nr_ctx; i++)
+		ring[i].name = all + (size_t)i * nr_funcs;
+	rt_trace_rewind(t);
+	while (rt_trace_next(t, &r)) {
+		struct rt_crash_ring *g;
+
+		if (r.cpu >= RAMTRAIL_MAX_CPUS)
+			continue;
+		ctx[r.cpu] = r.ctx & RAMTRAIL_CTX_MASK;
+		g = &ring[r.cpu * nr_ctx + ctx[r.cpu]];
+		if (r.type != RAMTRAIL_W_EVENT && r.ip_sym)
+			g->name[g->n++ % nr_funcs] = r.ip_sym;
+	}
+	for (cpu = 0; cpu < RAMTRAIL_MAX_CPUS && !err; cpu++) {
+		const struct rt_crash_ring *g = &ring[cpu * nr_ctx + ctx[cpu]];
+
+		if (!g->n)
+			continue;
+		hang->text[cpu] = rt_hang_text(g, nr_funcs);
+		if (!hang->text[cpu])
+			err = RT_EXIT_IO;
+	}
+	hang->sig = rt_hang_signature(hang);
+out:
+	if (err)
+		rt_err("out of memory\n");
+	free(all);
+	free(ring);
+	return err;
+}
+
+/* "RAMTRAIL_CPU<n>_FUNCTIONS=names", space-separated, CPU by CPU. */
+static void rt_hang_print(const struct rt_crash_hang *hang, FILE *out)
+{
+	const char *p;
+	u32 cpu;
+
+	for (cpu = 0; cpu < RAMTRAIL_MAX_CPUS; cpu++) {
+		if (!hang->text[cpu])
+			continue;
+		fprintf(out, "RAMTRAIL_CPU%u_FUNCTIONS=", cpu);
+		for (p = hang->text[cpu]; *p; p++)
+			fputc(*p == '\n' && p[1] ? ' ' : *p, out);
+	}
+	fprintf(out, "RAMTRAIL_HANG_SIGNATURE=%016llx\n",
+		(unsigned long long)hang->sig);
+}
+
 /**
  * rt_print_crash() - print the crash record of a trace read from pstore files
  * @t: the trace; its text's header read (@t->header)
@@ -137,6 +278,9 @@ static const char *const rt_ctx_names[] = {
  * after it, before the freeze took hold, is an interrupt's.
  *
  * Names are written as one word each (rt_crash_name()), space-separated.
+ * A trace that ended while recording, a hang's, also names each CPU's
+ * newest @nr_funcs functions in the context of its last record
+ * (rt_hang_read()).
  *
  * Return: RT_EXIT_OK, or an exit code, said.
  */
@@ -144,6 +288,8 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 {
 	struct rt_crash_ring ring[ARRAY_SIZE(rt_ctx_names)] = { 0 };
 	const struct rt_pstore_header *h = &t->header;
+	struct rt_crash_hang hang = { 0 };
+	enum rt_crash_kind kind;
 	const char **names, **all;
 	bool crash, any = false;
 	char msg[1024], id[64];
@@ -212,6 +358,13 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 	sig = rt_crash_signature(names, n);
 	crash = t->state == RAMTRAIL_STATE_FROZEN &&
 		t->freeze_reason != RAMTRAIL_FREEZE_USER;
+	kind = crash ? RT_KIND_CRASH : t->state == RAMTRAIL_STATE_RECORDING ?
+	       RT_KIND_HANG : RT_KIND_STOP;
+	if (kind == RT_KIND_HANG) {
+		err = rt_hang_read(t, nr_funcs, &hang);
+		if (err)
+			goto out;
+	}
 	snprintf(id, sizeof(id), "%016llx-%llu", h->nonce,
 		 (unsigned long long)t->boot_id);
 
@@ -235,8 +388,11 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 		len += snprintf(msg + len, sizeof(msg) - len, "%s%s",
 				i ? " <- " : ": ", names[i]);
 	if (len < sizeof(msg))
-		snprintf(msg + len, sizeof(msg) - len, "; signature %016llx",
-			 (unsigned long long)sig);
+		len += snprintf(msg + len, sizeof(msg) - len, "; signature %016llx",
+				(unsigned long long)sig);
+	if (kind == RT_KIND_HANG && len < sizeof(msg))
+		snprintf(msg + len, sizeof(msg) - len, ", hang signature %016llx",
+			 (unsigned long long)hang.sig);
 
 	rt_field(out, "MESSAGE_ID", crash ? RT_CRASH_ID : RT_ENDED_ID);
 	rt_field(out, "MESSAGE", msg);
@@ -249,6 +405,7 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 	rt_field(out, "RAMTRAIL_BUILD", h->build);
 	rt_field(out, "RAMTRAIL_STATE", ramtrail_state_name(t->state));
 	rt_field(out, "RAMTRAIL_REASON", ramtrail_reason_name(t->freeze_reason));
+	rt_field(out, "RAMTRAIL_KIND", rt_kind_names[kind]);
 	if (any) {
 		rt_field_u64(out, "RAMTRAIL_CPU", cpu);
 		rt_field(out, "RAMTRAIL_CONTEXT",
@@ -263,6 +420,8 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 		fprintf(out, "%s%s", i ? " " : "", names[i]);
 	fputc('\n', out);
 	fprintf(out, "RAMTRAIL_SIGNATURE=%016llx\n", (unsigned long long)sig);
+	if (kind == RT_KIND_HANG)
+		rt_hang_print(&hang, out);
 	rt_field_u64(out, "RAMTRAIL_RECORDS", h->records);
 	rt_field_u64(out, "RAMTRAIL_LOST", h->lost);
 	rt_field_u64(out, "RAMTRAIL_DAMAGED_BLOCKS", h->damaged);
@@ -272,6 +431,8 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 	rt_field_u64(out, "RAMTRAIL_PARTS_READ", h->nr_parts);
 	rt_field_u64(out, "RAMTRAIL_UNREADABLE", t->unreadable);
 out:
+	for (i = 0; i < RAMTRAIL_MAX_CPUS; i++)
+		free(hang.text[i]);
 	for (i = 0; i < n; i++)
 		free((char *)names[i]);
 	free(all);

@@ -30,6 +30,12 @@ static const char usage[] =
 "                                         the traced boot's symbols, as its\n"
 "                                         /proc/kallsyms would list them\n"
 "                                         (one of the two options at least)\n"
+"       ramtrail fleet [FILE | --directory DIR] [--new-since TIME] [--trust-any]\n"
+"                                         many machines' crash records (the\n"
+"                                         journal, journal-remote's files in DIR,\n"
+"                                         or journalctl -o json lines in FILE or\n"
+"                                         - for standard input), grouped by\n"
+"                                         signature, most frequent first\n"
 "       ramtrail --help | --version\n"
 "\n"
 "IMAGE: a bare region, a RAM image holding one (QEMU -mem-path file, dump\n"
@@ -43,9 +49,15 @@ static const char usage[] =
 "  --modules DIR       name module functions from the .ko files below DIR\n"
 "  --format FORMAT     decode: ftrace (default) or json;\n"
 "                      export: tracedat (default), perfetto or json;\n"
-"                      stats: text (default) or json\n"
+"                      stats: text (default) or json;\n"
+"                      fleet: text (default), json or csv\n"
 "  --sym-offset        decode: print +offset/size after names\n"
 "  --functions N       crash: name the last N functions (default 8, at most 64)\n"
+"  --directory DIR     fleet: read the journal files in DIR (journal-remote's)\n"
+"  --new-since TIME    fleet: mark groups first seen at or after TIME (seconds\n"
+"                      since the epoch, or YYYY-MM-DD[THH:MM[:SS]] in UTC)\n"
+"  --trust-any         fleet: count entries whatever their trusted fields say\n"
+"                      (UNSAFE: any user can log them; for tests)\n"
 "  -o, --output FILE   write to FILE instead of standard output\n"
 "\n"
 "exit codes: 0 done, 1 usage, 2 a file cannot be read or written, 3 no\n"
@@ -66,6 +78,8 @@ struct rt_args {
 	u32 functions;
 	bool offset_given;
 	bool sym_offset;
+	struct rt_fleet_args fleet;
+	bool fleet_opt;		/* an option of fleet alone was given */
 };
 
 static int rt_usage(const char *why, const char *what)
@@ -117,7 +131,7 @@ static bool rt_is(const char *arg, size_t len, const char *name)
 /* The options that take a value, by their names. */
 enum rt_opt { RT_OPT_NONE, RT_OPT_OFFSET, RT_OPT_SIZE, RT_OPT_BOOT,
 	      RT_OPT_SYSTEM_MAP, RT_OPT_MODULES, RT_OPT_FORMAT, RT_OPT_OUTPUT,
-	      RT_OPT_FUNCTIONS };
+	      RT_OPT_FUNCTIONS, RT_OPT_DIRECTORY, RT_OPT_NEW_SINCE };
 
 /* Which option that takes a value @arg (its name @len bytes long) is. */
 static enum rt_opt rt_option(const char *arg, size_t len)
@@ -131,6 +145,8 @@ static enum rt_opt rt_option(const char *arg, size_t len)
 		{ "--modules", RT_OPT_MODULES }, { "--format", RT_OPT_FORMAT },
 		{ "-o", RT_OPT_OUTPUT }, { "--output", RT_OPT_OUTPUT },
 		{ "--functions", RT_OPT_FUNCTIONS },
+		{ "--directory", RT_OPT_DIRECTORY },
+		{ "--new-since", RT_OPT_NEW_SINCE },
 	};
 	size_t i;
 
@@ -138,6 +154,29 @@ static enum rt_opt rt_option(const char *arg, size_t len)
 		if (rt_is(arg, len, opts[i].name))
 			return opts[i].opt;
 	return RT_OPT_NONE;
+}
+
+/* What fleet takes: one input at most, its own formats. */
+static int rt_parse_fleet(struct rt_args *a)
+{
+	static const char *const formats[] = { "text", "json", "csv" };
+	u32 i;
+
+	if (a->nr_more)
+		return rt_usage("fleet reads one input", a->more[0]);
+	if (a->image && a->fleet.directory)
+		return rt_usage("fleet reads FILE or --directory, not both", a->image);
+	if (a->offset_given || a->size || a->boot >= 0 || a->system_map ||
+	    a->modules || a->sym_offset || a->functions != RT_CRASH_FUNCS)
+		return rt_usage("an option fleet does not take", NULL);
+	a->fleet.input = a->image;
+	for (i = 0; i < ARRAY_SIZE(formats); i++)
+		if (!strcmp(a->format ?: "text", formats[i]))
+			break;
+	if (i == ARRAY_SIZE(formats))
+		return rt_usage("format not offered by this command", a->format);
+	a->fleet.format = i;	/* enum rt_fleet_format's order */
+	return 0;
 }
 
 static int rt_parse(int argc, char **argv, struct rt_args *a)
@@ -177,6 +216,11 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		}
 		if (!strcmp(arg, "--sym-offset")) {
 			a->sym_offset = true;
+			continue;
+		}
+		if (!strcmp(arg, "--trust-any")) {
+			a->fleet.trust_any = true;
+			a->fleet_opt = true;
 			continue;
 		}
 		eq = arg[1] == '-' ? strchr(arg, '=') : NULL;
@@ -220,6 +264,17 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 				return rt_usage("bad --functions (1 to 64)", val);
 			a->functions = n;
 			break;
+		case RT_OPT_DIRECTORY:
+			a->fleet.directory = val;
+			a->fleet_opt = true;
+			break;
+		case RT_OPT_NEW_SINCE:
+			if (!rt_fleet_time(val, &a->fleet.new_since))
+				return rt_usage("bad --new-since (seconds, YYYY-MM-DD...)",
+						val);
+			a->fleet.new_given = true;
+			a->fleet_opt = true;
+			break;
 		default:	/* -o, --output */
 			a->output = val;
 			break;
@@ -229,8 +284,13 @@ static int rt_parse(int argc, char **argv, struct rt_args *a)
 		return rt_usage("no command", NULL);
 	if (strcmp(a->cmd, "decode") && strcmp(a->cmd, "export") &&
 	    strcmp(a->cmd, "stats") && strcmp(a->cmd, "kallsyms") &&
-	    strcmp(a->cmd, "crash"))
+	    strcmp(a->cmd, "crash") && strcmp(a->cmd, "fleet"))
 		return rt_usage("unknown command", a->cmd);
+	if (!strcmp(a->cmd, "fleet"))
+		return rt_parse_fleet(a);
+	if (a->fleet_opt)
+		return rt_usage("--directory, --new-since and --trust-any are fleet's",
+				NULL);
 	if (!a->image)
 		return rt_usage("no image", NULL);
 	if (!strcmp(a->cmd, "export"))
@@ -494,6 +554,27 @@ static int rt_run(struct rt_args *a, struct rt_trace *t, struct rt_symbols *s)
 	return RT_EXIT_OK;
 }
 
+static int rt_run_fleet(const struct rt_args *a)
+{
+	FILE *out = stdout;
+	int err = 0, n;
+
+	if (a->output && strcmp(a->output, "-")) {
+		out = rt_open_output(a, &err);
+		if (!out)
+			return err;
+	}
+	errno = 0;
+	n = rt_fleet(&a->fleet, out);
+	if (ferror(out) || (out != stdout ? fclose(out) : fflush(out))) {
+		rt_err("%s: write failed%s%s\n",
+		       a->output ? a->output : "standard output",
+		       errno ? ": " : "", errno ? strerror(errno) : "");
+		return RT_EXIT_IO;
+	}
+	return n;
+}
+
 /**
  * ramtrail_main() - the whole command
  * @argc: as main()'s
@@ -512,6 +593,8 @@ int ramtrail_main(int argc, char **argv)
 	err = rt_parse(argc, argv, &a);
 	if (err)
 		return err < 0 ? RT_EXIT_OK : err;
+	if (!strcmp(a.cmd, "fleet"))
+		return rt_run_fleet(&a);
 	s = rt_symbols_new();
 	if (!s) {
 		rt_err("out of memory\n");

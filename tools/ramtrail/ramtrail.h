@@ -273,9 +273,82 @@ int rt_export_perfetto(struct rt_trace *t, const struct rt_symbols *s,
 		       FILE *out);
 
 /* crash.c */
+#define RT_CRASH_ID	"5160ece0466c4b9bb1358cb46880f020"	/* frozen by a crash */
+#define RT_ENDED_ID	"b6f8b111439746f19ea8b76324f9b5e8"	/* any other end */
+
+/* What a crash record says a trace's end was (RAMTRAIL_KIND). */
+enum rt_crash_kind {
+	RT_KIND_CRASH,	/* frozen by a panic, an oops or ramtrail_freeze() */
+	RT_KIND_HANG,	/* ended while recording: reset, power cut, reboot */
+	RT_KIND_STOP,	/* the module unloaded, or the user froze it */
+	RT_KIND_NR,
+};
+
+extern const char *const rt_kind_names[RT_KIND_NR];
 #define RT_CRASH_FUNCS		8	/* functions named by default */
 #define RT_CRASH_FUNCS_MAX	64
 int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out);
+
+/* journal.c */
+#define RT_JOURNAL_KEY_MAX	64	/* journald's bound on a field's name */
+#define RT_JOURNAL_VALUE_MAX	4096	/* bytes of a value kept; more: cut */
+
+/* What a field's value is, as journalctl -o json gives it. */
+enum rt_journal_kind {
+	RT_JV_STRING,	/* a string */
+	RT_JV_BYTES,	/* an array of numbers: a value that is not text */
+	RT_JV_NULL,	/* null: a value too large to show */
+	RT_JV_MANY,	/* an array of values: a field given several times */
+	RT_JV_OTHER,	/* any other JSON: not journalctl's */
+};
+
+/**
+ * struct rt_journal_field - one field of an entry, as read
+ * @key: its name, NUL-terminated, its first RT_JOURNAL_KEY_MAX bytes
+ * @key_len: bytes of the name, however long (more: @key is cut)
+ * @kind: what its value is
+ * @value: a string's or bytes' value, NUL-terminated (it may hold NULs)
+ * @len: bytes of @value
+ * @cut: the value was longer: @value is its first RT_JOURNAL_VALUE_MAX
+ */
+struct rt_journal_field {
+	char key[RT_JOURNAL_KEY_MAX + 1];
+	size_t key_len;
+	enum rt_journal_kind kind;
+	char value[RT_JOURNAL_VALUE_MAX + 1];
+	size_t len;
+	bool cut;
+};
+
+bool rt_journal_entry(const char *line, size_t len, struct rt_journal_field *f,
+		      void (*fn)(void *ctx, const struct rt_journal_field *f),
+		      void *ctx);
+
+/* fleet.c */
+enum rt_fleet_format { RT_FLEET_TEXT, RT_FLEET_JSON, RT_FLEET_CSV };
+
+/**
+ * struct rt_fleet_args - where ramtrail fleet reads, and how it prints
+ * @input: a file of journalctl -o json lines ("-": standard input), or
+ *	NULL: run journalctl
+ * @directory: journalctl's --directory (journal-remote's files), or NULL
+ * @new_since: microseconds since the epoch: a group first seen at or
+ *	after it is new (with @new_given)
+ * @new_given: --new-since was given
+ * @trust_any: keep entries whatever their trusted fields say (tests)
+ * @format: how to print
+ */
+struct rt_fleet_args {
+	const char *input;
+	const char *directory;
+	u64 new_since;
+	bool new_given;
+	bool trust_any;
+	enum rt_fleet_format format;
+};
+
+bool rt_fleet_time(const char *s, u64 *usec);
+int rt_fleet(const struct rt_fleet_args *a, FILE *out);
 
 /* main.c: the whole command, also called by the fuzz target */
 int ramtrail_main(int argc, char **argv);

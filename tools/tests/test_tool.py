@@ -985,6 +985,304 @@ def test_crash_record(img):
           p.returncode == 3 and "ftrace-ramtrail" in p.stderr and not p.stdout, p.stderr)
 
 
+CRASH_ID, ENDED_ID = "5160ece0466c4b9bb1358cb46880f020", "b6f8b111439746f19ea8b76324f9b5e8"
+TRUSTED = {"_SYSTEMD_UNIT": "ramtrail-collect.service", "_UID": "0", "_TRANSPORT": "journal"}
+FLEET_T0 = 1767225600 * 10**6        # 2026-01-01T00:00:00Z, microseconds
+
+
+def fleet_records(work):
+    """Three crash records that ramtrail crash prints of synthetic pstore
+    archives: an oops, a panic in other functions, a hang; as dicts."""
+    work.mkdir(exist_ok=True)
+    out = []
+    for state, last in (("frozen by oops on CPU 1", "ext4_crash [ext4]"),
+                        ("frozen by panic on CPU 1", "panic")):
+        rows = [(i % 2, 1000 + i * 10, "sh" if i % 2 == 0 else "rtcrash",
+                 100 if i % 2 == 0 else 321, ".", f"{state[10:14]}_{i}") for i in range(20)]
+        rows.append((1, 1300, "rtcrash", 321, ".", last))
+        write_crash_part(work, 3, crash_header(part=1, parts=1, state=state), rows)
+        p = run("crash", work / "ftrace-ramtrail-3")
+        out.append(dict(x.split("=", 1) for x in p.stdout.splitlines()))
+    write_crash_part(work, 3, crash_header(part=1, parts=1, state="recording"),
+                     hang_rows(1, 2)[0])
+    p = run("crash", work / "ftrace-ramtrail-3")
+    out.append(dict(x.split("=", 1) for x in p.stdout.splitlines()))
+    return out
+
+
+def fleet_lines(recs, n, seed=1, machines=5):
+    """n journal entries of the records (journalctl -o json lines) from a
+    fleet of machines on two releases over ten days, each its own trace;
+    and what ramtrail fleet must make of them: {(kind, signature): group}."""
+    rnd = random.Random(seed)
+    lines, groups = [], {}
+    for i in range(n):
+        rec = recs[rnd.choice((0, 0, 0, 1, 2))]
+        m = rnd.randrange(machines)
+        t = FLEET_T0 + rnd.randrange(10 * 86400) * 10**6 + i
+        release = ("6.1.0-test", "6.12.0-test")[m % 2]
+        e = dict(rec, **TRUSTED, _MACHINE_ID=f"{m:032x}", _HOSTNAME=f"host{m}",
+                 __REALTIME_TIMESTAMP=str(t), RAMTRAIL_RELEASE=release,
+                 RAMTRAIL_TRACE=f"{i:016x}-1", _BOOT_ID=f"{i:032x}")
+        lines.append(json.dumps(e))
+        kind = rec["RAMTRAIL_KIND"]
+        sig = rec.get("RAMTRAIL_HANG_SIGNATURE", rec["RAMTRAIL_SIGNATURE"])
+        g = groups.setdefault((kind, sig), dict(count=0, machines={}, releases=set(),
+                                                first=t, last=t))
+        g["count"] += 1
+        g["machines"][f"{m:032x}"] = f"host{m}"
+        g["releases"].add(release)
+        g["first"], g["last"] = min(g["first"], t), max(g["last"], t)
+    return lines, groups
+
+
+def fleet_forged(rec):
+    """Entries of ramtrail's message id that the fleet must not trust."""
+    base = dict(rec, **TRUSTED, _MACHINE_ID="f" * 32, _HOSTNAME="evil",
+                __REALTIME_TIMESTAMP=str(FLEET_T0))
+    return [json.dumps(dict(base, **change)) for change in (
+        {"_UID": "1000"}, {"_SYSTEMD_UNIT": "user@1000.service"}, {"_TRANSPORT": "stdout"},
+        {"_UID": ["0", "0"]}, {"_UID": None}, {"_UID": [48]} and {"_UID": "0\u0000"},
+        {"_TRANSPORT": "journal "})] + [
+        json.dumps({k: v for k, v in base.items() if k != "_UID"})]
+
+
+def iso(usec):
+    import datetime
+    return datetime.datetime.fromtimestamp(usec // 10**6, datetime.timezone.utc) \
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def fleet_order(groups):
+    kinds = ["crash", "hang", "stop"]
+    return sorted(groups.items(), key=lambda kv: (-kv[1]["count"], -kv[1]["last"],
+                                                   kinds.index(kv[0][0]), kv[0][1]))
+
+
+def fleet_functions(recs):
+    """What a group shows of its functions, by (kind, signature)."""
+    out = {}
+    for r in recs:
+        cpus = sorted((int(k[12:-10]), v) for k, v in r.items()
+                      if re.fullmatch(r"RAMTRAIL_CPU\d+_FUNCTIONS", k))
+        shown, done = [], set()
+        for c, v in cpus:
+            if c in done:
+                continue
+            same = [d for d, w in cpus if d > c and w == v and d not in done]
+            done.update(same)
+            shown.append(f"cpu{','.join(map(str, [c] + same))}: {v}")
+        key = (r["RAMTRAIL_KIND"], r.get("RAMTRAIL_HANG_SIGNATURE", r["RAMTRAIL_SIGNATURE"]))
+        out[key] = "; ".join(shown) if shown else r["RAMTRAIL_FUNCTIONS"]
+    return out
+
+
+def fleet_text(groups, funcs, ignored, new_since=None):
+    """ramtrail fleet's text table of the groups."""
+    nign = sum(ignored.values())
+    head = (f"ramtrail fleet: records {sum(g['count'] for g in groups.values())}, "
+            f"groups {len(groups)}, machines "
+            f"{len(set().union(*(g['machines'] for g in groups.values())))}; ignored {nign}")
+    if nign:
+        head += ": " + ", ".join(f"{v} {k}" for k, v in ignored.items() if v)
+    out = [head, f"{'COUNT':>8} {'MACHINES':>8} {'KIND':<5} {'SIGNATURE':<16} "
+           f"{'FIRST SEEN (UTC)':<20} " + ("LAST SEEN (UTC)      NEW" if new_since
+                                           else "LAST SEEN (UTC)")]
+    for (kind, sig), g in fleet_order(groups):
+        new = " new" if new_since is not None and g["first"] >= new_since else ""
+        out.append(f"{g['count']:>8} {len(g['machines']):>8} {kind:<5} {sig} "
+                   f"{iso(g['first']):<20} {iso(g['last'])}{new}")
+        f = funcs[(kind, sig)]
+        out.append("        functions: " + (f if len(f) <= 160 else f[:157] + "..."))
+        out.append("        releases: " + " ".join(sorted(g["releases"])))
+        out.append("        machines: " + " ".join(sorted(g["machines"].values())))
+    return "\n".join(out) + "\n"
+
+
+IGNORED = ("malformed", "not_ramtrail", "untrusted", "incomplete", "duplicate", "over_limit")
+
+
+def test_fleet(img):
+    """ramtrail fleet on a simulated fleet's journal: the records of the
+    real ramtrail crash (two crashes, a hang) from five machines on two
+    releases, with forged, foreign, duplicate and malformed lines among
+    them; grouped by kind and signature, exactly, in text, JSON and CSV."""
+    work = img.work / "fleet"
+    recs = fleet_records(work)
+    lines, groups = fleet_lines(recs, 3000)
+    forged = fleet_forged(recs[0])
+    foreign = [json.dumps(dict(recs[0], MESSAGE_ID="0" * 32, **TRUSTED)), "{}",
+               json.dumps({"MESSAGE": "hi", "_UID": "0"})]
+    malformed = ['{"MESSAGE_ID": "' + CRASH_ID + '"', "not json", '{"a":1}x',
+                 '{"a":"\\q"}', '{"a":"\x01"}', '{"a":[1,' * 40, '{"a":"' + "x" * (2 << 20) + '"}',
+                 '{"a":"\\ud800"}', "\x1b[2J\xff"]
+    dup = lines[7]
+    incomplete = [json.dumps(dict(recs[0], **TRUSTED, _MACHINE_ID="e" * 32,
+                                  __REALTIME_TIMESTAMP=str(FLEET_T0), RAMTRAIL_SIGNATURE=v))
+                  for v in ("xyz", None, "0123456789ABCDEF")] + [
+        json.dumps(dict(recs[0], **TRUSTED, _MACHINE_ID="e" * 32))]
+    mixed = lines[:1000] + forged + lines[1000:2000] + foreign + malformed + [dup] + \
+        incomplete + lines[2000:]
+    ignored = dict(zip(IGNORED, (len(malformed), len(foreign), len(forged), len(incomplete),
+                                 1, 0)))
+    src = work / "journal.json"
+    src.write_text("\n".join(mixed))          # the last line without its newline
+    funcs = fleet_functions(recs)
+    kinds = sorted(k for k, _ in groups)
+    check("fleet: test data: two crash groups and a hang group, from the real ramtrail crash",
+          kinds == ["crash", "crash", "hang"] and len(fleet_functions(recs)) == 3, groups.keys())
+
+    p = run("fleet", src)
+    want = fleet_text(groups, funcs, ignored)
+    check("fleet --format text: the groups, most first: count, machines, kind, signature, "
+          "first and last seen, functions, releases, machines; what was ignored, by reason",
+          p.returncode == 0 and p.stdout == want,
+          (p.returncode, p.stderr, p.stdout[:1500], want[:1500]))
+    check("fleet: the ignored entries said on standard error",
+          "fleet: %d entries ignored: %d malformed 3 not_ramtrail %d untrusted 4 incomplete "
+          "1 duplicate" % (sum(ignored.values()), len(malformed), len(forged)) in p.stderr,
+          p.stderr)
+    new_since = FLEET_T0 + 86400 * 10**6 // 2
+    newest = max(g["first"] for g in groups.values())
+    j = run("fleet", src, "--format", "json", "--new-since", str(newest // 10**6))
+    got = json.loads(j.stdout) if j.returncode == 0 else {}
+    want_groups = [dict(kind=k, signature=s, count=g["count"],
+                        new=g["first"] >= newest // 10**6 * 10**6,
+                        first_seen=iso(g["first"]), last_seen=iso(g["last"]),
+                        first_seen_usec=g["first"], last_seen_usec=g["last"],
+                        functions=funcs[(k, s)], releases=sorted(g["releases"]),
+                        machines=[dict(machine_id=m, hostname=h) for m, h in
+                                  sorted(g["machines"].items(), key=lambda x: x[1])])
+                   for (k, s), g in fleet_order(groups)]
+    check("fleet --format json: every group exactly, the newest-first-seen one new",
+          got.get("groups") == want_groups and got.get("records") == 3000 and
+          got.get("machines") == 5 and got.get("ignored") == ignored and
+          got.get("new_since") == iso(newest // 10**6 * 10**6) and
+          [g["new"] for g in got["groups"]].count(True) == 1,
+          (j.stderr, {k: v for k, v in got.items() if k != "groups"}, got.get("groups", [])[:1],
+           want_groups[:1]))
+    c = run("fleet", src, "--format", "csv", "--new-since", iso(new_since)[:-1])
+    rows = [",".join(["count", "machines", "kind", "signature", "first_seen", "last_seen",
+                      "new", "functions", "releases", "hosts"])]
+    for (k, s), g in fleet_order(groups):
+        rows.append(f"{g['count']},{len(g['machines'])},{k},{s},{iso(g['first'])},"
+                    f"{iso(g['last'])},{'new' if g['first'] >= new_since else ''},"
+                    f"\"{funcs[(k, s)]}\",\"{' '.join(sorted(g['releases']))}\","
+                    f"\"{' '.join(sorted(g['machines'].values()))}\"")
+    check("fleet --format csv --new-since ISO: the same groups, none new after a day's start",
+          c.returncode == 0 and c.stdout == "\n".join(rows) + "\n" and
+          "Z,new," not in c.stdout, (c.stderr, c.stdout[:600], rows[:2]))
+    t = run("fleet", src, "--new-since", "2026-01-01")
+    check("fleet --new-since 2026-01-01: every group new (the NEW column)",
+          t.returncode == 0 and t.stdout == fleet_text(groups, funcs, ignored, FLEET_T0),
+          t.stdout[:600])
+    a = run("fleet", src, "--trust-any", "--format", "json")
+    ga = json.loads(a.stdout) if a.returncode == 0 else {}
+    check("fleet --trust-any: the forged entries counted (one trace of a sixth machine, "
+          "the others its duplicates), none untrusted",
+          ga.get("records") == 3001 and ga.get("machines") == 6 and
+          ga["ignored"]["untrusted"] == 0 and ga["ignored"]["duplicate"] == len(forged),
+          (ga.get("records"), ga.get("ignored")))
+
+
+def test_fleet_hostile_strings(img):
+    """ramtrail fleet prints no control byte of any field: a host name with
+    an escape, one given as bytes, a release with a newline; a value too
+    long is cut, a list of many machines too."""
+    work = img.work / "fleet"
+    recs = fleet_records(work)
+    base = dict(recs[0], **TRUSTED, __REALTIME_TIMESTAMP=str(FLEET_T0))
+    lines = [json.dumps(dict(base, _MACHINE_ID="a" * 32, _HOSTNAME="ev\x1b[2Jil\x9b",
+                             RAMTRAIL_FUNCTIONS="f\"" * 5000, RAMTRAIL_TRACE="1")),
+             json.dumps(dict(base, _MACHINE_ID="b" * 32, _HOSTNAME=list(b"by\x1b\x00tes"),
+                             RAMTRAIL_RELEASE="6.1\n-x\u202e", RAMTRAIL_TRACE="2")),
+             json.dumps(dict(base, _MACHINE_ID="c" * 32, _HOSTNAME="=cmd|x",
+                             RAMTRAIL_TRACE="3"))]
+    lines += [json.dumps(dict(base, _MACHINE_ID=f"{m:032x}", _HOSTNAME=f"machine-{m:04d}",
+                              RAMTRAIL_TRACE=str(m + 10))) for m in range(100)]
+    src = work / "hostile.json"
+    src.write_text("\n".join(lines) + "\n")
+    outs = {f: run("fleet", src, "--format", f) for f in ("text", "json", "csv")}
+    bad = {f: re.findall(r"[^\x20-\x7e\n]", p.stdout) for f, p in outs.items()}
+    check("fleet: no control or non-ASCII byte in any output, the hosts' '?' instead",
+          all(p.returncode == 0 for p in outs.values()) and not any(bad.values()) and
+          "ev?[2Jil?" in outs["text"].stdout and "by??tes" in outs["json"].stdout and
+          '"6.1?-x?"' in outs["json"].stdout, (bad, outs["text"].stdout[:800]))
+    text = outs["text"].stdout.splitlines()
+    check("fleet text: a line at most 200 characters, a long list cut with how many more",
+          max(map(len, text)) <= 200 and any(re.search(r" \.\.\. \(\d+ more\)$", x)
+                                             for x in text), max(map(len, text)))
+    g = json.loads(outs["json"].stdout)["groups"][0]
+    check("fleet json: a function list longer than 2048 bytes cut to them; every machine "
+          "listed", len(g["functions"]) == 2048 and len(g["machines"]) == 103, len(g["functions"]))
+    check("fleet csv: a cell a spreadsheet would run as a formula begins with '",
+          "'=cmd|x" in outs["csv"].stdout and '""' in outs["csv"].stdout,
+          outs["csv"].stdout[-300:])
+
+
+def test_fleet_journalctl(img):
+    """ramtrail fleet without a file runs journalctl -o json for the two
+    message ids, on the local journal or --directory's files (a fake
+    journalctl on PATH that records its arguments); a journalctl that
+    fails is said; the options refused."""
+    work = img.work / "fleet"
+    recs = fleet_records(work)
+    lines, groups = fleet_lines(recs, 50, seed=2)
+    (work / "entries.json").write_text("\n".join(lines) + "\n")
+    fake = work / "bin"
+    fake.mkdir(exist_ok=True)
+    (fake / "journalctl").write_text(f"""#!/bin/sh
+printf '%s\\n' "$@" > {work}/argv
+cat {work}/entries.json
+exit $(cat {work}/exit 2>/dev/null || echo 0)
+""")
+    (fake / "journalctl").chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}")
+
+    def fleet(*args):
+        return subprocess.run([str(TOOL), "fleet", *args], capture_output=True, text=True,
+                              env=env)
+    ids = [f"MESSAGE_ID={CRASH_ID}", "+", f"MESSAGE_ID={ENDED_ID}"]
+    want = fleet_text(groups, fleet_functions(recs), dict.fromkeys(IGNORED, 0))
+    p = fleet()
+    argv = (work / "argv").read_text().splitlines()
+    check("fleet: journalctl --output=json for both message ids, its entries grouped",
+          p.returncode == 0 and argv == ["--output=json", "--no-pager"] + ids and
+          p.stdout == want, (argv, p.stderr, p.stdout[:300]))
+    p = fleet("--directory", "/var/log/journal/remote")
+    argv = (work / "argv").read_text().splitlines()
+    check("fleet --directory DIR: journalctl --directory=DIR",
+          p.returncode == 0 and argv == ["--output=json", "--no-pager",
+                                         "--directory=/var/log/journal/remote"] + ids
+          and p.stdout == want, argv)
+    (work / "exit").write_text("1")
+    p = fleet()
+    (work / "exit").unlink()
+    check("fleet: journalctl failed: exit 2, said, what it printed reported",
+          p.returncode == 2 and "journalctl failed (exit 1)" in p.stderr and p.stdout == want,
+          (p.returncode, p.stderr))
+    if shutil.which("journalctl"):
+        empty = work / "no-journal"
+        empty.mkdir(exist_ok=True)
+        p = run("fleet", "--directory", empty)
+        check("fleet --directory of no journal file (the real journalctl): no group, exit 0",
+              p.returncode == 0 and "records 0, groups 0, machines 0; ignored 0" in p.stdout,
+              (p.returncode, p.stderr))
+    else:
+        RESULTS.skip("fleet --directory with the real journalctl: none here")
+    src = work / "entries.json"
+    bad = [run("fleet", *args).returncode for args in (
+        (src, "--directory", work), (src, src), (src, "--format", "tracedat"),
+        (src, "--new-since", "2026-13-01"), (src, "--new-since", "2026-02-30"),
+        (src, "--new-since", "yesterday"),
+        (src, "--functions", "3"), ("crash", src, "--trust-any"))]
+    check("fleet: a file and --directory, two files, another format, a bad time, another "
+          "command's option, fleet's option to another command: exit 1", bad == [1] * 8, bad)
+    p = run("fleet", work / "none.json")
+    check("fleet: an input that cannot be read: exit 2, said",
+          p.returncode == 2 and "none.json" in p.stderr and not p.stdout, p.stderr)
+
+
 class Collector:
     """ramtrail-collect (the unit's script) run by hand on an archive and an
     output folder of its own, PATH giving it the command built and a logger
@@ -1049,6 +1347,88 @@ def write_crash_part(work, part, header, rows):
     (work / f"console-ramtrail-{part * 100}").write_text(header + "".join(
         f"{comm:>16}-{pid:<7d} [{c:03d}] X.{ctx}.. {us // 1000000:5d}.{us % 1000000:06d}: "
         f"{func} <-caller_{k}\n" for k, (c, us, comm, pid, ctx, func) in enumerate(rows)))
+
+
+def hang_signature(lists):
+    """ramtrail crash's hang signature of each CPU's names, newest first."""
+    texts = sorted({"".join(n + "\n" for n in names) for names in lists if names})
+    h = 0xcbf29ce484222325
+    for b in "".join(t + "\n" for t in texts).encode():
+        h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+    return f"{h:016x}"
+
+
+def hang_rows(stuck_cpu, cpus, stuck="spin_lock_stuck", irq=True):
+    """A trace of cpus CPUs that ended while recording: stuck_cpu loops in
+    a lock, with a timer interrupt last (irq); the others idle. Rows are
+    write_crash_part()'s; returns them and each CPU's expected names."""
+    rows, want = [], {}
+    for i in range(12):
+        for cpu in range(cpus):
+            us = 1000 + i * 100 + cpu
+            if cpu == stuck_cpu:
+                tick = irq and i >= 10
+                func = f"tick_{i}" if tick else stuck if i % 2 else "do_work [rtmod]"
+                rows.append((cpu, us, "worker", 77, "h" if tick else ".", func))
+            else:
+                rows.append((cpu, us, "<idle>", 0, ".", ("default_idle", "cpuidle_enter",
+                                                         "do_idle")[i % 3]))
+    for cpu in range(cpus):
+        mine = [r for r in rows if r[0] == cpu]
+        ctx = mine[-1][4]
+        want[cpu] = [r[5].replace(" ", "") for r in mine if r[4] == ctx][::-1][:8]
+    return rows, want
+
+
+def test_crash_hang_signature(img):
+    """ramtrail crash of a trace that ended while recording (a watchdog's
+    reset, a power cut, a hang): kind hang, each CPU's last functions in
+    the context of its last record, and a hang signature of the distinct
+    lists that neither the hung CPU's number nor the idle CPUs' count
+    change. A frozen crash's fields stay as they were."""
+    work = img.work / "pstore-hang"
+    work.mkdir(exist_ok=True)
+
+    def crash(rows, state="recording", functions=None):
+        write_crash_part(work, 3, crash_header(part=1, parts=1, state=state), rows)
+        p = run("crash", work / "ftrace-ramtrail-3", *(["--functions", functions]
+                                                       if functions else []))
+        return p, dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
+
+    rows, want = hang_rows(1, 2)
+    p, f = crash(rows)
+    cpus = {k: v.split() for k, v in f.items() if re.fullmatch(r"RAMTRAIL_CPU\d+_FUNCTIONS", k)}
+    check("crash, ended while recording: kind hang, each CPU's last functions in the "
+          "context of its last record (the hung CPU's timer interrupt), newest first",
+          p.returncode == 0 and f.get("RAMTRAIL_KIND") == "hang" and
+          cpus == {"RAMTRAIL_CPU0_FUNCTIONS": want[0], "RAMTRAIL_CPU1_FUNCTIONS": want[1]} and
+          want[1][0] == "tick_11" and len(want[0]) == 8, (p.stderr, cpus, want))
+    sig = f.get("RAMTRAIL_HANG_SIGNATURE")
+    check("crash: the hang signature is FNV-1a of the CPUs' distinct lists in byte order, "
+          "in MESSAGE too; the crash signature is the last CPU's as before",
+          sig == hang_signature(want.values()) and f"hang signature {sig}" in f["MESSAGE"] and
+          f.get("RAMTRAIL_SIGNATURE") == fnv1a(want[1]), (sig, f.get("MESSAGE")))
+    p3, f3 = crash(rows, functions="3")
+    check("crash --functions 3 of a hang: three names a CPU, their own signature",
+          f3.get("RAMTRAIL_CPU0_FUNCTIONS", "").split() == want[0][:3] and
+          f3.get("RAMTRAIL_HANG_SIGNATURE") == hang_signature(w[:3] for w in want.values()),
+          f3)
+    moved, _ = hang_rows(3, 4)
+    task, _ = hang_rows(1, 2, irq=False)
+    other, _ = hang_rows(1, 2, stuck="mutex_stuck", irq=False)
+    sigs = [crash(r)[1].get("RAMTRAIL_HANG_SIGNATURE") for r in (moved, task, other)]
+    check("crash: the same hang on CPU 3 of 4 signs the same; in another function, "
+          "another signature", sigs[0] == sig and None not in sigs and
+          len({sig, sigs[1], sigs[2]}) == 3, (sig, sigs))
+    kinds = {}
+    for state in ("frozen by oops on CPU 1", "frozen by user on CPU 1", "stopped"):
+        p, f = crash(rows, state=state)
+        kinds[state] = (f.get("RAMTRAIL_KIND"),
+                        any(k.startswith("RAMTRAIL_CPU0") or k == "RAMTRAIL_HANG_SIGNATURE"
+                            for k in f))
+    check("crash: a frozen crash is kind crash, a freeze by the user and an unload kind "
+          "stop, none with the hang's fields",
+          list(kinds.values()) == [("crash", False), ("stop", False), ("stop", False)], kinds)
 
 
 def test_crash_ends_at_the_freezing_entry(img):
@@ -1823,14 +2203,15 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
-                 test_crash_ends_at_the_freezing_entry,
+                 test_crash_ends_at_the_freezing_entry, test_crash_hang_signature,
                  test_pstore_hostile_comms, test_pstore_control_bytes, test_pstore_events,
                  test_collect, test_collect_groups_parts_by_their_header,
                  test_collect_records_what_never_collects, test_collect_reports_export_errors,
                  test_collect_skips_what_is_not_a_file, test_collect_writes_for_root_only,
                  test_collect_unit_is_sandboxed, test_broken_inputs,
                  test_stats_json, test_saved_traces, test_damaged_zone_and_usage,
-                 test_refused_before_io, test_help_and_man, test_format7):
+                 test_refused_before_io, test_help_and_man, test_format7, test_fleet,
+                 test_fleet_hostile_strings, test_fleet_journalctl):
         test(img)
     shutil.rmtree(work, ignore_errors=True)
     return 1 if RESULTS.summary() else 0
