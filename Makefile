@@ -7,6 +7,8 @@
 #                     cross-built (KVER defaults to 6.12 there)
 #   make demo         record, panic, reboot and read back in QEMU
 #                     (ARCH=arm64: on QEMU's arm64 virt board)
+#   make screenshots  the demo, then its trace.dat in KernelShark (Xvfb):
+#                     Documentation/ramtrail/images/kernelshark-demo.png
 #   make check        all tests (installs what they need first)
 #   make check-full   the same, with 4 CPUs and the Debian guest on both
 #                     kernels, and every arm64 scenario on both arm64
@@ -21,6 +23,8 @@
 #   make bench        every benchmark against the anchors (QEMU, 4-9 min;
 #                     ARCH=arm64: on QEMU's arm64 virt board)
 #   make bench-core   userspace benchmark of the writer and decoder
+#   make bench-insn   the record path's instructions, loads and stores per
+#                     record (valgrind's callgrind on bench_core)
 #   make bench-fleet  ramtrail fleet grouping 10^5 journal entries
 #   make bitflip      what flipped bits cost the zones and the saved area
 #                     (BITFLIP_TRIALS=2000 a row)
@@ -49,8 +53,8 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 comma := ,
 
-.PHONY: all module tools check check-full deps deb fuzz bench bench-core bench-fleet bitflip bench-load \
-	bench-mount demo \
+.PHONY: all module tools check check-full deps deb fuzz bench bench-core bench-insn bench-fleet bitflip bench-load \
+	bench-mount demo screenshots \
 	stress checkpatch model check-debug churn-int3 clean
 
 all: module
@@ -66,6 +70,10 @@ else
 	@$(TOP)/qemu-tests/fetch-kernels.sh 6.12 >/dev/null
 	@python3 $(TOP)/qemu-tests/demo.py
 endif
+
+screenshots: demo
+	@$(TOP)/scripts/screenshots.sh $(BUILD)/qemu/demo/trace.dat \
+		$(TOP)/Documentation/ramtrail/images/kernelshark-demo.png
 
 STRESS_CYCLES ?= 10
 STRESS_KVERS ?= 6.1,6.12
@@ -138,6 +146,9 @@ endif
 
 bench-core: tools
 	$(BUILD)/tools/bench_core
+
+bench-insn: tools
+	@$(TOP)/tools/bench/insn.sh $(BUILD)/tools/bench_core
 
 bench-fleet: tools
 	python3 $(TOP)/tools/bench/bench_fleet.py $(BUILD)/tools

@@ -55,44 +55,70 @@ static void pin(int cpu)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-static void *run(void *arg)
+/* @n records of @kind into @ring, as a writer of that kind makes them. */
+static void write_records(struct ramtrail_ring *ring, enum kind kind, u32 n)
 {
 	static const u32 data[4] = { 1, 2, 3, 4 };
 	struct ramtrail_ev_switch e = { .prev_prio = 120, .next_prio = 120 };
-	struct job *j = arg;
-	double t0;
 	u32 i;
 
-	pin(j->cpu);
-	pthread_barrier_wait(j->start);
-	t0 = now_ns();
-	for (i = 0; i < RECORDS; i++) {
-		if (j->kind == TASK_SWITCH) {
+	for (i = 0; i < n; i++) {
+		if (kind == TASK_SWITCH) {
 			/* Another task runs: the sched_switch probe's call. */
 			ramtrail_user_env.task = 1 + (i & 1);
-			ramtrail_ring_task_switched(j->ring);
+			ramtrail_ring_task_switched(ring);
 		}
-		switch (j->kind) {
+		switch (kind) {
 		case FUNC:
-			ramtrail_ring_func(j->ring, 0x100000 + (i & 0xfff), 0);
+			ramtrail_ring_func(ring, 0x100000 + (i & 0xfff), 0);
 			break;
 		case FUNC_PARENT:
-			ramtrail_ring_func(j->ring, 0x100000 + (i & 0xfff),
+			ramtrail_ring_func(ring, 0x100000 + (i & 0xfff),
 					   0x200000 + (i & 0x3ff));
 			break;
 		case EVENT16:
-			ramtrail_ring_event(j->ring, RAMTRAIL_EV_USER + 7,
-					    data, 16);
+			ramtrail_ring_event(ring, RAMTRAIL_EV_USER + 7, data, 16);
 			break;
 		default:
 			e.prev_pid = i;
 			e.next_pid = i + 1;
-			ramtrail_ring_event(j->ring, RAMTRAIL_EV_SCHED_SWITCH,
+			ramtrail_ring_event(ring, RAMTRAIL_EV_SCHED_SWITCH,
 					    (const u32 *)&e, sizeof(e));
 		}
 	}
+}
+
+static void *run(void *arg)
+{
+	struct job *j = arg;
+	double t0;
+
+	pin(j->cpu);
+	pthread_barrier_wait(j->start);
+	t0 = now_ns();
+	write_records(j->ring, j->kind, RECORDS);
 	j->ns = (now_ns() - t0) / RECORDS;
 	return NULL;
+}
+
+/*
+ * --insn KIND N: N records of kind KIND (0 to NR_KINDS - 1) on one
+ * thread, untimed: run under an instruction counter (valgrind's callgrind,
+ * make bench-insn), N and 0, the difference over N is the record's
+ * instructions and memory accesses.
+ */
+static int insn_run(const char *kind, const char *n)
+{
+	struct test_region *t = test_region_new(1, ZONE_BLOCKS, 0);
+	int k = atoi(kind);
+
+	if (k < 0 || k >= NR_KINDS)
+		return 1;
+	write_records(&t->ring[0], k, strtoul(n, NULL, 0));
+	printf("%s: %s records, %ld bytes\n", kind_name[k], n,
+	       local_read(&t->ring[0].pos));
+	test_region_free(t);
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -428,6 +454,8 @@ int main(int argc, char **argv)
 
 	if (argc == 7 && !strcmp(argv[1], "--image"))
 		return decode_image(argv + 1);
+	if (argc == 4 && !strcmp(argv[1], "--insn"))
+		return insn_run(argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "--decoder")) {
 		printf("| decoder | rate | note |\n|---|---|---|\n");
 		decode_synthetic();
