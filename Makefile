@@ -72,7 +72,7 @@ else
 endif
 
 screenshots: demo
-	@$(TOP)/scripts/screenshots.sh $(BUILD)/qemu/demo/trace.dat \
+	@$(TOP)/scripts/screenshots.sh $(BUILD)/qemu/6.12-smp4-demo/trace.dat \
 		$(TOP)/Documentation/ramtrail/images/kernelshark-demo.png
 
 STRESS_CYCLES ?= 10
