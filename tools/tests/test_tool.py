@@ -898,17 +898,8 @@ def test_crash_record(img):
         func = "ext4_crash [ext4]" if i == 39 else f"func_{i}"
         recs.append((cpu, 1000 + i * 10, comm, pid, "h" if irq else ".", func))
 
-    def write(part, header, rows):
-        """Part N: its ftrace file (offsets) and its text, as the module makes them."""
-        (work / f"ftrace-ramtrail-{part}").write_text("".join(
-            f"CPU:{c} ts:{us * 1000} {0x1000 + k:08x}  {0x2000:08x}  {0x1000 + k:#x} <- 0x2000\n"
-            for k, (c, us, *_) in enumerate(rows)))
-        (work / f"console-ramtrail-{part * 100}").write_text(header + "".join(
-            f"{comm:>16}-{pid:<7d} [{c:03d}] X.{ctx}.. {us // 1000000:5d}.{us % 1000000:06d}: "
-            f"{func} <-caller_{k}\n" for k, (c, us, comm, pid, ctx, func) in enumerate(rows)))
-
-    write(2048, crash_header(part=1), recs[:20])
-    write(2049, crash_header(part=2), recs[20:])
+    write_crash_part(work, 2048, crash_header(part=1), recs[:20])
+    write_crash_part(work, 2049, crash_header(part=2), recs[20:])
     files = [work / "ftrace-ramtrail-2048", work / "ftrace-ramtrail-2049"]
     p = run("crash", *files)
     f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
@@ -945,8 +936,8 @@ def test_crash_record(img):
     bad = [run("crash", *files, "--functions", v).returncode for v in ("0", "65", "x")]
     check("crash --functions 0, 65, x: refused (exit 1)", bad == [1, 1, 1], bad)
     # A power cut: no freeze CPU; the CPU that recorded last.
-    write(2048, crash_header(part=1, state="recording"), recs[:20])
-    write(2049, crash_header(part=2, state="recording"), recs[20:39])
+    write_crash_part(work, 2048, crash_header(part=1, state="recording"), recs[:20])
+    write_crash_part(work, 2049, crash_header(part=2, state="recording"), recs[20:39])
     p = run("crash", *files)
     f = dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x)
     check("crash: a trace that ended while recording: the other message id, the CPU "
@@ -956,22 +947,22 @@ def test_crash_record(img):
           f.get("RAMTRAIL_TASK") == "sh" and f.get("PRIORITY") == "5" and
           "ended while recording" in f.get("MESSAGE", ""), f)
     for other in (dict(boot=6), dict(nonce=7), dict(state="frozen by panic on CPU 1")):
-        write(2049, crash_header(part=2, **other), recs[20:])
+        write_crash_part(work, 2049, crash_header(part=2, **other), recs[20:])
         p = run("crash", *files)
         check(f"crash: parts of two traces given together ({other}): refused (exit 1)",
               p.returncode == 1 and "different traces" in p.stderr and not p.stdout, p.stderr)
-    write(2049, "", recs[20:])
+    write_crash_part(work, 2049, "", recs[20:])
     p = run("crash", files[1])
     check("crash: text without the header: exit 3, says why",
           p.returncode == 3 and "no header" in p.stderr and not p.stdout, p.stderr)
-    write(2048, crash_header(part=1), recs[:20])
-    write(2049, crash_header(part=2), recs[20:])
+    write_crash_part(work, 2048, crash_header(part=1), recs[:20])
+    write_crash_part(work, 2049, crash_header(part=2), recs[20:])
     p = run("decode", *files)
     check("decode of pstore files: the origin line from the header",
           p.returncode == 0 and "# ramtrail: boot 5 (6.12.0-test), pstore files, 2 CPUs, "
           "frozen by oops on CPU 1" in p.stdout, p.stdout[:300])
-    write(2048, crash_header(part=1, release="6.12\x1b[2J-x"), recs[:20])
-    write(2049, crash_header(part=2, release="6.12\x1b[2J-x"), recs[20:])
+    write_crash_part(work, 2048, crash_header(part=1, release="6.12\x1b[2J-x"), recs[:20])
+    write_crash_part(work, 2049, crash_header(part=2, release="6.12\x1b[2J-x"), recs[20:])
     p2, p3 = run("decode", *files), run("crash", *files)
     check("pstore files: a release with an escape byte prints it as '?' (decode, crash)",
           "boot 5 (6.12?[2J-x)" in p2.stdout and "\x1b" not in p2.stdout + p3.stdout and
