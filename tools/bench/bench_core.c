@@ -23,6 +23,9 @@
 #define RECORDS		(8u << 20)
 #define ZONE_BLOCKS	4096		/* 16 MiB per CPU */
 
+/* The writers' zones: ZONE_BLOCKS, or --blocks N (a zone the caches hold). */
+static u32 zone_blocks = ZONE_BLOCKS;
+
 enum kind { FUNC, FUNC_PARENT, EVENT16, SWITCH_EVENT, TASK_SWITCH, NR_KINDS };
 
 static const char *const kind_name[NR_KINDS] = {
@@ -141,7 +144,7 @@ static double measure(enum kind kind, int threads, double *bytes)
 	int rep, k;
 
 	for (rep = 0; rep < REPS; rep++) {
-		struct test_region *t = test_region_new(threads, ZONE_BLOCKS, 0);
+		struct test_region *t = test_region_new(threads, zone_blocks, 0);
 		pthread_barrier_t start;
 		pthread_t tid[2];
 		struct job job[2];
@@ -452,6 +455,13 @@ int main(int argc, char **argv)
 	double bytes, seal;
 	int k;
 
+	if (argc >= 3 && !strcmp(argv[1], "--blocks")) {
+		zone_blocks = strtoul(argv[2], NULL, 0);
+		if (zone_blocks < RAMTRAIL_MIN_BLOCKS)
+			return 1;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc == 7 && !strcmp(argv[1], "--image"))
 		return decode_image(argv + 1);
 	if (argc == 4 && !strcmp(argv[1], "--insn"))
@@ -463,8 +473,8 @@ int main(int argc, char **argv)
 	}
 
 	printf("ramtrail core benchmark (userspace, this machine's counter as clock)\n");
-	printf("%u records per run, median of %d runs; threads pinned, one zone each\n\n",
-	       RECORDS, REPS);
+	printf("%u records per run, median of %d runs; threads pinned, one zone each of %u KiB\n\n",
+	       RECORDS, REPS, zone_blocks << (RAMTRAIL_BLOCK_SHIFT - 10));
 	seal = seal_ns();
 	printf("| record | threads | ns/record | bytes/record | of which block seals |\n");
 	printf("|---|---|---|---|---|\n");
