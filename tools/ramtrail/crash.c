@@ -126,6 +126,45 @@ static bool rt_crash_entry(const struct rt_rec *r, u32 reason)
 	return reason == RAMTRAIL_FREEZE_OOPS && !strcmp(r->ip_sym, "oops_enter");
 }
 
+/* Names of the crashing CPU's newest interrupt-context functions, a ring. */
+#define RT_IRQ_NAMES	32
+
+/* @a and @b name one function: "name" and "name+0x12" alike. */
+static bool rt_same_function(const char *a, const char *b)
+{
+	size_t n = strcspn(a, "+");
+
+	return n == strcspn(b, "+") && !strncmp(a, b, n);
+}
+
+/*
+ * Is @r, a task-context function record, an interrupt's own? The
+ * kernel's entry and exit glue runs before the interrupt's count is
+ * raised and after it is dropped (irq_enter_rcu() called from a
+ * sysvec_*() vector, handle_softirqs() and idle_cpu() from
+ * irq_exit_rcu()), so their records carry the task's context: their
+ * caller is a vector, or a function this CPU recorded in interrupt
+ * context (@irq, @nr_irq names).
+ */
+static bool rt_crash_glue(const struct rt_rec *r, const char *const *irq,
+			  u32 nr_irq)
+{
+	static const char *const vectors[] = {
+		"asm_", "sysvec_", "__sysvec_", "common_interrupt",
+	};
+	u32 i;
+
+	if (!r->parent_sym)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(vectors); i++)
+		if (!strncmp(r->parent_sym, vectors[i], strlen(vectors[i])))
+			return true;
+	for (i = 0; i < nr_irq && i < RT_IRQ_NAMES; i++)
+		if (rt_same_function(r->parent_sym, irq[i]))
+			return true;
+	return false;
+}
+
 static const char *const rt_ctx_names[] = {
 	"task", "softirq", "hardirq", "nmi"
 };
@@ -298,6 +337,8 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 	size_t len;
 	u32 cpu = 0, i, n = 0;
 	u64 sig, seq, end = U64_MAX;
+	const char *irq[RT_IRQ_NAMES];
+	u32 nr_irq = 0;
 
 	if (t->kind != RT_PSTORE || !h->nr_parts) {
 		rt_err("crash: %s\n", t->kind != RT_PSTORE ?
@@ -339,8 +380,13 @@ int rt_print_crash(struct rt_trace *t, u32 nr_funcs, FILE *out)
 				break;	/* after the freeze's entry: an interrupt */
 			last = r;
 			any = true;
-			if (r.type != RAMTRAIL_W_EVENT && r.ip_sym)
-				g->name[g->n++ % nr_funcs] = r.ip_sym;
+			if (r.type == RAMTRAIL_W_EVENT || !r.ip_sym)
+				continue;
+			if ((r.ctx & RAMTRAIL_CTX_MASK) != RAMTRAIL_CTX_TASK)
+				irq[nr_irq++ % RT_IRQ_NAMES] = r.ip_sym;
+			else if (rt_crash_glue(&r, irq, nr_irq))
+				continue;
+			g->name[g->n++ % nr_funcs] = r.ip_sym;
 		}
 	}
 	if (any) {

@@ -1456,6 +1456,49 @@ def test_crash_ends_at_the_freezing_entry(img):
           (a.get("RAMTRAIL_FUNCTIONS"), b.get("RAMTRAIL_FUNCTIONS"), u.get("RAMTRAIL_FUNCTIONS")))
 
 
+def test_crash_leaves_out_an_interrupts_glue(img):
+    """An interrupt's entry and exit glue runs in the task's context
+    (irq_enter_rcu() called from its vector, handle_softirqs() and
+    idle_cpu() from irq_exit_rcu()): between the task's last functions it
+    must change neither the crash's functions nor its signature."""
+    work = img.work / "pstore-irq-glue"
+    work.mkdir(exist_ok=True)
+    task = [(1, 1000 + i * 10, "rtcrash", 321, ".", f"func_{i}") for i in range(12)]
+
+    def rows(irq):
+        out = [(c, us, comm, pid, ctx, f) for c, us, comm, pid, ctx, f in task[:9]]
+        if irq:
+            out += [(1, 1095, "rtcrash", 321, ".", "irq_enter_rcu"),
+                    (1, 1096, "rtcrash", 321, "h", "timer_fn"),
+                    (1, 1097, "rtcrash", 321, "h", "irq_exit_rcu"),
+                    (1, 1098, "rtcrash", 321, ".", "handle_softirqs"),
+                    (1, 1099, "rtcrash", 321, "s", "run_timers"),
+                    (1, 1100, "rtcrash", 321, ".", "idle_cpu")]
+        return out + task[9:] + [(1, 2000, "rtcrash", 321, ".", "panic")]
+
+    callers = {"irq_enter_rcu": "sysvec_apic_timer_interrupt", "handle_softirqs": "irq_exit_rcu",
+               "idle_cpu": "irq_exit_rcu"}
+    got = []
+    for irq in (False, True):
+        for f in work.iterdir():
+            f.unlink()
+        write_crash_part(work, 3, crash_header(part=1, parts=1,
+                                               state="frozen by panic on CPU 1"), rows(irq))
+        text = work / "console-ramtrail-300"
+        text.write_text("".join(
+            re.sub(r": (\w+) <-caller_\d+$", lambda m: f": {m[1]} <-{callers[m[1]]}"
+                   if m[1] in callers else m[0], line) + "\n"
+            for line in text.read_text().splitlines()))
+        p = run("crash", work / "ftrace-ramtrail-3")
+        got.append(dict(x.split("=", 1) for x in p.stdout.splitlines() if "=" in x))
+    check("crash: an interrupt's glue in task context (called from a vector or from "
+          "irq_exit_rcu) leaves the functions and the signature as they were",
+          got[0].get("RAMTRAIL_FUNCTIONS", "").split()[:3] == ["panic", "func_11", "func_10"]
+          and got[1].get("RAMTRAIL_FUNCTIONS") == got[0].get("RAMTRAIL_FUNCTIONS") and
+          got[1].get("RAMTRAIL_SIGNATURE") == got[0].get("RAMTRAIL_SIGNATURE"),
+          (got[0].get("RAMTRAIL_FUNCTIONS"), got[1].get("RAMTRAIL_FUNCTIONS")))
+
+
 def test_pstore_hostile_comms(img):
     """A comm is any 15 bytes a task gives itself (prctl(PR_SET_NAME)):
     spaces, '[', '-', digits, ':'. The text's columns are read by their
@@ -2194,7 +2237,7 @@ def main():
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
                  test_pstore_saved_trace, test_pstore_files, test_crash_record,
-                 test_crash_ends_at_the_freezing_entry, test_crash_hang_signature,
+                 test_crash_ends_at_the_freezing_entry, test_crash_leaves_out_an_interrupts_glue, test_crash_hang_signature,
                  test_pstore_hostile_comms, test_pstore_control_bytes, test_pstore_events,
                  test_collect, test_collect_groups_parts_by_their_header,
                  test_collect_records_what_never_collects, test_collect_reports_export_errors,
