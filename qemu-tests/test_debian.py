@@ -5,8 +5,11 @@
 The root filesystem is Debian bookworm with systemd (debian-rootfs.sh,
 cached). Into a copy of it, as on a real machine, `apt-get install` puts
 the two packages of `make deb` (chroot, host speed): DKMS builds the module
-for both kernels, the hook puts it in their initramfs. The kernel command
-line configures it (ramtrail.mem_address= ...). Three boots on one RAM file:
+for both kernels, the hook puts it in their initramfs. `ramtrail setup` is
+the only configuration step, as for a user: a QEMU run of its own boots
+the guest once to run it (no GRUB here: --no-grub; it refuses without),
+then the kernel argument it printed (memmap=) and the initramfs it made
+(copied out of the disk) boot the guest. Three boots on one RAM file:
   1. ramtrail is loaded from the initramfs, before the root filesystem is
      mounted; the guest crashes (sysrq-c, warm reboot);
   2. systemd-pstore has archived boot 1's files to /var/lib/systemd/pstore
@@ -33,16 +36,12 @@ import harness as h
 import ramtrail_guest as rg
 
 HERE = h.HERE
-FUNCS = "*"   # a module loaded later (ext4) is traced only by "*"
-# A 32nd of the reserved range, 2 MiB: the saved trace keeps every record
-# of the zones (about 120,000 here, two parts), which the next boot's
-# pstore shows as text and systemd-pstore copies, every function traced,
-# and which the guest decodes three times, all under TCG. 8 MiB (550,000
-# records, seven parts) took 727 s of QEMU, against 472.
-DEBIAN_MIB = rg.RESV_SIZE >> 25
-APPEND = (f"root=/dev/vda rw loglevel=6 systemd.show_status=0 {rg.MEMMAP} "
-          f"ramtrail.mem_address={rg.RESV:#x} ramtrail.mem_size={DEBIAN_MIB}M "
-          f"ramtrail.functions={FUNCS} ramtrail.events=sched:sched_switch")
+# Nothing of ramtrail: rt-test runs ramtrail setup (--size 2M, every
+# function, sched_switch), which adds memmap= and the module's options.
+APPEND = "root=/dev/vda rw loglevel=6 systemd.show_status=0"
+# What ramtrail setup picks in QEMU's pc machine with -m 1G, 2 MiB:
+# scripts/package/test-setup.sh checks the same pick on the same map.
+SETUP_ARG = "memmap=2M$0x2fc00000"
 
 
 def run(cmd, **kw):
@@ -245,6 +244,40 @@ def check_collect(res, t, log, i, boot, rel, cpu, signatures):
         signatures.append(e["RAMTRAIL_SIGNATURE"])
 
 
+def setup(res, t, k, kern, boot, disk, ram, work, smp):
+    """Boot 0, a QEMU run of its own: ramtrail setup in the guest (rt-test,
+    until /etc/modprobe.d/ramtrail-setup.conf exists). Returns the kernel
+    argument it printed and the initramfs it made, copied out of the
+    disk, or None."""
+    rel = k.release
+    r = h.run_qemu(kern, boot / f"initrd.img-{rel}", ram, smp=smp, append=APPEND,
+                   timeout=900, log_path=h.BUILD / f"{k.kver}-smp{smp}-debian-setup.log",
+                   extra=["-drive", f"file={disk},if=virtio,format=raw"])
+    print(f"     {t} setup: {r.duration:.0f} s in QEMU", flush=True)
+    log = r.log
+    nogrub = sec(log, "setup-grub", 0)
+    res.check(f"{t} setup: without GRUB, ramtrail setup refuses (status 5) and says "
+              "--no-grub", "rc=5" in nogrub and "--no-grub" in nogrub, nogrub[-500:])
+    out = sec(log, "setup", 0)
+    arg = re.findall(r"^kernel argument: (memmap=\S+)$", out, re.M)
+    if not res.check(f"{t} setup: ramtrail setup --no-grub --size 2M: {SETUP_ARG} (the top "
+                     "of RAM under the initramfs's 256 MiB), the options written, the "
+                     "initramfs updated; one boot, power off",
+                     r.rc == 0 and r.boots == 1 and "rc=0" in out and arg == [SETUP_ARG] and
+                     "options ramtrail mem_address=0x2fc00000 mem_size=2M functions=* "
+                     "events=sched:sched_switch" in sec(log, "setup-conf", 0),
+                     (rg.brief(r), out[-1500:])):
+        return None
+    initrd = work / f"initrd.img-{rel}.setup"
+    initrd.unlink(missing_ok=True)
+    p = run(["debugfs", "-R", f"dump /boot/initrd.img-{rel} {initrd}", str(disk)])
+    if not res.check(f"{t} setup: its initramfs copied out of the disk (debugfs)",
+                     p.returncode == 0 and initrd.exists() and initrd.stat().st_size > 1 << 20,
+                     p.stderr[-300:]):
+        return None
+    return arg[0], initrd
+
+
 def scenario(res, k, img, boot, work, smp=2):
     t = f"[{k.kver} smp{smp} debian]"
     disk = work / f"disk-{k.kver}.ext4"
@@ -252,10 +285,16 @@ def scenario(res, k, img, boot, work, smp=2):
     rel = k.release
     kern = SimpleNamespace(vmlinuz=str(boot / f"vmlinuz-{rel}"))
     ram = h.RamFile(work / f"guest-{k.kver}.ram", 1 << 30)
-    r = h.run_qemu(kern, boot / f"initrd.img-{rel}", ram, smp=smp, append=APPEND,
+    got = setup(res, t, k, kern, boot, disk, ram, work, smp)
+    if not got:
+        disk.unlink()
+        return
+    arg, initrd = got
+    r = h.run_qemu(kern, initrd, ram, smp=smp, append=f"{APPEND} {arg}",
                    timeout=900, log_path=h.BUILD / f"{k.kver}-smp{smp}-debian.log",
                    extra=["-drive", f"file={disk},if=virtio,format=raw"])
     disk.unlink()
+    initrd.unlink()
     print(f"     {t} {r.duration:.0f} s in QEMU", flush=True)
     log = r.log
     res.check(f"{t} three boots (two crashes), power off", r.rc == 0 and r.boots == 3 and
