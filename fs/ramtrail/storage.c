@@ -688,11 +688,14 @@ notrace void ramtrail_rings_seal(struct ramtrail_context *cxt)
  */
 notrace void ramtrail_rings_unseal(struct ramtrail_context *cxt)
 {
-	u32 cpu, nr = min_t(u32, le32_to_cpu(cxt->hdr->nr_cpus), nr_cpu_ids);
+	u32 cpu, nr = le32_to_cpu(cxt->hdr->nr_cpus);
+	struct ramtrail_ring *r;
 
-	for (cpu = 0; cpu < nr; cpu++)
-		if (ramtrail_ring_of(cxt, cpu))
-			ramtrail_ring_unseal(ramtrail_ring_of(cxt, cpu));
+	for (cpu = 0; cpu < nr; cpu++) {
+		r = ramtrail_ring_of(cxt, cpu);
+		if (r)
+			ramtrail_ring_unseal(r);
+	}
 }
 
 /**
