@@ -42,7 +42,11 @@ struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
 					  u32 ring_flags, u64 saved_size)
 {
 	struct ramtrail_region_header h;
-	struct test_region *t = calloc(1, sizeof(*t));
+	/*
+	 * The rings' cache-line alignment, as alloc_percpu() keeps it:
+	 * calloc() would let one thread's ring share a line with another's.
+	 */
+	struct test_region *t = aligned_alloc(__alignof__(*t), sizeof(*t));
 	u64 size = 3 * RAMTRAIL_HEADER_SIZE + saved_size +
 		   (u64)nr_cpus * blocks * RAMTRAIL_BLOCK_SIZE;
 	u32 cpu;
@@ -52,6 +56,7 @@ struct test_region *test_region_new_saved(u32 nr_cpus, u32 blocks,
 		fprintf(stderr, "%s: bad geometry\n", __func__);
 		exit(2);
 	}
+	memset(t, 0, sizeof(*t));
 	t->size = size;
 	t->mem = aligned_alloc(RAMTRAIL_BLOCK_SIZE, size);
 	t->pairs = calloc((size_t)nr_cpus * RAMTRAIL_PAIRS, sizeof(*t->pairs));
