@@ -63,9 +63,10 @@ typedef int64_t s64;
 
 /*
  * local_t: a counter only its own CPU (here: its own thread and the signal
- * handlers that interrupt it) modifies. The kernel uses unlocked
- * instructions; a userspace thread can migrate between cores, so a relaxed
- * atomic is the honest equivalent.
+ * handlers that interrupt it) modifies, with the kernel's instructions: on
+ * x86-64 unlocked ones (one instruction is atomic against a signal, and a
+ * migration happens between instructions), on arm64 atomic_long_t's
+ * (asm-generic/local.h: a fully ordered cmpxchg, a relaxed increment).
  */
 typedef struct {
 	long v;
@@ -83,7 +84,11 @@ static inline void local_set(local_t *l, long v)
 
 static inline void local_inc(local_t *l)
 {
+#if defined(__x86_64__)
+	__asm__ __volatile__("incq %0" : "+m"(l->v));
+#else
 	__atomic_fetch_add(&l->v, 1, __ATOMIC_RELAXED);
+#endif
 }
 
 #ifdef RAMTRAIL_TEST_HOOKS
@@ -119,8 +124,13 @@ static inline long local_cmpxchg(local_t *l, long old, long new)
 {
 	long was = old;
 
+#if defined(__x86_64__)
+	__asm__ __volatile__("cmpxchgq %2, %1"
+			     : "+a"(was), "+m"(l->v) : "r"(new) : "memory");
+#else
 	__atomic_compare_exchange_n(&l->v, &was, new, false,
-				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+#endif
 #ifdef RAMTRAIL_TEST_HOOKS
 	if (was == old)
 		test_reservation(l, old, new);
