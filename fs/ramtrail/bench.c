@@ -15,6 +15,8 @@
  *                    which now goes through the slow path and writes a
  *                    task event (pid, tgid, comm) before it
  *   ringbuf_switch   44 bytes: both payloads, task and sched_switch
+ *   clock            no record: ramtrail's clock read alone
+ *   ringbuf_clock    no record: the ring buffer's clock read alone
  *
  * The kernel ring buffer runs in overwrite mode, ramtrail in its default
  * flight-recorder mode, on a reserved range mapped like the module maps it
@@ -81,12 +83,14 @@ enum bench_kind {
 	BENCH_RINGBUF_EVENT,
 	BENCH_RAMTRAIL_SWITCH,
 	BENCH_RINGBUF_SWITCH,
+	BENCH_CLOCK,
+	BENCH_RINGBUF_CLOCK,
 	BENCH_NR_KINDS,
 };
 
 static const char * const bench_names[BENCH_NR_KINDS] = {
 	"ramtrail", "ringbuf", "ramtrail_event", "ringbuf_event",
-	"ramtrail_switch", "ringbuf_switch",
+	"ramtrail_switch", "ringbuf_switch", "clock", "ringbuf_clock",
 };
 
 /* Payload bytes of each pair's ring buffer record. */
@@ -94,6 +98,7 @@ static const unsigned int bench_rb_len[BENCH_NR_KINDS / 2] = {
 	16,
 	sizeof(struct ramtrail_ev_switch),
 	sizeof(struct ramtrail_ev_task) + sizeof(struct ramtrail_ev_switch),
+	0,
 };
 
 struct bench_run {
@@ -108,6 +113,9 @@ struct bench_run {
 };
 
 static struct bench_run *run;
+
+/* Where a clock read goes: the clock kinds, floor_ops=2. */
+static DEFINE_PER_CPU(u64, bench_clock_sink);
 
 /* The ring buffer's record of @kind, with ramtrail's payload. */
 static void bench_ringbuf_one(enum bench_kind kind,
@@ -149,6 +157,16 @@ static void bench_one(enum bench_kind kind, u64 i)
 	};
 	struct ramtrail_ring *r;
 
+	if (kind == BENCH_CLOCK) {
+		this_cpu_write(bench_clock_sink, ramtrail_clock());
+		return;
+	}
+	if (kind == BENCH_RINGBUF_CLOCK) {
+		/* What each ring buffer record reads: rb_time_stamp(). */
+		this_cpu_write(bench_clock_sink,
+			       ring_buffer_time_stamp(run->rb));
+		return;
+	}
 	if (kind & 1) {
 		bench_ringbuf_one(kind, &e, i);
 		return;
@@ -261,8 +279,6 @@ static notrace void bench_floor_func(unsigned long ip, unsigned long parent,
 				     struct ftrace_regs *fregs)
 {
 }
-
-static DEFINE_PER_CPU(u64, bench_clock_sink);
 
 /* The floor and the clock read of every record (floor_ops=2). */
 static notrace void bench_clock_func(unsigned long ip, unsigned long parent,
