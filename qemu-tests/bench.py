@@ -100,6 +100,15 @@ fill_on() {{
     done
 }}
 fill_off() {{ kill $pids; wait; }}
+# Fill for {fill} s, then on until every CPU's zone has lapped (up to 8
+# times as long: a slow host writes less a second); print the laps.
+fill_lapped() {{
+    sleep {fill}; n=0
+    while [ $n -lt 7 ] && grep -q ' laps=0 ' /sys/kernel/debug/ramtrail/cpus; do
+        sleep {fill}; n=$((n + 1))
+    done
+    echo "FILLED $(( (n + 1) * {fill} )) s, $(grep -o 'laps=[0-9]*' /sys/kernel/debug/ramtrail/cpus | tr '\n' ' ')"
+}}
 """
 
 GUEST = r"""
@@ -175,7 +184,7 @@ echo > {T}/trace
 insmod /lib/modules/ramtrail.ko {params} reset=1 'functions=*'
 echo function > {I}/current_tracer; echo 1 > {I}/tracing_on
 fill_on
-sleep {fill}
+fill_lapped
 echo c > /proc/sysrq-trigger
 """
 
@@ -192,7 +201,7 @@ rmmod ramtrail
 # region (read on the host after power-off), ftrace in its top-level buffer
 # sized like the persistent instance.
 insmod /lib/modules/ramtrail.ko {params} reset=1 'functions=*' events=$EVENTS
-fill_on; sleep {fill}
+fill_on; fill_lapped
 echo 0 > /sys/module/ramtrail/parameters/enabled
 fill_off
 # 6. The trace-on-oops dump of this full region, asked for through debugfs
@@ -230,7 +239,7 @@ def guest_bench(k, ko, bko, a, single=False):
     """Returns both boots' serial logs, the number of boots, the guest;
     with single, QEMU runs every vCPU on one host thread."""
     g = rg.Guest(k, ko, "bench", a.smp, "", modules=[bko])
-    common = COMMON.format(T=T, events=EVENTS, region=rg.REGION)
+    common = COMMON.format(T=T, events=EVENTS, region=rg.REGION, fill=a.fill)
     body = GUEST.format(bench_resv=BENCH_RESV, ms=a.ms, reps=a.reps, I=I, T=T,
                         pipe=a.pipe, dd=a.dd, params=PARAMS, rounds=a.rounds,
                         fill=a.fill, pingpong=a.pingpong, ev_rounds=a.ev_rounds)
@@ -313,6 +322,8 @@ def parse(log):
     m = re.search(r"^DENSE ftrace (\d+) (\d+)$", log, re.M)
     if m:
         res["dense"]["ftrace"], res["dense"]["ftrace_bytes"] = int(m[1]), int(m[2])
+    # The fills of 3 and 3b: how long, and each zone's laps at their end.
+    res["filled"] = re.findall(r"^FILLED (.*\S)\s*$", log, re.M)
     m = re.search(r"^LOAD ([\d.]+) ([\d.]+)$", log, re.M)
     if m:
         res["recovery"]["load_s"] = float(m[2]) - float(m[1])
@@ -493,6 +504,11 @@ def report(res):
         print("| ftrace persistent instance: not restored in the second boot | | |")
     if c.get("ftrace_persistent") and "ramtrail_saved" in c:
         print(f"| ratio recovered/ftrace | | {c['ramtrail_saved'] / c['ftrace_persistent']:.2f} (goal >= 2) |")
+    filled = res.get("filled") or []
+    if filled:
+        # A zone that never lapped holds all it was given, not what fits.
+        full = "laps=0" not in filled[0]
+        print(f"| filled for {filled[0]}{'' if full else '; NOT FULL: a zone never lapped, the counts are not capacities'} | | |")
     cf = res.get("census", {}).get("functions", {})
     if cf.get("records"):
         print(f"| of those in the zones: task events (not records) | {cf['task_events']:.0f} | "
@@ -508,6 +524,8 @@ def report(res):
               f"{ce['records'] / REGION:.0f} | {ce['zone_bytes'] / ce['records']:.1f} | "
               f"{ce['events']:.0f} (sched {ce['sched']:.0f}, irq {ce['irq']:.0f}); "
               f"and {ce['task_events']:.0f} task events |")
+    if len(filled) > 1:
+        print(f"| ramtrail filled for {filled[1]} | | | | |")
     if d.get("ftrace"):
         print(f"| ftrace, function tracer + the events, top-level buffer of the "
               f"persistent instance's size | {d['ftrace']} | {d['ftrace'] / REGION:.0f} | "
