@@ -627,11 +627,152 @@ static void test_saved_module_table_in_nanoseconds(void)
 	free(t);
 }
 
+/* Names a hostile line could hold: the words the scanners look for. */
+static const char *const scan_pieces[] = {
+	" next_pid=1", " next_prio=2", " prev_pid=3", " prev_prio=4",
+	" prev_state=", "R+", "S|D", " ==> next_comm=", "<...>", " pid=5",
+	" prio=6", " target_cpu=007", " now=8", " baseclk=9", "-", "x", " ",
+	"\n", "\x1b[", "\xff", "0",
+};
+
+static u32 scan_rand(u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (u32)(*x >> 16);
+}
+
+/* A task's name of up to 15 bytes made of @scan_pieces, or not ended. */
+static void scan_comm(char comm[RAMTRAIL_COMM_LEN], u64 *x)
+{
+	size_t n = 0, k;
+	const char *w;
+
+	memset(comm, 0, RAMTRAIL_COMM_LEN);
+	while (scan_rand(x) % 4) {
+		w = scan_pieces[scan_rand(x) % ARRAY_SIZE(scan_pieces)];
+		k = strlen(w);
+		if (n + k > RAMTRAIL_COMM_LEN - 1)
+			break;
+		memcpy(comm + n, w, k);
+		n += k;
+	}
+	if (scan_rand(x) % 16 == 0)
+		memset(comm, 'z', RAMTRAIL_COMM_LEN);
+}
+
+/* A pid as the kernel gives them (below 2^22), the idle's, the unknown. */
+static u32 scan_pid(u64 *x)
+{
+	static const u32 pids[] = { 0, 1, 7, 4242, (1U << 22) - 1,
+				    RAMTRAIL_PID_UNKNOWN };
+
+	return scan_rand(x) % 2 ? pids[scan_rand(x) % ARRAY_SIZE(pids)] :
+				  scan_rand(x) % (1U << 22);
+}
+
+/* The function an event names: by name, a module's, or an address. */
+static size_t scan_name(void *arg, char *buf, size_t len, u32 off, u64 ts,
+			enum ramtrail_text_func which)
+{
+	static const char *const names[] = {
+		"caller_%x", "[ext4]+0x%x", "0x%x", "f now=%u", "g: function %x",
+	};
+	int n;
+
+	if (arg)	/* the name the scanner read back */
+		n = snprintf(buf, len, "%s", (const char *)arg);
+	else
+		n = snprintf(buf, len, names[off % ARRAY_SIZE(names)], off);
+	return n < (int)len ? (size_t)n : len - 1;
+}
+
+/*
+ * Each scanner of tools/lib/text_scan.c undoes its formatter: whatever the
+ * payload, and whatever names user space gave the tasks it names, an
+ * event's text read back gives a record whose text is the same, with the
+ * tasks and the function the scanner found as the only names known.
+ */
+static void test_text_scan_undoes_the_text(void)
+{
+	static struct ramtrail_comm slots[64], slots2[64];
+	struct ramtrail_text tx = { .name = scan_name };
+	struct ramtrail_text tx2 = { .name = scan_name };
+	struct ramtrail_record r = { .type = RAMTRAIL_W_EVENT }, back;
+	const struct ramtrail_event_desc *d;
+	char line[RAMTRAIL_TEXT_LINE_MAX], again[RAMTRAIL_TEXT_LINE_MAX];
+	struct ramtrail_ev_task t;
+	struct ramtrail_text_scan s;
+	u32 i, k, id, len, v, bad = 0, scanned = 0;
+	u64 x = 0x9e3779b97f4a7c15ULL;
+
+	for (i = 0; i < 200000; i++) {
+		id = scan_rand(&x) % RAMTRAIL_EV_NR;
+		d = ramtrail_event_desc(id);
+		if (!d || !d->format.scan)
+			continue;
+		ramtrail_comms_init(&tx.comms, slots, ARRAY_SIZE(slots));
+		memset(r.data, 0, sizeof(r.data));
+		r.id = id;
+		r.cpu = scan_rand(&x) % 4;
+		len = d->min_len + scan_rand(&x) % 24;
+		for (k = 0; k < len; k += 4) {
+			v = scan_rand(&x) % 3 ? scan_pid(&x) : scan_rand(&x);
+			memcpy(r.data + k, &v, 4);
+		}
+		if (id == RAMTRAIL_EV_PRINTK || id == RAMTRAIL_EV_MARKER ||
+		    id == RAMTRAIL_EV_IRQ_ENTRY) {
+			len = id == RAMTRAIL_EV_IRQ_ENTRY ? 4 : 0;
+			for (k = 0; k < 1 + scan_rand(&x) % 12; k++)
+				scan_comm((char *)r.data + len +
+					  RAMTRAIL_COMM_LEN * k, &x);
+			len += id == RAMTRAIL_EV_IRQ_ENTRY ? RAMTRAIL_IRQ_NAME_LEN :
+			       RAMTRAIL_COMM_LEN * k;
+		}
+		r.len = len > RAMTRAIL_EVENT_MAX_LEN ? RAMTRAIL_EVENT_MAX_LEN : len;
+		/* The tasks it names: its own, and others from the table. */
+		for (k = 0; k < 5; k += 4) {
+			memcpy(&t.pid, r.data + (id == RAMTRAIL_EV_SCHED_SWITCH ?
+						  k * 3 : 0), 4);
+			t.tgid = t.pid;
+			scan_comm(t.comm, &x);
+			ramtrail_comms_add_task(&tx.comms, &t, r.cpu);
+		}
+		/* Its own task: a record's task is never the unknown pid. */
+		memcpy(&r.task.pid, r.data + 4 * (scan_rand(&x) % 4), 4);
+		r.task_known = scan_rand(&x) % 2 &&
+			       r.task.pid != cpu_to_le32(RAMTRAIL_PID_UNKNOWN);
+		scan_comm(r.task.comm, &x);
+
+		ramtrail_text_event(line, sizeof(line), &r, &tx);
+		back = r;
+		if (!ramtrail_text_scan_event(&back, line, &s)) {
+			if (bad++ < 8)
+				printf("     not read back: %s\n", line);
+			continue;
+		}
+		ramtrail_comms_init(&tx2.comms, slots2, ARRAY_SIZE(slots2));
+		for (k = 0; k < s.nr_tasks; k++)	/* as the tools do */
+			ramtrail_comms_add_task(&tx2.comms, &s.task[k], r.cpu);
+		tx2.arg = s.func[0] ? s.func : NULL;
+		back.task_known = false;
+		ramtrail_text_event(again, sizeof(again), &back, &tx2);
+		scanned++;
+		if (back.id != r.id || strcmp(line, again)) {
+			if (bad++ < 8)
+				printf("     %s\n  as %s\n", line, again);
+		}
+	}
+	CHECK(!bad && scanned > 100000, "%u of %u lines misread", bad, scanned);
+}
+
 void test_text_all(void)
 {
 	RUN(test_text_line_is_ftrace_format);
 	RUN(test_marker_text_is_one_line);
 	RUN(test_user_strings_cannot_forge_lines);
+	RUN(test_text_scan_undoes_the_text);
 	RUN(test_saved_text_header);
 	RUN(test_module_table_never_guesses);
 	RUN(test_module_init_text_named_by_time);
