@@ -385,6 +385,20 @@ static bool rt_fleet_room(void *arr, u32 n, size_t size)
 }
 
 /*
+ * Make entry @n of @*arr, whose data @owned (allocated, NULL if that
+ * failed) will be, and name it by @key in @m. Return: false, out of
+ * memory, @owned freed.
+ */
+static bool rt_fleet_append(void *arr, u32 n, size_t size, struct rt_map *m,
+			    u64 key, void *owned)
+{
+	if (owned && rt_fleet_room(arr, n, size) && rt_map_put(m, key, n))
+		return true;
+	free(owned);
+	return false;
+}
+
+/*
  * Count the entry read: its group, machine and release. Return: false,
  * out of memory.
  */
@@ -457,24 +471,20 @@ static bool rt_fleet_add(struct rt_fleet *fl)
 	if (!ri) {
 		char *r = strdup(rel);
 
-		if (!r || !rt_fleet_room(&fl->r.release, fl->r.nr_releases,
-					 sizeof(*fl->r.release)) ||
-		    !rt_map_put(&fl->releases, rhash, fl->r.nr_releases)) {
-			free(r);
+		if (!rt_fleet_append(&fl->r.release, fl->r.nr_releases,
+				     sizeof(*fl->r.release), &fl->releases,
+				     rhash, r))
 			return false;
-		}
 		fl->r.release[fl->r.nr_releases] = r;
 		ri = ++fl->r.nr_releases;
 	}
 	if (!mi) {
 		char *i = strdup(id);
 
-		if (!i || !rt_fleet_room(&fl->r.machine, fl->r.nr_machines,
-					 sizeof(*fl->r.machine)) ||
-		    !rt_map_put(&fl->machines, mhash, fl->r.nr_machines)) {
-			free(i);
+		if (!rt_fleet_append(&fl->r.machine, fl->r.nr_machines,
+				     sizeof(*fl->r.machine), &fl->machines,
+				     mhash, i))
 			return false;
-		}
 		fl->r.machine[fl->r.nr_machines] = (struct rt_fleet_machine){ .id = i };
 		mi = ++fl->r.nr_machines;
 	}
@@ -493,12 +503,10 @@ static bool rt_fleet_add(struct rt_fleet *fl)
 	if (!gi) {
 		char *funcs = rt_fleet_functions(e, k.kind);
 
-		if (!funcs || !rt_fleet_room(&fl->r.group, fl->r.nr_groups,
-					     sizeof(*fl->r.group)) ||
-		    !rt_map_put(&fl->groups, k.sig ^ k.kind, fl->r.nr_groups)) {
-			free(funcs);
+		if (!rt_fleet_append(&fl->r.group, fl->r.nr_groups,
+				     sizeof(*fl->r.group), &fl->groups,
+				     k.sig ^ k.kind, funcs))
 			return false;
-		}
 		fl->r.group[fl->r.nr_groups] = (struct rt_fleet_group){
 			.sig = k.sig, .kind = k.kind, .first = usec,
 			.last = usec, .functions = funcs };
