@@ -919,7 +919,9 @@ round() {{
         [ -e "$f" ] && echo "ftrace $(basename $f) $(wc -l <$f)"
     done
     for f in /sys/fs/pstore/console-ramtrail-*; do
-        [ -e "$f" ] && echo "console $(basename $f) $(funcs $f)"
+        [ -e "$f" ] || continue
+        echo "console $(basename $f) $(funcs $f)"
+        echo "head $(basename $f) $(grep -m 1 '^# trace: ' $f)"
     done
     n=$(ls /sys/fs/pstore | sed -n 's/^ftrace-ramtrail-//p' | sort -n | head -n 1)
     [ -n "$n" ] && names $n
@@ -960,6 +962,8 @@ done
             got[kind][int(name)] = int(n)
         names = re.search(r"^names (\d+) (\d+) (\d+) (\w+)$", text, re.M)
         got["names"] = names and (int(names[2]), int(names[3]), names[4])
+        got["head"] = {int(n): line for n, line in
+                       re.findall(r"^head \S+-ramtrail-(\d+) (.*)$", text, re.M)}
         rounds.append(got)
     shown = [sorted(x["ftrace"]) for x in rounds]
     res.check(f"{t} boot 1's trace saved in several parts ({parts})",
@@ -995,6 +999,17 @@ done
               all(x["names"] and x["names"][0] == x["names"][1] > 0 and
                   x["names"][2] == "offsets" for x in rounds if x["ftrace"]),
               [x["names"] for x in rounds])
+    # Each text file begins with its part's "# trace:" line, its number
+    # after "file": a reader chains a part's files only.
+    heads = {c: line for x in rounds for c, line in x["head"].items()}
+    res.check(f"{t} each text file of a part begins with the part's trace line and "
+              "its own number (parts of several files among them)",
+              heads and any(c % 100 for c in heads) and
+              all(re.fullmatch(r"# trace: nonce [0-9a-f]{16} boot 1 part \d+ of \d+ file 1",
+                               heads.get(c - c % 100, "")) and
+                  line == heads[c - c % 100][:-1] + str(c % 100 + 1)
+                  for c, line in heads.items()),
+              sorted(heads.items())[:4])
     text_ids = [i for x in rounds for i in x["console"]]
     res.check(f"{t} text files: each name once over the mounts",
               text_ids and len(text_ids) == len(set(text_ids)),
@@ -1701,7 +1716,7 @@ def check_crash_record(res, t, k, g, r, smp, crasher):
               parts and all(len(x) == 4 and re.match(want, x[0]) and
                             x[1].startswith("# build: #") and
                             re.match(rf"# trace: nonce [0-9a-f]{{16}} boot 1 part {i + 1} "
-                                     rf"of {len(parts)}$", x[2]) and
+                                     rf"of {len(parts)} file 1$", x[2]) and
                             re.match(r"# records: [1-9]\d*, lost \d+, ", x[3])
                             for i, x in enumerate(heads)), heads[:2])
     p = rg.tool("crash", *(d / f"ftrace-ramtrail-{n}" for n in parts))

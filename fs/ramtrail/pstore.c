@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The pstore backend "ramtrail": saved traces appear as ftrace text, with
- * tasks, flags and events, in console-ramtrail-(N * 100) and up (the first
+ * tasks, flags and events, in console-ramtrail-(N * 100) and up (each
  * file begins with the trace's header, ramtrail_text_header()), and as
  * ftrace-ramtrail-N (struct pstore_ftrace_record: function records only,
  * each function as its offset in the trace, not an address: pstore prints
@@ -38,8 +38,8 @@
 #define RAMTRAIL_TEXT_GUESS	128
 /*
  * Text files of one part at most: a file but the last holds at least this
- * many lines of RAMTRAIL_TEXT_LINE_MAX (the first one also the header,
- * shorter than a line), and a part that many records.
+ * many lines of RAMTRAIL_TEXT_LINE_MAX (and its header, shorter than a
+ * line), and a part that many records.
  */
 #define RAMTRAIL_PART_TEXT_FILES					\
 	DIV_ROUND_UP(RAMTRAIL_SAVED_PART_CHUNKS * RAMTRAIL_SAVED_CHUNK_ENTRIES, \
@@ -290,21 +290,24 @@ static int ramtrail_make_ftrace(struct ramtrail_pstore_walk *w, u64 end,
 
 /*
  * The next text file of a part, up to @end, into @w->buf after the @len
- * bytes already there: whole lines, at most RAMTRAIL_TEXT_FILE_SIZE bytes.
- * Return: its length, 0 at the end.
+ * bytes of its header already there: whole lines, at most
+ * RAMTRAIL_TEXT_FILE_SIZE bytes. Return: its length; 0 if no record was
+ * left, unless it is the part's @first file (made for its header alone).
  */
 static size_t ramtrail_make_text(struct ramtrail_pstore_walk *w, u64 end,
-				 size_t len)
+				 size_t len, bool first)
 {
 	const struct ramtrail_record *r;
+	bool any = first;
 
 	while (len + RAMTRAIL_TEXT_LINE_MAX <= sizeof(w->buf) &&
 	       (r = ramtrail_saved_read(&w->text, end))) {
 		len += ramtrail_text_record(w->buf + len, sizeof(w->buf) - len,
 					    r, r->ts, &w->tx);
+		any = true;
 		cond_resched();
 	}
-	return len;
+	return any ? len : 0;
 }
 
 /*
@@ -445,10 +448,17 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 	err = ramtrail_make_ftrace(w, end, ramtrail_part_room(t, c->part));
 	if (!err && w->first_text_id == U64_MAX)
 		err = -ENOSPC;
-	/* The part's first file begins with the trace's header. */
-	len = ramtrail_text_header(w->buf, RAMTRAIL_TEXT_LINE_MAX, t, c->part,
-				   ramtrail_saved_parts(t));
-	while (!err && (len = ramtrail_make_text(w, end, len))) {
+	/*
+	 * Each text file begins with the trace's header: the part's first
+	 * with all of it, the others with its "# trace:" line.
+	 */
+	while (!err) {
+		len = ramtrail_text_header(w->buf, RAMTRAIL_TEXT_LINE_MAX, t,
+					   c->part, ramtrail_saved_parts(t),
+					   w->nr_text);
+		len = ramtrail_make_text(w, end, len, !w->nr_text);
+		if (!len)
+			break;
 		if (w->nr_text == ARRAY_SIZE(w->text_file)) {
 			err = -ENOSPC;
 			break;
@@ -460,7 +470,6 @@ static void ramtrail_make_part(struct ramtrail_context *cxt,
 			err = -ENOMEM;
 		else
 			w->nr_text++;
-		len = 0;
 	}
 	if (!err)
 		return;

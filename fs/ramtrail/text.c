@@ -801,38 +801,58 @@ static void ramtrail_put_printable(struct ramtrail_line *l, const char *s,
 	l->buf[l->pos] = 0;
 }
 
+/* The "# trace:" line of file @file of part @part of @t's text. */
+static void ramtrail_put_trace(struct ramtrail_line *l,
+			       const struct ramtrail_saved_trace *t, u64 part,
+			       u64 parts, u64 file)
+{
+	ramtrail_put(l, "# trace: nonce %016llx boot %llu part %llu of %llu file %llu\n",
+		     (unsigned long long)le64_to_cpu(t->nonce),
+		     (unsigned long long)le64_to_cpu(t->boot_id),
+		     (unsigned long long)part + 1, (unsigned long long)parts,
+		     (unsigned long long)file + 1);
+}
+
 /**
- * ramtrail_text_header() - the lines a part of a saved trace's text begins with
+ * ramtrail_text_header() - the lines a file of a saved trace's text begins with
  * @buf: the lines, NUL included, cut if @len is short
  * @len: bytes at @buf; RAMTRAIL_TEXT_LINE_MAX is enough
  * @t: the saved trace
  * @part: the part whose text follows, from 0
  * @parts: the parts of the trace
+ * @file: the file of the part's text they begin, from 0
  *
  * Comment lines, as ftrace's "trace" file begins with, that say which boot
  * the records come from and how it ended, for a reader of the text alone
- * (systemd-pstore's archive keeps no other file of it):
+ * (systemd-pstore's archive keeps no other file of it). A part's first
+ * file begins with:
  *
  *   # ramtrail: boot B (RELEASE), saved trace, N CPUs, STATE[ by REASON on CPU C]
  *   # build: BUILD
- *   # trace: nonce NONCE boot B part P of Q
+ *   # trace: nonce NONCE boot B part P of Q file 1
  *   # records: R, lost L, damaged blocks D, torn T, without time W, left out S
  *
- * NONCE (the recording boot's, struct ramtrail_saved_trace) in 16 hex
- * digits, P from 1; unprintable bytes of the release and
- * the build print as '?'. The tools read these lines back (the crash
- * command): their words are an interface.
+ * and each of its other files with its own "# trace:" line (file F), so
+ * that a reader chains a part's files only: an archive keeps a file of an
+ * older trace whose name the newer one did not take. NONCE (the recording
+ * boot's, struct ramtrail_saved_trace) in 16 hex digits, P and F from 1;
+ * unprintable bytes of the release and the build print as '?'. The tools
+ * read these lines back (the crash command): their words are an interface.
  *
  * Return: the length of the lines.
  */
 size_t ramtrail_text_header(char *buf, size_t len,
 			    const struct ramtrail_saved_trace *t, u64 part,
-			    u64 parts)
+			    u64 parts, u64 file)
 {
 	struct ramtrail_line l = { .buf = buf, .len = len };
 	u32 state = le32_to_cpu(t->state);
 
 	buf[0] = 0;
+	if (file) {
+		ramtrail_put_trace(&l, t, part, parts, file);
+		return l.pos;
+	}
 	ramtrail_put(&l, "# ramtrail: boot %llu (",
 		     (unsigned long long)le64_to_cpu(t->boot_id));
 	ramtrail_put_printable(&l, t->release, sizeof(t->release));
@@ -844,10 +864,8 @@ size_t ramtrail_text_header(char *buf, size_t len,
 			     le32_to_cpu(t->freeze_cpu));
 	ramtrail_put_str(&l, "\n# build: ", 10);
 	ramtrail_put_printable(&l, t->build, sizeof(t->build));
-	ramtrail_put(&l, "\n# trace: nonce %016llx boot %llu part %llu of %llu\n",
-		     (unsigned long long)le64_to_cpu(t->nonce),
-		     (unsigned long long)le64_to_cpu(t->boot_id),
-		     (unsigned long long)part + 1, (unsigned long long)parts);
+	ramtrail_put_str(&l, "\n", 1);
+	ramtrail_put_trace(&l, t, part, parts, 0);
 	ramtrail_put(&l, "# records: %llu, lost %llu, damaged blocks %llu, ",
 		     (unsigned long long)le64_to_cpu(t->nr_records),
 		     (unsigned long long)le64_to_cpu(t->dropped),

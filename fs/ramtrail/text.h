@@ -168,7 +168,7 @@ size_t ramtrail_text_record(char *buf, size_t len,
 			    const struct ramtrail_text *tx);
 size_t ramtrail_text_header(char *buf, size_t len,
 			    const struct ramtrail_saved_trace *t, u64 part,
-			    u64 parts);
+			    u64 parts, u64 file);
 
 #ifndef __KERNEL__
 /* tools/lib/text_scan.c: the tools read an event's line back with these. */

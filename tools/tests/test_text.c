@@ -131,11 +131,6 @@ static void test_marker_text_is_one_line(void)
 }
 
 /*
- * The header a part's text begins with: the lines the tools read back
- * (tools/ramtrail/image.c), a forged release or build kept on its line,
- * the longest fields within a line's room.
- */
-/*
  * Whatever bytes user space puts in a task's name, a marker or the log, a
  * record's text is one line of printable ASCII whose columns stay where
  * a reader counts them: the comm right-aligned in 16, '-', the pid.
@@ -192,12 +187,18 @@ static void test_user_strings_cannot_forge_lines(void)
 	}
 }
 
+/*
+ * The header a part's text begins with: the lines the tools read back
+ * (tools/ramtrail/image.c), a forged release or build kept on its line,
+ * the longest fields within a line's room; the line its other files begin
+ * with.
+ */
 static void test_saved_text_header(void)
 {
 	static const char want[] =
 		"# ramtrail: boot 7 (6.12.0-rt), saved trace, 4 CPUs, frozen by panic on CPU 3\n"
 		"# build: #1 SMP?forged?\n"
-		"# trace: nonce 000000000000feed boot 7 part 2 of 3\n"
+		"# trace: nonce 000000000000feed boot 7 part 2 of 3 file 1\n"
 		"# records: 12345, lost 6, damaged blocks 1, torn 2, without time 4, left out 5\n";
 	struct ramtrail_saved_trace t = { 0 };
 	char got[RAMTRAIL_TEXT_LINE_MAX];
@@ -217,8 +218,12 @@ static void test_saved_text_header(void)
 	t.skipped = cpu_to_le64(5);
 	strcpy(t.release, "6.12.0-rt");
 	strcpy(t.build, "#1 SMP\nforged\x1b");
-	n = ramtrail_text_header(got, sizeof(got), &t, 1, 3);
+	n = ramtrail_text_header(got, sizeof(got), &t, 1, 3, 0);
 	CHECK(n == strlen(got) && !strcmp(got, want), "header: %s", got);
+	n = ramtrail_text_header(got, sizeof(got), &t, 1, 3, 41);
+	CHECK(n == strlen(got) &&
+	      !strcmp(got, "# trace: nonce 000000000000feed boot 7 part 2 of 3 file 42\n"),
+	      "a part's other file begins with its trace line: %s", got);
 	t.state = cpu_to_le32(RAMTRAIL_STATE_RECORDING);
 	memset(t.release, 'r', sizeof(t.release));
 	memset(t.build, 'b', sizeof(t.build));
@@ -228,7 +233,7 @@ static void test_saved_text_header(void)
 	memset(&t.dropped, 0xff, offsetof(struct ramtrail_saved_trace, chunk_size) -
 	       offsetof(struct ramtrail_saved_trace, dropped));
 	t.nr_cpus = cpu_to_le32(~0U);
-	n = ramtrail_text_header(got, sizeof(got), &t, ~0ULL - 1, ~0ULL);
+	n = ramtrail_text_header(got, sizeof(got), &t, ~0ULL - 1, ~0ULL, 0);
 	CHECK(n == strlen(got) && n < sizeof(got) - 1 && got[n - 1] == '\n' &&
 	      strstr(got, "recording\n# build: ") && !strstr(got, " by ") &&
 	      strspn(strchr(got, '(') + 1, "r") == sizeof(t.release),
