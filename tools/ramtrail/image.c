@@ -692,17 +692,47 @@ bool rt_pstore_text_part(const char *path)
 }
 
 /*
+ * The "# trace:" line of the header of a part's first text file @first
+ * (ramtrail_text_header()), into @line without its file number: each of
+ * the part's other files begins with it, its own number after it.
+ * Return: false if it has none (a module before 0.23 wrote the part: its
+ * other files have no header).
+ */
+static bool rt_pstore_trace_line(const struct rt_image *first, char *line,
+				 size_t len)
+{
+	const char *p = (const char *)first->buf, *end = p + first->len, *nl;
+	size_t n;
+
+	for (; p < end && *p == '#'; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			return false;
+		n = nl - p;
+		if (n > 9 && n < len + 2 && !strncmp(p, "# trace: ", 9) &&
+		    !strncmp(nl - 7, " file 1", 7)) {
+			snprintf(line, len, "%.*s", (int)n - 2, p);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Append the text files of the part @path is the ftrace file of,
- * console-ramtrail-(N * 100) and up in its folder, to @text. Return: the
- * files read.
+ * console-ramtrail-(N * 100) and up in its folder, to @text: those that
+ * begin with the line their part's first file names them by. An archive
+ * keeps files of an older trace whose names a newer one did not take,
+ * and the newer files take the names from the first. Return: the files
+ * read.
  */
 static int rt_pstore_text_files(const char *path, struct rt_image *text)
 {
 	const char *base = strrchr(path, '/');
 	int dir = base ? (int)(base - path) + 1 : 0;
-	char name[4096];
+	char name[4096], line[192] = "", want[208];
 	int i, fd, err;
-	bool is_text;
+	bool is_text, named = false;
 	long long n = rt_pstore_part(path, &is_text);
 
 	for (i = 0; n >= 0 && i < 100; i++) {
@@ -720,6 +750,16 @@ static int rt_pstore_text_files(const char *path, struct rt_image *text)
 		if (!text->buf) {
 			*text = f;
 			continue;
+		}
+		if (i == 1)
+			named = rt_pstore_trace_line(text, line, sizeof(line));
+		snprintf(want, sizeof(want), "%s %d\n", line, i + 1);
+		if (named && (f.len < strlen(want) ||
+			      memcmp(f.buf, want, strlen(want)))) {
+			rt_err("%s: not read, nor the files after it: not a file of the trace of %.*sconsole-ramtrail-%lld (it does not begin with \"%s %d\")\n",
+			       name, dir, path, n * 100, line, i + 1);
+			rt_image_free(&f);
+			break;
 		}
 		err = rt_image_append(text, &f);
 		rt_image_free(&f);

@@ -874,13 +874,86 @@ def fnv1a(names):
     return f"{h:016x}"
 
 
+def trace_line(boot=5, part=1, parts=2, nonce=0x1234abcd, file=1):
+    """The "# trace:" line of file `file` of a part's text (file None: as
+    a module before 0.23 wrote it, in the first file only)."""
+    return (f"# trace: nonce {nonce:016x} boot {boot} part {part} of {parts}"
+            f"{'' if file is None else f' file {file}'}\n")
+
+
 def crash_header(boot=5, part=1, parts=2, state="frozen by oops on CPU 1", nonce=0x1234abcd,
-                 release="6.12.0-test"):
+                 release="6.12.0-test", file=1):
     """The lines the module begins a part's text with (ramtrail_text_header())."""
     return (f"# ramtrail: boot {boot} ({release}), saved trace, 2 CPUs, {state}\n"
-            "# build: #1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1 (2026-01-01)\n"
-            f"# trace: nonce {nonce:016x} boot {boot} part {part} of {parts}\n"
+            "# build: #1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1 (2026-01-01)\n" +
+            trace_line(boot, part, parts, nonce, file) +
             "# records: 4000, lost 7, damaged blocks 1, torn 2, without time 0, left out 3\n")
+
+
+def test_pstore_text_of_another_trace(img):
+    """A part's text in several files, each after the first beginning with
+    the trace's line and its number: a file an archive kept from an older
+    trace, whose name the newer one did not take, is not read, nor any
+    after it; a part a module before 0.23 wrote (no such lines) is read
+    whole, as it was."""
+    work = img.work / "pstore-stale"
+    work.mkdir(exist_ok=True)
+    rows = [(i % 2, 1000 + i * 10, "sh", 100, ".", f"func_{i}") for i in range(30)]
+    stale = [f"{'old':>16}-{77:<7d} [000] X.... {0:5d}.{5000 + k:06d}: stale_{k} <-caller\n"
+             for k in range(5)] + [
+        f"{'old':>16}-{77:<7d} [000] d.... {0:5d}.005009: sched_switch: prev_comm=old "
+        "prev_pid=77 prev_prio=120 prev_state=S ==> next_comm=sh next_pid=100 next_prio=120\n"]
+
+    def archive(second, third, file=1):
+        """Part 3 in files 300 (the header and 15 records), 301 (15 more,
+        after `second`) and 302 (another trace's, after `third`)."""
+        write_crash_part(work, 3, crash_header(part=1, parts=1, file=file), rows)
+        text = (work / "console-ramtrail-300").read_text().splitlines(True)
+        (work / "console-ramtrail-300").write_text("".join(text[:4 + 15]))
+        (work / "console-ramtrail-301").write_text(second + "".join(text[4 + 15:]))
+        (work / "console-ramtrail-302").write_text(third + "".join(stale))
+        got = {}
+        for name in ("ftrace-ramtrail-3", "console-ramtrail-300"):
+            d = run("decode", work / name)
+            got[name] = (d.returncode, [m[6].split(" <-")[0] for m in
+                                        map(LINE.match, lines_of(d.stdout)) if m], d.stderr)
+        return got, run("crash", work / "ftrace-ramtrail-3")
+
+    ours = [f"func_{i}" for i in range(30)]
+    for third, what in ((trace_line(parts=1, nonce=0x99, file=3), "another trace's line"),
+                        (trace_line(parts=1, file=2), "its line with another number"),
+                        ("", "no line")):
+        got, c = archive(trace_line(parts=1, file=2), third)
+        check(f"pstore text: a third file with {what} is not read (decode of the "
+              "ftrace file and of the text alone; crash), and said",
+              all(rc == 0 and funcs == ours and "console-ramtrail-302: not read" in err
+                  for rc, funcs, err in got.values()) and
+              c.returncode == 0 and "stale" not in c.stdout and
+              "console-ramtrail-302: not read" in c.stderr,
+              {k: (v[0], v[1][-3:], v[2]) for k, v in got.items()})
+    # Read, the third file gives the ftrace file's reader its event (its
+    # function lines are past the ftrace file's records), the text's reader
+    # everything.
+    ev = stale[-1].split(": ", 1)[1].rstrip("\n")
+    whole = {"ftrace-ramtrail-3": ours + [ev],
+             "console-ramtrail-300": ours + [f"stale_{k}" for k in range(5)] + [ev]}
+    got, c = archive(trace_line(parts=1, file=2), trace_line(parts=1, file=3))
+    check("pstore text: the part's three files, each beginning with its line, are read "
+          "in order",
+          all(got[k][0] == 0 and got[k][1] == whole[k] and not got[k][2] for k in got),
+          {k: (v[0], v[1][-3:], v[2]) for k, v in got.items()})
+    got, c = archive(trace_line(parts=1, nonce=0x99, file=2), "")
+    check("pstore text: a second file of another trace: neither it nor the third is "
+          "read (the ftrace file's records it would name keep their offsets)",
+          all(rc == 0 and funcs[:15] == ours[:15] and len(funcs) == (30 if k[0] == "f" else 15)
+              and not any(x.startswith(("func_", "stale", "sched")) for x in funcs[15:])
+              and "console-ramtrail-301: not read" in err
+              for k, (rc, funcs, err) in got.items()),
+          {k: (v[0], v[1][-3:], v[2]) for k, v in got.items()})
+    got, c = archive("", "", file=None)
+    check("pstore text of a module before 0.23 (no file numbers): its files are read whole",
+          all(got[k][0] == 0 and got[k][1] == whole[k] and not got[k][2] for k in got),
+          {k: (v[0], v[1][-3:], v[2]) for k, v in got.items()})
 
 
 def test_crash_record(img):
@@ -2236,7 +2309,8 @@ def main():
     subprocess.run([str(BIN / "mkimage"), str(work)], check=True)
     img = Image(work)
     for test in (test_decode, test_text_and_symbols, test_export, test_stats,
-                 test_pstore_saved_trace, test_pstore_files, test_crash_record,
+                 test_pstore_saved_trace, test_pstore_files, test_pstore_text_of_another_trace,
+                 test_crash_record,
                  test_crash_ends_at_the_freezing_entry, test_crash_leaves_out_an_interrupts_glue, test_crash_hang_signature,
                  test_pstore_hostile_comms, test_pstore_control_bytes, test_pstore_events,
                  test_collect, test_collect_groups_parts_by_their_header,
