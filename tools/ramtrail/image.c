@@ -721,10 +721,9 @@ static bool rt_pstore_trace_line(const struct rt_image *first, char *line,
 /*
  * Append the text files of the part @path is the ftrace file of,
  * console-ramtrail-(N * 100) and up in its folder, to @text: those that
- * begin with the line their part's first file names them by. An archive
- * keeps files of an older trace whose names a newer one did not take,
- * and the newer files take the names from the first. Return: the files
- * read.
+ * begin with the line their part's first file names them by (an archive
+ * can keep an older trace's files under names a newer part did not
+ * take). Return: the files read.
  */
 static int rt_pstore_text_files(const char *path, struct rt_image *text)
 {
